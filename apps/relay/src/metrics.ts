@@ -1,0 +1,103 @@
+/** Counters and gauges the relay exports at `/metrics`. */
+export interface RelayMetrics {
+  connectionsOpened: number
+  /** Refused connections by close reason (auth, limits). */
+  refused: Map<string, number>
+  /** Closed connections by close reason. */
+  closed: Map<string, number>
+  messagesIn: number
+  messagesOut: number
+  bytesIn: number
+  bytesOut: number
+  documentsLoadedTotal: number
+  documentsUnloadedTotal: number
+  compactions: number
+  persistErrors: number
+  /** Latency of each synchronous store write, in seconds. */
+  persistLatency: Histogram
+}
+
+/** A Prometheus histogram with fixed buckets. */
+export interface Histogram {
+  readonly buckets: readonly number[]
+  readonly counts: number[]
+  sum: number
+  count: number
+}
+
+const persistBuckets = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5]
+
+/** Fresh zeroed metrics. */
+export function createMetrics (): RelayMetrics {
+  return {
+    connectionsOpened: 0,
+    refused: new Map(),
+    closed: new Map(),
+    messagesIn: 0,
+    messagesOut: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    documentsLoadedTotal: 0,
+    documentsUnloadedTotal: 0,
+    compactions: 0,
+    persistErrors: 0,
+    persistLatency: { buckets: persistBuckets, counts: persistBuckets.map(() => 0), sum: 0, count: 0 }
+  }
+}
+
+/** Record one observation (seconds) in a histogram. */
+export function observe (h: Histogram, seconds: number): void {
+  h.sum += seconds
+  h.count++
+  for (let i = 0; i < h.buckets.length; i++) {
+    if (seconds <= (h.buckets[i] as number)) h.counts[i] = (h.counts[i] as number) + 1
+  }
+}
+
+/** Add one to a labelled counter. */
+export function increment (counter: Map<string, number>, label: string): void {
+  counter.set(label, (counter.get(label) ?? 0) + 1)
+}
+
+/** Live values read at scrape time. */
+export interface RelayGauges {
+  connections: number
+  documentsLoaded: number
+  users: number
+}
+
+/** Render metrics as Prometheus text exposition format (version 0.0.4). */
+export function renderMetrics (m: RelayMetrics, g: RelayGauges): string {
+  const out: string[] = []
+  const metric = (name: string, type: 'counter' | 'gauge', help: string, value: number): void => {
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`)
+  }
+  const labelled = (name: string, help: string, counter: Map<string, number>): void => {
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`)
+    for (const [reason, value] of counter) out.push(`${name}{reason="${reason}"} ${value}`)
+  }
+  metric('engram_relay_connections', 'gauge', 'Open WebSocket connections.', g.connections)
+  metric('engram_relay_users_connected', 'gauge', 'Users with at least one open connection.', g.users)
+  metric('engram_relay_documents_loaded', 'gauge', 'Documents held in memory.', g.documentsLoaded)
+  metric('engram_relay_connections_opened_total', 'counter', 'Accepted connections.', m.connectionsOpened)
+  labelled('engram_relay_connections_refused_total', 'Connections refused before any document was loaded.', m.refused)
+  labelled('engram_relay_connections_closed_total', 'Closed connections by close reason.', m.closed)
+  metric('engram_relay_messages_in_total', 'counter', 'Messages received.', m.messagesIn)
+  metric('engram_relay_messages_out_total', 'counter', 'Messages sent.', m.messagesOut)
+  metric('engram_relay_bytes_in_total', 'counter', 'Bytes received in messages.', m.bytesIn)
+  metric('engram_relay_bytes_out_total', 'counter', 'Bytes sent in messages.', m.bytesOut)
+  metric('engram_relay_documents_loaded_total', 'counter', 'Documents loaded from the store.', m.documentsLoadedTotal)
+  metric('engram_relay_documents_unloaded_total', 'counter', 'Documents flushed and unloaded.', m.documentsUnloadedTotal)
+  metric('engram_relay_compactions_total', 'counter', 'Stored updates merged into one snapshot.', m.compactions)
+  metric('engram_relay_persist_errors_total', 'counter', 'Failed store writes.', m.persistErrors)
+  const h = m.persistLatency
+  out.push('# HELP engram_relay_persist_seconds Latency of durable store writes.', '# TYPE engram_relay_persist_seconds histogram')
+  h.buckets.forEach((le, i) => { out.push(`engram_relay_persist_seconds_bucket{le="${le}"} ${h.counts[i] ?? 0}`) })
+  out.push(`engram_relay_persist_seconds_bucket{le="+Inf"} ${h.count}`, `engram_relay_persist_seconds_sum ${h.sum}`, `engram_relay_persist_seconds_count ${h.count}`)
+  const mem = process.memoryUsage()
+  metric('process_resident_memory_bytes', 'gauge', 'Resident set size.', mem.rss)
+  metric('nodejs_heap_used_bytes', 'gauge', 'V8 heap in use.', mem.heapUsed)
+  const cpu = process.cpuUsage()
+  metric('process_cpu_seconds_total', 'counter', 'User and system CPU time.', (cpu.user + cpu.system) / 1e6)
+  return out.join('\n') + '\n'
+}

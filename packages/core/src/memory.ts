@@ -1,0 +1,51 @@
+import type { ArchiveApi } from './archive.js'
+import type { BlocksApi } from './blocks.js'
+import type { ChangesApi } from './change-feed.js'
+import type { ContextApi } from './context/context.js'
+import type { Dump, Stats } from './dump.js'
+import type { FactsApi } from './facts.js'
+import type { MessagesApi } from './messages.js'
+import type { ProjectsApi } from './projects.js'
+import type { JournalApi } from './runtime/journal.js'
+import type { LessonsApi } from './runtime/lessons.js'
+import type { RunsApi } from './runtime/runs.js'
+import type { TasksApi } from './runtime/tasks.js'
+import type { TurnsApi } from './runtime/turns.js'
+import type { UsageApi } from './runtime/usage.js'
+import type { SearchFn } from './search/search.js'
+import type { SessionsApi } from './sessions.js'
+import type { SummariesApi } from './summaries.js'
+
+/**
+ * A memory store: every namespace of API.md. `openMemory()` returns it in
+ * process; `connectMemory()` returns the same shape across a worker boundary.
+ */
+export interface Memory {
+  readonly appId: string
+  readonly userId: string
+  /** The stable id of this device's store (made on first open). */
+  readonly deviceId: string
+  readonly projects: ProjectsApi
+  readonly facts: FactsApi
+  readonly blocks: BlocksApi
+  readonly sessions: SessionsApi
+  readonly messages: MessagesApi
+  readonly summaries: SummariesApi
+  readonly archive: ArchiveApi
+  readonly search: SearchFn
+  readonly context: ContextApi
+  readonly journal: JournalApi
+  readonly runs: RunsApi
+  readonly tasks: TasksApi
+  readonly usage: UsageApi
+  readonly lessons: LessonsApi
+  readonly turns: TurnsApi
+  readonly changes: ChangesApi
+  stats(projectId?: string): Promise<Stats>
+  export(projectId?: string): Promise<Dump>
+  import(dump: Dump, options: { mode: 'merge' | 'replace' }): Promise<{ written: number }>
+  /** Closes the database; later calls fail with `closed`. Idempotent. */
+  close(): void
+  /** True once close() was called. */
+  readonly closed: boolean
+}

@@ -1,0 +1,61 @@
+import type { ChangeFeed } from './change-feed.js'
+import type { HybridClock } from './hlc.js'
+import type { EngramDb } from './schema.js'
+import type { Tokenizer } from './token-estimate.js'
+import type { WriteScope } from './write.js'
+
+/** An app-supplied embedding model. Enables vector and hybrid search. */
+export interface Embedder {
+  /** Length of every vector `embed` returns. */
+  dimensions: number
+  /** Embeds a batch of texts; one vector per text, in order. */
+  embed(texts: string[]): Promise<Float32Array[]>
+}
+
+/** A document as the full-text index sees it. */
+export interface IndexedDoc {
+  /** `<kind>:<record id>`, e.g. `message:0190…`. */
+  docId: string
+  kind: 'message' | 'fact' | 'summary' | 'passage'
+  projectId: string
+  sessionId?: string
+  text: string
+  createdAt: number
+}
+
+/**
+ * The seam between the memory kinds and the search index: kinds call it inside
+ * their own write transaction so postings commit or roll back with the write.
+ */
+export interface TextIndex {
+  /** Tables the index writes; include them in every transaction that calls it. */
+  readonly tables: readonly string[]
+  put(w: WriteScope, doc: IndexedDoc): Promise<void>
+  remove(w: WriteScope, docId: string): Promise<void>
+  /** Removes every document of a project (purge, import replace). */
+  removeProject(w: WriteScope, projectId: string): Promise<void>
+}
+
+/** Everything a memory-kind module needs from the store it belongs to. */
+export interface StoreContext {
+  readonly db: EngramDb
+  readonly appId: string
+  readonly userId: string
+  readonly now: () => number
+  readonly tokenizer: Tokenizer
+  readonly embedder: Embedder | undefined
+  readonly clock: HybridClock
+  readonly feed: ChangeFeed
+  /** Projects whose mirrored kinds go to the sync outbox. Kept current by projects.ts. */
+  readonly syncedProjects: Set<string>
+  readonly index: TextIndex
+  /** Options as given to openMemory (for kinds with their own settings). */
+  readonly options: Readonly<Record<string, unknown>>
+  /** @throws MemoryError `closed` after close(). */
+  assertOpen(): void
+  /** Tasks to run on close (timers, queues). */
+  readonly onClose: Array<() => void>
+}
+
+/** The id of the built-in project that holds the user's own cross-project memory. */
+export const USER_PROJECT = 'user'

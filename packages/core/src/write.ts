@@ -1,0 +1,93 @@
+import { Dexie, type Transaction } from 'dexie'
+import type { Change, Origin } from './change-feed.js'
+import { mapError } from './map-error.js'
+import type { StoreContext } from './store-context.js'
+
+/** Kinds whose records are mirrored to other devices through the sync outbox. */
+export const MIRRORED_KINDS = new Set(['facts', 'blocks', 'summaries'] as const)
+type MirroredKind = 'facts' | 'blocks' | 'summaries'
+
+/** What a write function can do inside its transaction. */
+export interface WriteScope {
+  readonly tx: Transaction
+  readonly origin: Origin
+  /** Records a change, emitted after commit (and queued for sync when mirrored). */
+  change(kind: Change['kind'], op: Change['op'], id: string, projectId: string): void
+  /** The hybrid-logical-clock stamp of this transaction (one per transaction). */
+  hlc(): string
+}
+
+const scopes = new WeakMap<Transaction, Scope>()
+
+class Scope implements WriteScope {
+  readonly changes: Change[] = []
+  tx!: Transaction
+  private stamp: string | undefined
+  constructor(private readonly ctx: StoreContext, readonly origin: Origin, private readonly fixedStamp?: string) {}
+
+  change(kind: Change['kind'], op: Change['op'], id: string, projectId: string): void {
+    this.changes.push({ kind, op, id, projectId, origin: this.origin })
+  }
+
+  hlc(): string {
+    this.stamp ??= this.fixedStamp ?? this.ctx.clock.tick()
+    return this.stamp
+  }
+
+  /** Local writes to mirrored kinds of synced projects go to the outbox, in this transaction. */
+  async queueOutbox(): Promise<void> {
+    if (this.origin !== 'local') return
+    const rows = this.changes
+      .filter((c) => MIRRORED_KINDS.has(c.kind as MirroredKind) && this.ctx.syncedProjects.has(c.projectId))
+      .map((c) => ({ kind: c.kind as MirroredKind, projectId: c.projectId, id: c.id, op: c.op, hlc: this.hlc() }))
+    if (rows.length > 0) await this.ctx.db.outbox.bulkAdd(rows)
+  }
+}
+
+/**
+ * Runs `fn` in one read-write Dexie transaction over `tables` and, after it
+ * commits, emits the changes it recorded as one batch. A nested call joins the
+ * outer transaction (its tables must be in the outer scope). Never await
+ * anything but Dexie inside `fn`: IndexedDB commits a transaction that waits
+ * on anything else.
+ *
+ * @throws MemoryError mapped from the storage failure (`quota_exceeded`, `closed`, …).
+ */
+export async function write<T>(
+  ctx: StoreContext,
+  tables: readonly string[],
+  fn: (w: WriteScope) => Promise<T>,
+  options: { origin?: Origin; hlc?: string } = {},
+): Promise<T> {
+  const outer = Dexie.currentTransaction
+  const parent = outer ? scopes.get(outer) : undefined
+  if (parent) return fn(parent)
+  ctx.assertOpen()
+  const scope = new Scope(ctx, options.origin ?? 'local', options.hlc)
+  const scopeTables = tables.some((t) => MIRRORED_KINDS.has(t as MirroredKind)) ? [...new Set([...tables, 'outbox'])] : [...tables]
+  let result: T
+  try {
+    result = await ctx.db.transaction('rw', scopeTables, async (tx) => {
+      scope.tx = tx
+      scopes.set(tx, scope)
+      const value = await fn(scope)
+      await scope.queueOutbox()
+      return value
+    })
+  } catch (error) {
+    throw mapError(error)
+  }
+  ctx.feed.emit(scope.changes)
+  return result
+}
+
+/** Runs a read in a read-only transaction so it sees one consistent snapshot. */
+export async function read<T>(ctx: StoreContext, tables: readonly string[], fn: () => Promise<T>): Promise<T> {
+  ctx.assertOpen()
+  if (Dexie.currentTransaction) return fn()
+  try {
+    return await ctx.db.transaction('r', tables as string[], fn)
+  } catch (error) {
+    throw mapError(error)
+  }
+}

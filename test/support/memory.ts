@@ -1,0 +1,26 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { openMemory, type Memory, type MemoryOptions } from '@engram/core'
+
+let counter = 0
+
+/**
+ * Opens a memory store on a fresh fake-indexeddb factory: one database per
+ * test, nothing shared. Pass `indexedDB` to reopen the same database.
+ */
+export async function openTestMemory(options: Partial<MemoryOptions> = {}): Promise<Memory & { indexedDB: IDBFactory }> {
+  const indexedDB = (options.indexedDB as IDBFactory | undefined) ?? new IDBFactory()
+  const memory = await openMemory({
+    appId: 'test',
+    userId: `u${++counter}`,
+    ...options,
+    indexedDB,
+    IDBKeyRange,
+  })
+  return Object.assign(memory, { indexedDB })
+}
+
+/** A clock for tests: starts at `start` and moves only when told. */
+export function testClock(start = Date.UTC(2026, 0, 1)): { now: () => number; advance: (ms: number) => number; set: (t: number) => void } {
+  let t = start
+  return { now: () => t, advance: (ms) => (t += ms), set: (v) => void (t = v) }
+}

@@ -1,0 +1,43 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+
+/** Tests run against the packages' source, imported by package name as an app would. */
+export const engramAliases = [
+  { find: /^@engram\/core$/, replacement: src('./packages/core/src/index.ts') },
+  { find: /^@engram\/sync$/, replacement: src('./packages/sync/src/index.ts') },
+  { find: /^@engram\/worker$/, replacement: src('./packages/worker/src/index.ts') },
+  { find: /^@engram\/worker\/host$/, replacement: src('./packages/worker/src/host-entry.ts') },
+  { find: /^@engram\/relay$/, replacement: src('./apps/relay/src/index.ts') },
+]
+
+export default defineConfig({
+  resolve: { alias: engramAliases },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          environment: 'node',
+          include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['test/e2e/**', '**/node_modules/**'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          environment: 'node',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+})
