@@ -1,0 +1,24 @@
+/**
+ * `npm run bench`: every package's benchmarks, each printing markdown tables
+ * with a baseline measured in the same run. Pass names to run a subset:
+ * `npm run bench -- core search`.
+ */
+const suites: Record<string, () => Promise<void>> = {
+  core: async () => (await import('./core.js')).runCoreBench(),
+  search: async () => (await import('./search.js')).runSearchBench(),
+  runtime: async () => (await import('./runtime.js')).runRuntimeBench(),
+  sync: async () => (await import('./sync.js')).runSyncBench(),
+  worker: async () => (await import('./worker.js')).runWorkerBench(),
+  relay: async () => (await import('./relay-load.js')).runRelayBench(),
+}
+
+const wanted = process.argv.slice(2)
+for (const name of wanted) if (!(name in suites)) throw new Error(`Unknown bench suite ${name}; known: ${Object.keys(suites).join(', ')}`)
+const selected = wanted.length > 0 ? wanted : Object.keys(suites)
+
+console.log(`# Engram benchmarks — ${new Date().toISOString()} — node ${process.version}, ${(await import('node:os')).cpus().length} cores`)
+for (const name of selected) {
+  console.log(`\n## ${name}`)
+  await suites[name]!()
+}
+process.exit(0)
