@@ -1,0 +1,111 @@
+import type { WebSocket, RawData } from 'ws'
+import { CloseCode, closeReasonOf } from './close-codes.js'
+import type { CloseReason } from './close-codes.js'
+import { createRateLimiter } from './limits.js'
+import type { RelayLimits } from './limits.js'
+import { increment } from './metrics.js'
+import type { RelayMetrics } from './metrics.js'
+import type { Peer, Room } from './room.js'
+
+/** An accepted, authenticated WebSocket in one room. */
+export interface Connection extends Peer {
+  readonly user: string
+  readonly room: Room
+  /** Whether a pong or message arrived since the last ping. */
+  alive: boolean
+  /** Close with one of the documented codes; idempotent. */
+  close (reason: CloseReason): void
+  /** Drop the socket without a closing handshake. */
+  terminate (): void
+  ping (): void
+}
+
+interface ConnectionContext {
+  limits: RelayLimits
+  metrics: RelayMetrics
+  /** The room could not persist: the relay must unload it. */
+  onRoomFailure (room: Room): void
+  /** Called once when the connection has left its room. */
+  onLeft (conn: Connection): void
+}
+
+const open = 1
+
+function toBytes (data: RawData): Uint8Array {
+  if (Array.isArray(data)) return new Uint8Array(Buffer.concat(data))
+  if (data instanceof ArrayBuffer) return new Uint8Array(data)
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+}
+
+/**
+ * Join `room` over `ws`: rate-limit and size-check every frame, hand it to the
+ * room, and leave the room as soon as the socket is closing.
+ */
+export function openConnection (ws: WebSocket, user: string, room: Room, ctx: ConnectionContext): Connection {
+  const { limits, metrics } = ctx
+  const limiter = createRateLimiter(limits.messagesPerSecond, limits.messageBurst)
+  let left = false
+  let closeReason: CloseReason | null = null
+
+  const leave = (): void => {
+    if (left) return
+    left = true
+    room.leave(conn)
+    ctx.onLeft(conn)
+  }
+
+  const conn: Connection = {
+    user,
+    room,
+    alive: true,
+    send (message) {
+      if (left || ws.readyState !== open) return
+      if (ws.bufferedAmount > limits.maxBufferedBytes) {
+        conn.close('slowConsumer')
+        return
+      }
+      ws.send(message)
+      metrics.messagesOut++
+      metrics.bytesOut += message.byteLength
+    },
+    close (reason) {
+      if (closeReason !== null) return
+      closeReason = reason
+      leave()
+      ws.close(CloseCode[reason], reason)
+    },
+    terminate () {
+      leave()
+      ws.terminate()
+    },
+    ping () {
+      conn.alive = false
+      ws.ping()
+    }
+  }
+
+  ws.on('message', (data: RawData, isBinary: boolean) => {
+    if (left) return
+    conn.alive = true
+    const bytes = toBytes(data)
+    metrics.messagesIn++
+    metrics.bytesIn += bytes.byteLength
+    if (!isBinary) return conn.close('malformedMessage')
+    if (!limiter.take()) return conn.close('rateLimited')
+    const reason = room.receive(conn, bytes)
+    if (reason === 'internalError') ctx.onRoomFailure(room)
+    else if (reason !== null) conn.close(reason)
+  })
+  ws.on('pong', () => { conn.alive = true })
+  ws.on('error', (err: Error & { code?: string }) => {
+    // `ws` closes the socket itself (1009 for oversized frames, 1002 for bad framing).
+    closeReason ??= err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'messageTooBig' : 'malformedMessage'
+    leave()
+  })
+  ws.on('close', (code: number) => {
+    increment(metrics.closed, closeReason ?? closeReasonOf(code))
+    leave()
+  })
+  room.join(conn)
+  return conn
+}
