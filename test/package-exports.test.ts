@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+/*
+ * After `npm run build`, a plain Node script imports the packages by name from
+ * their built `dist/` through the `exports` maps (no TypeScript, no aliases).
+ * `npm test` builds first.
+ */
+const root = join(import.meta.dirname, '..')
+
+function runNode(code: string): string {
+  return execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8', timeout: 30_000 })
+}
+
+describe('package exports (built dist)', () => {
+  it('dist exists for every package (run `npm run build` first)', () => {
+    for (const pkg of ['core', 'sync', 'worker']) {
+      expect(existsSync(join(root, 'packages', pkg, 'dist', 'index.js')), `packages/${pkg}/dist/index.js`).toBe(true)
+      expect(existsSync(join(root, 'packages', pkg, 'dist', 'index.d.ts')), `packages/${pkg}/dist/index.d.ts`).toBe(true)
+    }
+  })
+
+  it('a plain Node script opens memory from @engram/core', () => {
+    const out = runNode(`
+      import { openMemory, MemoryError } from '@engram/core'
+      import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+      const memory = await openMemory({ appId: 'exports', userId: 'u1', indexedDB: new IDBFactory(), IDBKeyRange })
+      const projects = await memory.projects.list()
+      let code
+      try { await memory.projects.update('missing', { name: 'x' }) } catch (e) { code = e instanceof MemoryError && e.code }
+      memory.close()
+      console.log(JSON.stringify({ projects: projects.map((p) => p.id), code }))
+    `)
+    expect(JSON.parse(out.trim())).toEqual({ projects: ['user'], code: 'not_found' })
+  })
+
+  it('@engram/sync and @engram/worker load by name', () => {
+    const out = runNode(`
+      const sync = await import('@engram/sync')
+      const worker = await import('@engram/worker')
+      console.log(JSON.stringify([typeof sync.startSync, typeof worker.connectMemory, typeof worker.exposeMemory]))
+    `)
+    expect(JSON.parse(out.trim())).toEqual(['function', 'function', 'function'])
+  })
+})
