@@ -1,21 +1,151 @@
-import { pending } from './pending.js'
+import { Dexie } from 'dexie'
+import { MemoryError } from './errors.js'
+import { newId } from './ids.js'
+import type { MessageRow, SessionRow } from './schema.js'
+import { assertActive, requireSession } from './sessions.js'
 import type { StoreContext } from './store-context.js'
-import type { Json } from './validate.js'
+import { checkJson, checkLimit, checkId, checkNumber, checkOneOf, checkOptions, checkString, type Json } from './validate.js'
+import { read, write, type WriteScope } from './write.js'
 
 /** A message's author. */
 export type Role = 'user' | 'assistant' | 'system' | 'tool'
 /** A message in a session; `seq` is gap-free per session. */
 export interface Message { id: string; sessionId: string; projectId: string; seq: number; role: Role; content: string; tokens: number; createdAt: number; meta?: Json }
+/** What {@link MessagesApi.append} takes. */
+export interface MessageInput { role: Role; content: string; meta?: Json }
 
 /** Messages of conversation sessions. */
 export interface MessagesApi {
-  append(sessionId: string, message: { role: Role; content: string; meta?: Json }): Promise<Message>
+  /**
+   * Appends a message to an active session; it gets the next `seq` (1, 2, … without gaps,
+   * also under concurrent appends) and refreshes the session's `lastActiveAt`.
+   * @throws MemoryError `not_found` for an unknown session (or one of an archived project),
+   * `conflict` for a closed session, `invalid_input` on a bad role, content or meta,
+   * `limit_exceeded` for content over 1 MiB or meta over 64 KiB.
+   */
+  append(sessionId: string, message: MessageInput): Promise<Message>
+  /** Appends a user message and the assistant's reply in one transaction. @throws MemoryError as {@link MessagesApi.append}. */
   appendExchange(sessionId: string, userText: string, assistantText: string): Promise<[Message, Message]>
+  /** The last `n` (0–10,000) messages, oldest first. @throws MemoryError `not_found` for an unknown session, `invalid_input`. */
   tail(sessionId: string, n: number): Promise<Message[]>
-  page(sessionId: string, options: { after?: number; limit: number }): Promise<{ items: Message[]; next?: number }>
+  /**
+   * Messages with `seq` > `after` (default 0), oldest first; `next` is the cursor for the
+   * following page and is absent on the last page.
+   * @throws MemoryError `not_found` for an unknown session, `invalid_input`.
+   */
+  page(sessionId: string, options: { after?: number; limit?: number }): Promise<{ items: Message[]; next?: number }>
+}
+
+/** Largest message content, in UTF-8 bytes. */
+export const MAX_CONTENT_BYTES = 1024 * 1024
+/** Largest message meta, in bytes of its JSON text. */
+export const MAX_META_BYTES = 64 * 1024
+const ROLES = ['user', 'assistant', 'system', 'tool'] as const
+const encoder = new TextEncoder()
+
+interface Prepared { role: Role; content: string; tokens: number; meta?: Json }
+
+/** The search-index document of a message. */
+export function indexMessage(ctx: StoreContext, w: WriteScope, row: MessageRow): Promise<void> {
+  return ctx.index.put(w, { docId: `message:${row.id}`, kind: 'message', projectId: row.projectId, sessionId: row.sessionId, text: row.content, createdAt: row.createdAt })
 }
 
 /** Creates the messages namespace of a store. */
 export function createMessages(ctx: StoreContext): MessagesApi {
-  return pending('messages', ctx)
+  const { db } = ctx
+  const tables = ['projects', 'sessions', 'messages', ...ctx.index.tables]
+
+  function prepare(name: string, input: MessageInput): Prepared {
+    const { role, content, meta } = checkOptions(name, input)
+    checkOneOf(`${name}.role`, role, ROLES)
+    checkContent(`${name}.content`, content)
+    if (meta !== undefined) checkJson(`${name}.meta`, meta, MAX_META_BYTES)
+    const p: Prepared = { role: role!, content: content!, tokens: countTokens(ctx, content!) }
+    if (meta !== undefined) p.meta = structuredClone(meta)
+    return p
+  }
+
+  async function appendAll(sessionId: string, inputs: Prepared[]): Promise<Message[]> {
+    return write(ctx, tables, async (w) => {
+      const session = await requireSession(ctx, sessionId)
+      assertActive(session)
+      const project = await db.projects.get(session.projectId)
+      if (!project || project.archivedAt !== undefined) throw new MemoryError('not_found', `The project of session ${JSON.stringify(sessionId)} is archived`)
+      const now = ctx.now()
+      const rows = inputs.map((p, i): MessageRow => {
+        const row: MessageRow = { id: newId(now), sessionId, projectId: session.projectId, seq: session.lastSeq + i + 1, role: p.role, content: p.content, tokens: p.tokens, createdAt: now }
+        if (p.meta !== undefined) row.meta = p.meta
+        return row
+      })
+      const next: SessionRow = { ...session, lastSeq: session.lastSeq + rows.length, lastActiveAt: Math.max(session.lastActiveAt, now) }
+      await db.messages.bulkAdd(rows)
+      await db.sessions.put(next)
+      for (const row of rows) {
+        await indexMessage(ctx, w, row)
+        w.change('messages', 'put', row.id, row.projectId)
+      }
+      w.change('sessions', 'put', sessionId, session.projectId)
+      return rows
+    })
+  }
+
+  async function sessionRange<T>(sessionId: string, fn: (session: SessionRow) => Promise<T>): Promise<T> {
+    return read(ctx, ['sessions', 'messages'], async () => fn(await requireSession(ctx, sessionId)))
+  }
+
+  return {
+    async append(sessionId, message) {
+      checkId('sessionId', sessionId)
+      const [row] = await appendAll(sessionId, [prepare('message', message)])
+      return row!
+    },
+
+    async appendExchange(sessionId, userText, assistantText) {
+      checkId('sessionId', sessionId)
+      const user = prepare('user', { role: 'user', content: userText })
+      const assistant = prepare('assistant', { role: 'assistant', content: assistantText })
+      const [a, b] = await appendAll(sessionId, [user, assistant])
+      return [a!, b!]
+    },
+
+    async tail(sessionId, n) {
+      checkId('sessionId', sessionId)
+      checkNumber('n', n, { min: 0, max: 10_000, integer: true })
+      if (n === 0) return sessionRange(sessionId, async () => [])
+      return sessionRange(sessionId, async (s) => {
+        const from = Math.max(1, s.lastSeq - n + 1)
+        return db.messages.where('[sessionId+seq]').between([sessionId, from], [sessionId, Dexie.maxKey]).limit(n).toArray()
+      })
+    },
+
+    async page(sessionId, options) {
+      checkId('sessionId', sessionId)
+      const o = checkOptions('options', options)
+      const after = o.after === undefined ? 0 : checkNumber('after', o.after, { min: 0, integer: true })
+      const limit = checkLimit('limit', o.limit, 100)
+      return sessionRange(sessionId, async (s) => {
+        const items = await db.messages.where('[sessionId+seq]').between([sessionId, after], [sessionId, Dexie.maxKey], false, true).limit(limit).toArray()
+        const last = items[items.length - 1]
+        return last !== undefined && items.length === limit && last.seq < s.lastSeq ? { items, next: last.seq } : { items }
+      })
+    },
+  }
+}
+
+function checkContent(name: string, content: unknown): void {
+  checkString(name, content)
+  const text = content as string
+  // Only long strings can exceed the byte limit; most messages skip the encode.
+  if (text.length * 3 > MAX_CONTENT_BYTES) {
+    const bytes = encoder.encode(text).length
+    if (bytes > MAX_CONTENT_BYTES) throw new MemoryError('limit_exceeded', `${name} is ${bytes} bytes, more than the limit of ${MAX_CONTENT_BYTES}`)
+  }
+}
+
+function countTokens(ctx: StoreContext, content: string): number {
+  const tokens = ctx.tokenizer.count(content)
+  if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {
+    throw new MemoryError('internal', `The tokenizer returned ${String(tokens)} tokens; it must return a non-negative number`)
+  }
+  return Math.round(tokens)
 }

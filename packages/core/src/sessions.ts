@@ -1,5 +1,12 @@
-import { pending } from './pending.js'
+import { Dexie } from 'dexie'
+import { MemoryError } from './errors.js'
+import { newId } from './ids.js'
+import { requireProject } from './projects.js'
+import type { SessionRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
+import { storeSummary, MAX_SUMMARY_LENGTH } from './summaries.js'
+import { checkId, checkLimit, checkNumber, checkOffset, checkOneOf, checkOptionalString, checkOptions, checkString, checkTime } from './validate.js'
+import { read, write } from './write.js'
 
 /** A conversation session. */
 export interface Session {
@@ -11,14 +18,150 @@ export interface ListSessionsOptions { status?: 'active' | 'closed'; since?: num
 
 /** Conversation sessions. */
 export interface SessionsApi {
+  /**
+   * Starts an active session in a project.
+   * @throws MemoryError `not_found` for an unknown or archived project, `conflict` when `id` is taken,
+   * `invalid_input` on a bad id, `limit_exceeded` for a title or channel that is too long.
+   */
   start(projectId: string, options?: { title?: string; channel?: string; id?: string }): Promise<Session>
+  /** The session, or `undefined`. @throws MemoryError `invalid_input` on a bad id. */
   get(id: string): Promise<Session | undefined>
+  /**
+   * Sessions of a project, newest activity first; `since` ≤ lastActiveAt < `until`.
+   * @throws MemoryError `invalid_input` on bad options.
+   */
   list(projectId: string, options?: ListSessionsOptions): Promise<Session[]>
+  /**
+   * Closes a session. With `summary`, also stores it on the session and writes a
+   * `session` summary (coversUntil = lastActiveAt) in the same transaction.
+   * @returns true if the session was active; closing a closed session changes nothing.
+   * @throws MemoryError `not_found` for an unknown session, `limit_exceeded` for a summary that is too long.
+   */
   close(id: string, options?: { summary?: string }): Promise<boolean>
+  /**
+   * Reopens a closed session so messages can be appended again; its summary stays.
+   * @returns true if the session was closed.
+   * @throws MemoryError `not_found` for an unknown session.
+   */
+  reopen(id: string): Promise<boolean>
+  /** Active sessions of every project with no activity for more than `olderThanMs`, most idle first. @throws MemoryError `invalid_input`. */
   idle(olderThanMs: number): Promise<Session[]>
+}
+
+/** Longest session title, in characters. */
+export const MAX_TITLE_LENGTH = 1_000
+/** Longest channel name, in characters. */
+export const MAX_CHANNEL_LENGTH = 200
+
+/** The public shape of a stored session (drops the internal `lastSeq`). */
+export function toSession(row: SessionRow): Session {
+  const { lastSeq: _lastSeq, ...session } = row
+  return session
+}
+
+/**
+ * Loads a session inside a transaction.
+ * @throws MemoryError `not_found` when there is no such session.
+ */
+export async function requireSession(ctx: StoreContext, id: string): Promise<SessionRow> {
+  const row = await ctx.db.sessions.get(id)
+  if (!row) throw new MemoryError('not_found', `No session with id ${JSON.stringify(id)}; start one with memory.sessions.start()`)
+  return row
 }
 
 /** Creates the sessions namespace of a store. */
 export function createSessions(ctx: StoreContext): SessionsApi {
-  return pending('sessions', ctx)
+  const { db } = ctx
+  const closeTables = ['sessions', 'summaries', ...ctx.index.tables]
+
+  return {
+    async start(projectId, options) {
+      checkId('projectId', projectId)
+      const { title, channel, id } = checkOptions('options', options)
+      checkOptionalString('title', title, MAX_TITLE_LENGTH)
+      checkOptionalString('channel', channel, MAX_CHANNEL_LENGTH)
+      const sessionId = id === undefined ? newId(ctx.now()) : checkId('id', id)
+      return write(ctx, ['projects', 'sessions'], async (w) => {
+        await requireProject(ctx, projectId)
+        if (await db.sessions.get(sessionId)) throw new MemoryError('conflict', `A session with id ${JSON.stringify(sessionId)} already exists`)
+        const now = ctx.now()
+        const row: SessionRow = { id: sessionId, projectId, status: 'active', startedAt: now, lastActiveAt: now, lastSeq: 0 }
+        if (title !== undefined) row.title = title
+        if (channel !== undefined) row.channel = channel
+        await db.sessions.add(row)
+        w.change('sessions', 'put', sessionId, projectId)
+        return toSession(row)
+      })
+    },
+
+    async get(id) {
+      checkId('id', id)
+      const row = await read(ctx, ['sessions'], () => db.sessions.get(id))
+      return row && toSession(row)
+    },
+
+    async list(projectId, options) {
+      checkId('projectId', projectId)
+      const o = checkOptions('options', options)
+      const status = o.status === undefined ? undefined : checkOneOf('status', o.status, ['active', 'closed'] as const)
+      const since = o.since === undefined ? -Infinity : checkTime('since', o.since)
+      const until = o.until === undefined ? Infinity : checkTime('until', o.until)
+      const limit = checkLimit('limit', o.limit, 100)
+      const offset = checkOffset(o.offset)
+      if (since >= until) return []
+      const rows = await read(ctx, ['sessions'], () => {
+        let c = db.sessions.where('[projectId+lastActiveAt]').between([projectId, since], [projectId, until], true, false).reverse()
+        if (status !== undefined) c = c.filter((s) => s.status === status)
+        return c.offset(offset).limit(limit).toArray()
+      })
+      return rows.map(toSession)
+    },
+
+    async close(id, options) {
+      checkId('id', id)
+      const { summary } = checkOptions('options', options)
+      if (summary !== undefined) checkString('summary', summary, { nonEmpty: true, maxLength: MAX_SUMMARY_LENGTH })
+      return write(ctx, closeTables, async (w) => {
+        const row = await requireSession(ctx, id)
+        if (row.status === 'closed') return false
+        const now = ctx.now()
+        const next: SessionRow = { ...row, status: 'closed', closedAt: now }
+        if (summary !== undefined) {
+          next.summary = summary
+          await storeSummary(ctx, w, { projectId: row.projectId, sessionId: id, kind: 'session', text: summary, coversUntil: row.lastActiveAt })
+        }
+        await db.sessions.put(next)
+        w.change('sessions', 'put', id, row.projectId)
+        return true
+      })
+    },
+
+    async reopen(id) {
+      checkId('id', id)
+      return write(ctx, ['sessions'], async (w) => {
+        const row = await requireSession(ctx, id)
+        if (row.status === 'active') return false
+        const { closedAt: _closedAt, ...rest } = row
+        await db.sessions.put({ ...rest, status: 'active', lastActiveAt: Math.max(row.lastActiveAt, ctx.now()) })
+        w.change('sessions', 'put', id, row.projectId)
+        return true
+      })
+    },
+
+    async idle(olderThanMs) {
+      checkNumber('olderThanMs', olderThanMs, { min: 0 })
+      const cutoff = ctx.now() - olderThanMs
+      const rows = await read(ctx, ['sessions'], () =>
+        db.sessions.where('[status+lastActiveAt]').between(['active', Dexie.minKey], ['active', cutoff], true, false).toArray())
+      return rows.map(toSession)
+    },
+  }
 }
+
+/** Rejects a session that cannot take messages. @throws MemoryError `conflict` for a closed session. */
+export function assertActive(row: SessionRow): void {
+  if (row.status !== 'active') {
+    throw new MemoryError('conflict', `Session ${JSON.stringify(row.id)} is closed; reopen it with memory.sessions.reopen() or start a new one`)
+  }
+}
+

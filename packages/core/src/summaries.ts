@@ -1,17 +1,159 @@
-import { pending } from './pending.js'
+import { Dexie } from 'dexie'
+import { invalidInput, MemoryError } from './errors.js'
+import { compareHlc } from './hlc.js'
+import { newId } from './ids.js'
+import { requireProject } from './projects.js'
+import type { SummaryRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
+import { checkId, checkLimit, checkOneOf, checkOptions, checkString, checkTime } from './validate.js'
+import { read, write, type WriteScope } from './write.js'
 
-/** A session or project summary. */
+/** A session or project summary. `coversUntil`: epoch ms of the newest memory it covers. */
 export interface Summary { id: string; projectId: string; sessionId?: string; kind: 'session' | 'project'; text: string; coversUntil?: number; createdAt: number }
+
+/** What {@link SummariesApi.write} takes. */
+export interface SummaryInput { projectId: string; sessionId?: string; kind: 'session' | 'project'; text: string; coversUntil?: number }
 
 /** Summaries of sessions and projects. */
 export interface SummariesApi {
-  write(summary: { projectId: string; sessionId?: string; kind: 'session' | 'project'; text: string; coversUntil?: number }): Promise<Summary>
+  /**
+   * Stores a summary. Kind `session` needs the `sessionId` of a session of that project.
+   * @throws MemoryError `not_found` for an unknown or archived project or an unknown session (or one of
+   * another project), `invalid_input` on bad fields, `limit_exceeded` for text over {@link MAX_SUMMARY_LENGTH}.
+   */
+  write(summary: SummaryInput): Promise<Summary>
+  /** The newest summary of a project (optionally of one session and/or kind). @throws MemoryError `invalid_input`. */
   latest(projectId: string, options?: { sessionId?: string; kind?: 'session' | 'project' }): Promise<Summary | undefined>
+  /** Summaries of a project, newest first (default limit 100). @throws MemoryError `invalid_input`. */
   list(projectId: string, options?: { kind?: 'session' | 'project'; limit?: number }): Promise<Summary[]>
+}
+
+/** Longest summary text, in characters. */
+export const MAX_SUMMARY_LENGTH = 100_000
+const KINDS = ['session', 'project'] as const
+
+/** Tables a summary write touches (the index's included): use them for {@link applyRemoteSummary}'s transaction. */
+export function summaryTables(ctx: StoreContext): string[] {
+  return ['summaries', ...ctx.index.tables]
+}
+
+/** The public shape of a stored summary. */
+export function toSummary(row: SummaryRow): Summary {
+  const { hlc: _hlc, deletedAt: _deletedAt, ...summary } = row
+  return summary
+}
+
+/**
+ * Writes a checked summary row in the caller's transaction (tables: summaryTables), indexes it
+ * and records the change. Used by `write` and by `sessions.close`.
+ */
+export async function storeSummary(ctx: StoreContext, w: WriteScope, input: SummaryInput): Promise<SummaryRow> {
+  const row: SummaryRow = { id: newId(ctx.now()), projectId: input.projectId, kind: input.kind, text: input.text, createdAt: ctx.now(), hlc: w.hlc() }
+  if (input.sessionId !== undefined) row.sessionId = input.sessionId
+  if (input.coversUntil !== undefined) row.coversUntil = input.coversUntil
+  await ctx.db.summaries.add(row)
+  await indexSummary(ctx, w, row)
+  w.change('summaries', 'put', row.id, row.projectId)
+  return row
+}
+
+/** Puts a live summary into the search index (removes a deleted one). */
+export async function indexSummary(ctx: StoreContext, w: WriteScope, row: SummaryRow): Promise<void> {
+  const docId = `summary:${row.id}`
+  if (row.deletedAt !== undefined) return ctx.index.remove(w, docId)
+  await ctx.index.put(w, { docId, kind: 'summary', projectId: row.projectId, ...(row.sessionId === undefined ? {} : { sessionId: row.sessionId }), text: row.text, createdAt: row.createdAt })
+}
+
+/**
+ * Applies a summary received through sync, last writer wins by HLC: it is stored only when
+ * its stamp is newer than the local copy's. Run it inside `write(ctx, summaryTables(ctx), fn,
+ * { origin: 'remote' })`.
+ * @returns true when the remote row was applied.
+ * @throws MemoryError `invalid_input` for a row that is not a summary.
+ */
+export async function applyRemoteSummary(ctx: StoreContext, w: WriteScope, remote: SummaryRow): Promise<boolean> {
+  checkSummaryRow(remote)
+  const current = await ctx.db.summaries.get(remote.id)
+  if (current && compareHlc(remote.hlc, current.hlc) <= 0) return false
+  ctx.clock.receive(remote.hlc)
+  await ctx.db.summaries.put(remote)
+  await indexSummary(ctx, w, remote)
+  w.change('summaries', remote.deletedAt === undefined ? 'put' : 'delete', remote.id, remote.projectId)
+  return true
+}
+
+/** Reads a summary row as sync mirrors it (with `hlc`, also when deleted). @throws MemoryError `invalid_input`. */
+export async function readSummaryForSync(ctx: StoreContext, id: string): Promise<SummaryRow | undefined> {
+  checkId('id', id)
+  return read(ctx, ['summaries'], () => ctx.db.summaries.get(id))
+}
+
+function checkSummaryRow(row: SummaryRow): void {
+  if (typeof row !== 'object' || row === null) throw invalidInput('A remote summary must be an object')
+  checkId('summary.id', row.id)
+  checkId('summary.projectId', row.projectId)
+  checkOneOf('summary.kind', row.kind, KINDS)
+  checkString('summary.text', row.text)
+  checkTime('summary.createdAt', row.createdAt)
+  checkId('summary.hlc', row.hlc)
+  if (row.sessionId !== undefined) checkId('summary.sessionId', row.sessionId)
 }
 
 /** Creates the summaries namespace of a store. */
 export function createSummaries(ctx: StoreContext): SummariesApi {
-  return pending('summaries', ctx)
+  const { db } = ctx
+  const tables = ['projects', 'sessions', ...summaryTables(ctx)]
+
+  return {
+    async write(summary) {
+      const s = checkOptions('summary', summary)
+      checkId('projectId', s.projectId)
+      const kind = checkOneOf('kind', s.kind, KINDS)
+      checkString('text', s.text, { nonEmpty: true, maxLength: MAX_SUMMARY_LENGTH })
+      if (s.sessionId !== undefined) checkId('sessionId', s.sessionId)
+      else if (kind === 'session') throw invalidInput('A summary of kind "session" needs a sessionId')
+      if (s.coversUntil !== undefined) checkTime('coversUntil', s.coversUntil)
+      const input = { ...s } as SummaryInput
+      const row = await write(ctx, tables, async (w) => {
+        await requireProject(ctx, input.projectId)
+        if (input.sessionId !== undefined) {
+          const session = await db.sessions.get(input.sessionId)
+          if (!session || session.projectId !== input.projectId) {
+            throw new MemoryError('not_found', `No session ${JSON.stringify(input.sessionId)} in project ${JSON.stringify(input.projectId)}`)
+          }
+        }
+        return storeSummary(ctx, w, input)
+      })
+      return toSummary(row)
+    },
+
+    async latest(projectId, options) {
+      checkId('projectId', projectId)
+      const o = checkOptions('options', options)
+      const kind = o.kind === undefined ? undefined : checkOneOf('kind', o.kind, KINDS)
+      if (o.sessionId !== undefined) checkId('sessionId', o.sessionId)
+      const row = await read(ctx, ['summaries'], () => {
+        const c = o.sessionId !== undefined
+          ? db.summaries.where('[sessionId+createdAt]').between([o.sessionId, Dexie.minKey], [o.sessionId, Dexie.maxKey])
+          : byKind(projectId, kind)
+        return c.reverse().filter((r) => r.deletedAt === undefined && r.projectId === projectId && (kind === undefined || r.kind === kind)).first()
+      })
+      return row && toSummary(row)
+    },
+
+    async list(projectId, options) {
+      checkId('projectId', projectId)
+      const o = checkOptions('options', options)
+      const kind = o.kind === undefined ? undefined : checkOneOf('kind', o.kind, KINDS)
+      const limit = checkLimit('limit', o.limit, 100)
+      const rows = await read(ctx, ['summaries'], () => byKind(projectId, kind).reverse().filter((r) => r.deletedAt === undefined).limit(limit).toArray())
+      return rows.map(toSummary)
+    },
+  }
+
+  function byKind(projectId: string, kind: 'session' | 'project' | undefined) {
+    return kind === undefined
+      ? db.summaries.where('[projectId+createdAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey])
+      : db.summaries.where('[projectId+kind+createdAt]').between([projectId, kind, Dexie.minKey], [projectId, kind, Dexie.maxKey])
+  }
 }
