@@ -1,7 +1,15 @@
-import { pending } from './pending.js'
-import type { Source } from './schema.js'
+import { Dexie } from 'dexie'
+import { checkFactInput } from './facts-input.js'
+import { deleteVersionsOf, toFactVersion, valueAt, versionsOf } from './facts-history.js'
+import { factId, factTables, storeFactRow, tagKeysOf, toFact } from './facts-rows.js'
+import { requireProject } from './projects.js'
+import type { FactRow, Source } from './schema.js'
 import type { StoreContext } from './store-context.js'
-import type { Json } from './validate.js'
+import { checkId, checkLimit, checkOffset, checkOptions, checkString, checkTime, type Json } from './validate.js'
+import { read, write } from './write.js'
+
+export { factId } from './facts-rows.js'
+export { applyRemoteFact, readFactForSync, type RemoteFact } from './facts-sync.js'
 
 /** A fact: a key → JSON value the agent believes, with provenance. */
 export interface Fact {
@@ -17,19 +25,189 @@ export interface ListFactsOptions { tag?: string; prefix?: string; limit?: numbe
 
 /** Facts of a project: upsert by key with history, soft delete and restore. */
 export interface FactsApi {
+  /**
+   * Creates or replaces the fact `key`: a new version (the old one stays in history).
+   * Setting a soft-deleted key restores it with the new value.
+   * @throws MemoryError `invalid_input` (bad id/key/value/confidence/source/tags), `limit_exceeded`
+   * (value over 1 MiB as JSON), `not_found` (unknown or archived project).
+   */
   set(projectId: string, key: string, value: Json, options?: SetFactOptions): Promise<Fact>
+  /** The active fact, or undefined when missing or soft-deleted. @throws MemoryError `invalid_input`. */
   get(projectId: string, key: string): Promise<Fact | undefined>
+  /** Active facts ordered by key, optionally by tag and/or key prefix, paged. @throws MemoryError `invalid_input`. */
   list(projectId: string, options?: ListFactsOptions): Promise<Fact[]>
+  /** Soft-deletes a fact; true if it was active. @throws MemoryError `invalid_input`, `not_found` (project). */
   delete(projectId: string, key: string): Promise<boolean>
+  /** Soft-deletes every active fact (with `tag`) in one transaction; returns how many. @throws MemoryError `invalid_input`, `not_found` (project). */
   deleteAll(projectId: string, options?: { tag?: string }): Promise<number>
+  /** Brings back a soft-deleted fact as a new version; undefined when nothing was deleted. @throws MemoryError `invalid_input`, `not_found` (project). */
   restore(projectId: string, key: string): Promise<Fact | undefined>
+  /** Soft-deleted facts, newest deletion first (ties by key). @throws MemoryError `invalid_input`. */
   deleted(projectId: string): Promise<Fact[]>
+  /**
+   * Hard delete, history included. With `key`: that fact whatever its state; without: every
+   * soft-deleted fact of the project. Returns how many facts were removed.
+   * @throws MemoryError `invalid_input`, `not_found` (project).
+   */
   purge(projectId: string, key?: string): Promise<number>
+  /** Every version of a key, oldest first, with validFrom/validTo. @throws MemoryError `invalid_input`. */
   history(projectId: string, key: string): Promise<FactVersion[]>
+  /** The value believed at `time` (epoch ms); undefined if none or deleted then. @throws MemoryError `invalid_input`. */
   at(projectId: string, key: string, time: number): Promise<Json | undefined>
 }
 
 /** Creates the facts namespace of a store. */
 export function createFacts(ctx: StoreContext): FactsApi {
-  return pending('facts', ctx)
+  const { db } = ctx
+  const tables = (): string[] => factTables(ctx)
+
+  /** Writes the next version of `stored` (or a first one) with the given state. */
+  function nextRow(stored: FactRow | undefined, base: Omit<FactRow, 'id' | 'createdAt' | 'updatedAt' | 'version' | 'hlc' | 'tagKeys'>, hlc: string, deletedAt?: number): FactRow {
+    const now = deletedAt ?? ctx.now()
+    const { deletedAt: _dropped, ...rest } = base as FactRow
+    const row: FactRow = {
+      ...rest, id: factId(base.projectId, base.key), tagKeys: tagKeysOf(base.projectId, base.tags),
+      createdAt: stored?.createdAt ?? now, updatedAt: now, version: (stored?.version ?? 0) + 1, hlc,
+    }
+    if (deletedAt !== undefined) row.deletedAt = deletedAt
+    return row
+  }
+
+  async function softDelete(w: Parameters<Parameters<typeof write>[2]>[0], stored: FactRow, now: number): Promise<void> {
+    await storeFactRow(ctx, w, nextRow(stored, stored, w.hlc(), now), 'local')
+  }
+
+  return {
+    async set(projectId, key, value, options) {
+      const input = checkFactInput(projectId, key, value, options)
+      return write(ctx, tables(), async (w) => {
+        await requireProject(ctx, projectId)
+        const stored = await db.facts.get([projectId, key])
+        const row = nextRow(stored, input, w.hlc())
+        await storeFactRow(ctx, w, row, 'local')
+        return toFact(row)
+      })
+    },
+
+    async get(projectId, key) {
+      checkId('projectId', projectId)
+      checkId('key', key)
+      const row = await read(ctx, ['facts'], () => db.facts.get([projectId, key]))
+      return row && row.deletedAt === undefined ? toFact(row) : undefined
+    },
+
+    async list(projectId, options) {
+      checkId('projectId', projectId)
+      const { tag, prefix, limit, offset } = checkOptions('options', options)
+      if (tag !== undefined) checkId('tag', tag)
+      if (prefix !== undefined) checkString('prefix', prefix)
+      const max = limit === undefined ? undefined : checkLimit('limit', limit, 0, Number.MAX_SAFE_INTEGER)
+      const skip = checkOffset(offset)
+      const p = prefix ?? ''
+      const rows = await read(ctx, ['facts'], async () => {
+        if (tag !== undefined) {
+          const tagged = await db.facts.where('tagKeys').equals(tagKeysOf(projectId, [tag])[0]!).toArray()
+          return tagged.filter((r) => r.deletedAt === undefined && r.projectId === projectId && r.key.startsWith(p))
+            .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+            .slice(skip, max === undefined ? undefined : skip + max)
+        }
+        let c = db.facts.where('[projectId+key]').between([projectId, p], [projectId, prefixUpper(p)], true, false)
+          .filter((r) => r.deletedAt === undefined && r.key.startsWith(p))
+        if (skip > 0) c = c.offset(skip)
+        if (max !== undefined) c = c.limit(max)
+        return c.toArray()
+      })
+      return rows.map(toFact)
+    },
+
+    async delete(projectId, key) {
+      checkId('projectId', projectId)
+      checkId('key', key)
+      return write(ctx, tables(), async (w) => {
+        await requireProject(ctx, projectId)
+        const stored = await db.facts.get([projectId, key])
+        if (!stored || stored.deletedAt !== undefined) return false
+        await softDelete(w, stored, ctx.now())
+        return true
+      })
+    },
+
+    async deleteAll(projectId, options) {
+      checkId('projectId', projectId)
+      const { tag } = checkOptions('options', options)
+      if (tag !== undefined) checkId('tag', tag)
+      return write(ctx, tables(), async (w) => {
+        await requireProject(ctx, projectId)
+        const candidates = tag !== undefined
+          ? await db.facts.where('tagKeys').equals(tagKeysOf(projectId, [tag])[0]!).toArray()
+          : await db.facts.where('[projectId+key]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
+        const active = candidates.filter((r) => r.deletedAt === undefined && r.projectId === projectId)
+        const now = ctx.now()
+        for (const row of active) await softDelete(w, row, now)
+        return active.length
+      })
+    },
+
+    async restore(projectId, key) {
+      checkId('projectId', projectId)
+      checkId('key', key)
+      return write(ctx, tables(), async (w) => {
+        await requireProject(ctx, projectId)
+        const stored = await db.facts.get([projectId, key])
+        if (!stored || stored.deletedAt === undefined) return undefined
+        const row = nextRow(stored, stored, w.hlc())
+        await storeFactRow(ctx, w, row, 'local')
+        return toFact(row)
+      })
+    },
+
+    async deleted(projectId) {
+      checkId('projectId', projectId)
+      const rows = await read(ctx, ['facts'], () =>
+        db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray())
+      return rows.sort((a, b) => b.deletedAt! - a.deletedAt! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(toFact)
+    },
+
+    async purge(projectId, key) {
+      checkId('projectId', projectId)
+      if (key !== undefined) checkId('key', key)
+      return write(ctx, tables(), async (w) => {
+        await requireProject(ctx, projectId)
+        const rows = key !== undefined
+          ? [await db.facts.get([projectId, key])].filter((r): r is FactRow => r !== undefined)
+          : await db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
+        for (const row of rows) {
+          await db.facts.delete([row.projectId, row.key])
+          await deleteVersionsOf(ctx, row.projectId, row.key)
+          await ctx.index.remove(w, `fact:${row.id}`)
+          w.change('facts', 'delete', row.id, row.projectId)
+        }
+        return rows.length
+      })
+    },
+
+    async history(projectId, key) {
+      checkId('projectId', projectId)
+      checkId('key', key)
+      const rows = await read(ctx, ['factVersions'], () => versionsOf(ctx, projectId, key))
+      return rows.map(toFactVersion)
+    },
+
+    async at(projectId, key, time) {
+      checkId('projectId', projectId)
+      checkId('key', key)
+      checkTime('time', time)
+      const rows = await read(ctx, ['factVersions'], () => versionsOf(ctx, projectId, key))
+      return valueAt(rows, time)
+    },
+  }
+}
+
+/** The smallest string greater than every string that starts with `prefix` (exclusive upper bound). */
+function prefixUpper(prefix: string): string | typeof Dexie.maxKey {
+  for (let i = prefix.length - 1; i >= 0; i--) {
+    const unit = prefix.charCodeAt(i)
+    if (unit < 0xffff) return prefix.slice(0, i) + String.fromCharCode(unit + 1)
+  }
+  return Dexie.maxKey
 }

@@ -1,0 +1,60 @@
+import { Dexie } from 'dexie'
+import type { Origin } from './change-feed.js'
+import type { FactVersion } from './facts.js'
+import type { FactRow, FactVersionRow } from './schema.js'
+import type { StoreContext } from './store-context.js'
+import type { Json } from './validate.js'
+
+/*
+ * Every state a fact has been in is one FactVersionRow, numbered 1, 2, 3… per
+ * (projectId, key) without gaps. A version is valid from its write time until
+ * the next version's write time (validTo); the newest one is open.
+ */
+
+/**
+ * Appends the version for `row` (its `version`, value and deleted state) and
+ * closes the previous version at the new version's `validFrom` (= row.updatedAt).
+ * Call inside a write transaction over `factVersions`.
+ */
+export async function appendVersion(ctx: StoreContext, row: FactRow, origin: Origin): Promise<void> {
+  const validFrom = row.updatedAt
+  const previous = row.version > 1 ? await ctx.db.factVersions.get([row.projectId, row.key, row.version - 1]) : undefined
+  if (previous && previous.validTo === undefined) await ctx.db.factVersions.put({ ...previous, validTo: validFrom })
+  const version: FactVersionRow = {
+    projectId: row.projectId, key: row.key, version: row.version, value: row.value, validFrom,
+    deleted: row.deletedAt !== undefined, confidence: row.confidence, hlc: row.hlc, origin,
+  }
+  if (row.source !== undefined) version.source = row.source
+  await ctx.db.factVersions.put(version)
+}
+
+/** All stored versions of one key, oldest first. */
+export function versionsOf(ctx: StoreContext, projectId: string, key: string): Promise<FactVersionRow[]> {
+  return ctx.db.factVersions.where('[projectId+key+version]').between([projectId, key, Dexie.minKey], [projectId, key, Dexie.maxKey]).toArray()
+}
+
+/** Deletes every version of one key (purge). */
+export function deleteVersionsOf(ctx: StoreContext, projectId: string, key: string): Promise<number> {
+  return ctx.db.factVersions.where('[projectId+key+version]').between([projectId, key, Dexie.minKey], [projectId, key, Dexie.maxKey]).delete()
+}
+
+/** The public shape of a version row. */
+export function toFactVersion(row: FactVersionRow): FactVersion {
+  const version: FactVersion = { key: row.key, value: row.value, version: row.version, validFrom: row.validFrom, deleted: row.deleted, confidence: row.confidence }
+  if (row.validTo !== undefined) version.validTo = row.validTo
+  if (row.source !== undefined) version.source = { ...row.source }
+  return version
+}
+
+/**
+ * The value believed at `time`: the newest version whose interval
+ * [validFrom, validTo) holds `time`; undefined before the first version, while
+ * the key was deleted, or when there is no history.
+ */
+export function valueAt(versions: readonly FactVersionRow[], time: number): Json | undefined {
+  let found: FactVersionRow | undefined
+  for (const v of versions) {
+    if (v.validFrom <= time && (v.validTo === undefined || time < v.validTo) && (!found || v.version > found.version)) found = v
+  }
+  return found && !found.deleted ? found.value : undefined
+}

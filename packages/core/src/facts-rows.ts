@@ -1,0 +1,61 @@
+import type { Fact } from './facts.js'
+import { appendVersion } from './facts-history.js'
+import type { FactRow } from './schema.js'
+import type { StoreContext } from './store-context.js'
+import type { Origin } from './change-feed.js'
+import type { Json } from './validate.js'
+import type { WriteScope } from './write.js'
+
+/**
+ * The stable id of a fact: derived from (projectId, key) so the same key
+ * written on two devices is one record everywhere.
+ *
+ * @example factId('user', 'name') // 'user/name'
+ */
+export function factId(projectId: string, key: string): string {
+  return `${encodeURIComponent(projectId)}/${encodeURIComponent(key)}`
+}
+
+/** The multi-entry index keys that make tag lookups per project. */
+export function tagKeysOf(projectId: string, tags: readonly string[]): string[] {
+  return tags.map((tag) => `${projectId}\u0001${tag}`)
+}
+
+/** Tables every fact write touches (the index's tables included). */
+export function factTables(ctx: StoreContext): string[] {
+  return ['projects', 'facts', 'factVersions', ...ctx.index.tables]
+}
+
+/** The public shape of a stored fact (no index or clock fields). */
+export function toFact(row: FactRow): Fact {
+  const fact: Fact = {
+    id: row.id, projectId: row.projectId, key: row.key, value: row.value, confidence: row.confidence,
+    tags: [...row.tags], createdAt: row.createdAt, updatedAt: row.updatedAt, version: row.version,
+  }
+  if (row.source !== undefined) fact.source = { ...row.source }
+  if (row.deletedAt !== undefined) fact.deletedAt = row.deletedAt
+  return fact
+}
+
+/** The text the full-text index sees for a fact: `key: value`. */
+export function factText(key: string, value: Json): string {
+  return `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`
+}
+
+/**
+ * Writes a new state of a fact inside a write transaction: the row, its
+ * history version (closing the previous one), the search index entry and the
+ * change. `row.version` must be the stored version + 1.
+ */
+export async function storeFactRow(ctx: StoreContext, w: WriteScope, row: FactRow, origin: Origin): Promise<void> {
+  await ctx.db.facts.put(row)
+  await appendVersion(ctx, row, origin)
+  const docId = `fact:${row.id}`
+  if (row.deletedAt === undefined) {
+    await ctx.index.put(w, { docId, kind: 'fact', projectId: row.projectId, text: factText(row.key, row.value), createdAt: row.updatedAt })
+    w.change('facts', 'put', row.id, row.projectId)
+  } else {
+    await ctx.index.remove(w, docId)
+    w.change('facts', 'delete', row.id, row.projectId)
+  }
+}
