@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { SignJWT } from 'jose'
+import { authenticate, mayJoin, mintToken, roomFromPath, secretKey, verifyToken } from './auth.js'
+import { CloseCode } from './close-codes.js'
+
+const secret = 'unit-test-secret-0123456789abcdef'
+const key = secretKey(secret)
+
+describe('verifyToken', () => {
+  it('accepts a minted token and returns its user', async () => {
+    expect(await verifyToken(await mintToken(secret, 'u1'), key)).toEqual({ ok: true, user: 'u1' })
+  })
+  it.each([
+    ['missing', async () => null, 'tokenMissing'],
+    ['empty', async () => '', 'tokenMissing'],
+    ['garbage', async () => 'abc', 'tokenInvalid'],
+    ['wrong secret', async () => await mintToken('other-secret-0123456789abcdef', 'u1'), 'tokenInvalid'],
+    ['expired', async () => await mintToken(secret, 'u1', -5), 'tokenExpired'],
+    ['no exp', async () => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').sign(key), 'tokenInvalid'],
+    ['no sub', async () => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(key), 'tokenInvalid'],
+    ['sub with a slash', async () => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('a/b').setExpirationTime('1h').sign(key), 'tokenInvalid'],
+    ['alg none', async () => 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSIsImV4cCI6OTk5OTk5OTk5OX0.', 'tokenInvalid']
+  ] as const)('refuses a %s token', async (_name, make, reason) => {
+    expect(await verifyToken(await make(), key)).toEqual({ ok: false, reason })
+  })
+})
+
+describe('rooms', () => {
+  it('lets a user join only <user>/… rooms', () => {
+    expect(mayJoin('u1', 'u1/p')).toBe(true)
+    expect(mayJoin('u1', 'u1/p/q')).toBe(true)
+    expect(mayJoin('u1', 'u1/')).toBe(false)
+    expect(mayJoin('u1', 'u1')).toBe(false)
+    expect(mayJoin('u1', 'u10/p')).toBe(false)
+    expect(mayJoin('u1', 'u2/p')).toBe(false)
+  })
+  it('decodes room paths and rejects bad ones', () => {
+    expect(roomFromPath('/u1/my%20project')).toBe('u1/my project')
+    expect(roomFromPath('/')).toBeNull()
+    expect(roomFromPath('/%E0%A4%A')).toBeNull()
+    expect(roomFromPath('/u1/a%00b')).toBeNull()
+    expect(roomFromPath('/u1/' + 'x'.repeat(600))).toBeNull()
+  })
+  it('checks the token before the room and maps each failure to its close code', async () => {
+    const token = await mintToken(secret, 'u1')
+    expect(await authenticate(`/u1/p?token=${token}`, key)).toEqual({ ok: true, user: 'u1', room: 'u1/p' })
+    expect(await authenticate(`/u2/p?token=${token}`, key)).toMatchObject({ ok: false, code: CloseCode.roomForbidden })
+    expect(await authenticate('/u2/p', key)).toMatchObject({ ok: false, code: CloseCode.tokenMissing })
+    expect(await authenticate(`/%zz?token=${token}`, key)).toMatchObject({ ok: false, code: CloseCode.roomInvalid })
+  })
+  it('refuses to mint tokens for users containing "/"', async () => {
+    await expect(mintToken(secret, 'a/b')).rejects.toThrow(TypeError)
+  })
+})
