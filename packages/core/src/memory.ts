@@ -6,6 +6,7 @@ import type { Dump, Stats } from './dump.js'
 import type { FactsApi } from './facts.js'
 import type { MessagesApi } from './messages.js'
 import type { ProjectsApi } from './projects.js'
+import type { ReplicationApi } from './replication.js'
 import type { JournalApi } from './runtime/journal.js'
 import type { LessonsApi } from './runtime/lessons.js'
 import type { RunsApi } from './runtime/runs.js'
@@ -41,6 +42,8 @@ export interface Memory {
   readonly lessons: LessonsApi
   readonly turns: TurnsApi
   readonly changes: ChangesApi
+  /** The seam @engram/sync replicates through (outbox, remote apply, snapshots); not for apps. */
+  readonly replication: ReplicationApi
   stats(projectId?: string): Promise<Stats>
   export(projectId?: string): Promise<Dump>
   import(dump: Dump, options: { mode: 'merge' | 'replace' }): Promise<{ written: number }>

@@ -11,6 +11,7 @@ import { mapError } from './map-error.js'
 import type { Memory } from './memory.js'
 import { createMessages } from './messages.js'
 import { createProjects, prepareProjects } from './projects.js'
+import { createReplication } from './replication.js'
 import { createJournal } from './runtime/journal.js'
 import { createLessons } from './runtime/lessons.js'
 import { createRuns } from './runtime/runs.js'
@@ -19,6 +20,7 @@ import { createTurns, type Extractor } from './runtime/turns.js'
 import { createUsage, type PricingTable } from './runtime/usage.js'
 import { EngramDb } from './schema.js'
 import { createSearch } from './search/search.js'
+import type { Analyzer } from './search/analyzer.js'
 import { createTextIndex } from './search/text-index.js'
 import { createSessions } from './sessions.js'
 import type { Embedder, StoreContext } from './store-context.js'
@@ -38,6 +40,8 @@ export interface MemoryOptions {
   embedder?: Embedder
   /** Counts tokens for budgets. Default: a fast estimate. */
   tokenizer?: Tokenizer
+  /** Turns text into search terms; swap per language. Default: English (stop words, Porter stemmer). */
+  analyzer?: Analyzer
   /** Condenses context overflow instead of dropping it. */
   summarizer?: Summarizer
   /** Turns a finished turn into memory writes. */
@@ -84,7 +88,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
     clock: createHybridClock(deviceId, now),
     feed: createChangeFeed(),
     syncedProjects: new Set(),
-    index: createTextIndex(),
+    index: createTextIndex(db, opts),
     options: opts as unknown as Record<string, unknown>,
     assertOpen() {
       if (closed) throw new MemoryError('closed', 'This memory store is closed; open it again with openMemory()')
@@ -108,6 +112,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
     tasks: createTasks(ctx),
     usage: createUsage(ctx),
     lessons: createLessons(ctx),
+    replication: createReplication(ctx),
     changes: { subscribe: (filter, listener) => subscribe(ctx, filter, listener) },
     stats: (projectId) => dump.stats(projectId),
     export: (projectId) => dump.export(projectId),
