@@ -80,12 +80,11 @@ export const SCHEMA_V1: Record<string, string> = {
   passages: 'id, [projectId+createdAt]',
   outbox: '++seq, projectId',
   // search index (issue 3)
-  postings: '[term+docId], docId',
-  searchDocs: 'docId, [projectId+kind]',
-  termStats: 'term',
+  postings: '[term+docId]',
+  searchDocs: 'docId, projectId',
   corpusStats: 'projectId',
   vectors: 'docId, projectId',
-  embedQueue: '++seq, &docId',
+  embedQueue: '++seq, &docId, projectId',
   // agent runtime (issue 4)
   journal: '[sessionId+seq], [sessionId+idempotencyKey], [sessionId+occurredAt], [sessionId+kind+seq], occurredAt',
   journalSessions: 'sessionId, last, first',

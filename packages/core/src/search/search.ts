@@ -1,5 +1,16 @@
-import { pending } from '../pending.js'
+import { Dexie } from 'dexie'
+import { invalidInput, MemoryError } from '../errors.js'
 import type { StoreContext } from '../store-context.js'
+import { checkId, checkLimit, checkOneOf, checkOptions, checkString } from '../validate.js'
+import { read } from '../write.js'
+import { rankBm25, type Candidate, type PostingFilter } from './bm25.js'
+import { startEmbedQueue } from './embed-queue.js'
+import { fuseRanked } from './fusion.js'
+import { resolveHits } from './hit-text.js'
+import type { PostingRow } from './index-rows.js'
+import { termKey } from './index-rows.js'
+import { searchEngineOf, type SearchEngine } from './text-index.js'
+import { normalize, VectorCache } from './vector-cache.js'
 
 /** The kind of memory a search hit comes from. */
 export type HitKind = 'message' | 'fact' | 'summary' | 'passage'
@@ -7,10 +18,110 @@ export type HitKind = 'message' | 'fact' | 'summary' | 'passage'
 export interface Hit { kind: HitKind; id: string; projectId: string; sessionId?: string; text: string; score: number; createdAt: number }
 /** Options of `memory.search`. */
 export interface SearchOptions { kinds?: HitKind[]; limit?: number; mode?: 'hybrid' | 'text' | 'vector'; sessionId?: string; excludeSessionId?: string }
-/** `memory.search(projectId, query, options)`. */
+/**
+ * `memory.search(projectId, query, options)`: best hits first. Unknown and
+ * archived projects give no hits.
+ *
+ * @throws MemoryError `invalid_input` on bad arguments or `mode: 'vector' | 'hybrid'` without an embedder; `closed`.
+ */
 export type SearchFn = (projectId: string, query: string, options?: SearchOptions) => Promise<Hit[]>
 
-/** Creates the search function of a store. */
+const KINDS: readonly HitKind[] = ['message', 'fact', 'summary', 'passage']
+const MODES = ['hybrid', 'text', 'vector'] as const
+/** Longest query accepted (characters). */
+export const MAX_QUERY_LENGTH = 10_000
+const SEARCH_TABLES = ['projects', 'postings', 'corpusStats', 'vectors', 'messages', 'facts', 'summaries', 'passages']
+
+/**
+ * Creates the search function of a store (and starts its embed queue when an
+ * embedder is set).
+ */
 export function createSearch(ctx: StoreContext): SearchFn {
-  return (...args) => pending<{ search: SearchFn }>('search', ctx).search(...args)
+  const engine = searchEngineOf(ctx.index)
+  if (engine?.enabled && engine.embedder) startEmbedQueue(ctx, engine)
+
+  return async function search(projectId, query, options) {
+    checkId('projectId', projectId)
+    checkString('query', query, { maxLength: MAX_QUERY_LENGTH })
+    const opts = checkOptions('options', options)
+    let kinds: Set<HitKind> | undefined
+    if (opts.kinds !== undefined) {
+      if (!Array.isArray(opts.kinds) || opts.kinds.length === 0) throw invalidInput('options.kinds must be a non-empty array of kinds')
+      kinds = new Set(opts.kinds.map((k) => checkOneOf('options.kinds[]', k, KINDS)))
+    }
+    const limit = checkLimit('options.limit', opts.limit, 10, 1000)
+    const mode = opts.mode === undefined ? (ctx.embedder ? 'hybrid' : 'text') : checkOneOf('options.mode', opts.mode, MODES)
+    if (mode !== 'text' && !ctx.embedder) throw invalidInput(`mode '${mode}' needs an embedder: pass one to openMemory({ embedder }) or use mode 'text'`)
+    const filter: PostingFilter = {}
+    if (kinds) filter.kinds = kinds
+    if (opts.sessionId !== undefined) filter.sessionId = checkId('options.sessionId', opts.sessionId)
+    if (opts.excludeSessionId !== undefined) filter.excludeSessionId = checkId('options.excludeSessionId', opts.excludeSessionId)
+    ctx.assertOpen()
+    if (!engine?.enabled) throw new MemoryError('internal', 'This store was opened without a search index')
+
+    const terms = [...new Set(engine.analyzer.terms(query))].map((token) => termKey(projectId, token))
+    const queryVector = mode === 'text' || query.trim() === '' ? undefined : await embedQuery(engine, query, mode)
+    const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
+
+    return read(ctx, SEARCH_TABLES, async () => {
+      const project = await ctx.db.projects.get(projectId)
+      if (!project || project.archivedAt !== undefined) return []
+      const lists: Candidate[][] = []
+      if (mode !== 'vector' && terms.length > 0) lists.push(await textCandidates(engine, projectId, terms, filter, depth))
+      if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
+      const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
+      const hits = await resolveHits(ctx.db, projectId, ranked)
+      return hits.slice(0, limit)
+    })
+  }
+}
+
+async function embedQuery(engine: SearchEngine, query: string, mode: string): Promise<Float32Array | undefined> {
+  try {
+    const [vector] = await engine.embedder!.embed([query])
+    if (!(vector instanceof Float32Array) || vector.length !== engine.embedder!.dimensions) throw new Error('embed() returned no vector of the declared dimensions')
+    return normalize(Float32Array.from(vector))
+  } catch (error) {
+    // Hybrid degrades to full-text when the embedder is down; vector-only cannot.
+    if (mode === 'hybrid') return undefined
+    throw new MemoryError('internal', 'The embedder failed to embed the query', { cause: error })
+  }
+}
+
+async function textCandidates(engine: SearchEngine, projectId: string, terms: string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
+  const { cache, t } = engine
+  const epoch = cache.epoch
+  const lists = await Promise.all(
+    terms.map(async (term) => {
+      const cached = cache.list(term)
+      if (cached) return cached
+      const rows = await t.postings.where('[term+docId]').between([term, Dexie.minKey], [term, Dexie.maxKey]).toArray()
+      const list = new Map<string, PostingRow>()
+      for (const row of rows) list.set(row.docId, row)
+      cache.keepList(term, list, epoch)
+      return list
+    }),
+  )
+  let corpus = cache.corpusOf(projectId)
+  if (!corpus) {
+    corpus = (await t.corpusStats.get(projectId)) ?? { projectId, docs: 0, length: 0 }
+    cache.keepCorpus(corpus, epoch)
+  }
+  return rankBm25(lists, corpus, filter, depth)
+}
+
+async function vectorCandidates(engine: SearchEngine, projectId: string, query: Float32Array, filter: PostingFilter, depth: number): Promise<Candidate[]> {
+  let pv = engine.vectors.get(projectId)
+  if (!pv) {
+    const epoch = engine.vectors.epoch
+    const rows = await engine.t.vectors.where('projectId').equals(projectId).toArray()
+    pv = engine.vectors.load(projectId, query.length, rows, epoch)
+  }
+  const found = pv
+  return VectorCache.topK(found, query, depth, filter).map(([i, similarity]) => {
+    const c: Candidate = { docId: found.docIds[i]!, kind: found.kinds[i]!, at: found.ats[i]!, score: similarity }
+    const sid = found.sids[i]
+    if (sid !== undefined) c.sid = sid
+    return c
+  })
 }

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest'
+import { MemoryError } from '@engram/core'
+import { openTestMemory, testClock } from '../../../../test/support/memory.js'
+
+async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p
+  } catch (e) {
+    return e instanceof MemoryError ? e.code : 'not a MemoryError'
+  }
+  return undefined
+}
+
+describe('search over archive passages', () => {
+  it('ranks by BM25 with stemming, case and diacritics folded', async () => {
+    const memory = await openTestMemory()
+    const p = await memory.projects.create({ name: 'P', id: 'p1' })
+    await memory.archive.insert(p.id, 'The café serves crème brûlée on Sundays')
+    await memory.archive.insert(p.id, 'Running the deployment scripts takes ten minutes')
+    await memory.archive.insert(p.id, 'Bananas are yellow')
+    const hits = await memory.search('p1', 'CAFE creme')
+    expect(hits.map((h) => h.text)).toEqual(['The café serves crème brûlée on Sundays'])
+    expect(hits[0]).toMatchObject({ kind: 'passage', projectId: 'p1' })
+    expect((await memory.search('p1', 'how do I run a deploy script?'))[0]?.text).toMatch(/^Running/)
+    memory.close()
+  })
+
+  it('removes postings on delete and leaves none behind a rolled-back write', async () => {
+    const memory = await openTestMemory()
+    await memory.projects.create({ name: 'P', id: 'p1' })
+    const a = await memory.archive.insert('p1', 'zebra stripes everywhere')
+    expect(await memory.search('p1', 'zebra')).toHaveLength(1)
+    expect(await memory.archive.remove(a.id)).toBe(true)
+    expect(await memory.archive.remove(a.id)).toBe(false)
+    expect(await memory.search('p1', 'zebra')).toEqual([])
+    expect(await codeOf(memory.archive.insert('nope', 'zebra again'))).toBe('not_found')
+    expect(await memory.search('p1', 'zebra')).toEqual([])
+    memory.close()
+  })
+
+  it('keeps the index across reopen without rebuilding', async () => {
+    const clock = testClock()
+    const first = await openTestMemory({ now: clock.now })
+    await first.projects.create({ name: 'P', id: 'p1' })
+    await first.archive.insert('p1', 'persistent walrus memory')
+    first.close()
+    const again = await openTestMemory({ indexedDB: first.indexedDB, userId: first.userId, now: clock.now })
+    expect((await again.search('p1', 'walrus')).map((h) => h.text)).toEqual(['persistent walrus memory'])
+    again.close()
+  })
+
+  it('validates input and hides archived projects', async () => {
+    const memory = await openTestMemory()
+    await memory.projects.create({ name: 'P', id: 'p1' })
+    await memory.archive.insert('p1', 'secret otter')
+    expect(await codeOf(memory.search('p1', 'x', { mode: 'vector' }))).toBe('invalid_input')
+    expect(await codeOf(memory.search('p1', 'x', { limit: 0 }))).toBe('invalid_input')
+    expect(await codeOf(memory.search('p1', 'x', { kinds: ['nope' as 'fact'] }))).toBe('invalid_input')
+    expect(await codeOf(memory.search('', 'x'))).toBe('invalid_input')
+    expect(await memory.search('p1', 'otter')).toHaveLength(1)
+    await memory.projects.archive('p1')
+    expect(await memory.search('p1', 'otter')).toEqual([])
+    memory.close()
+  })
+})
