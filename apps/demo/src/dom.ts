@@ -1,0 +1,86 @@
+/**
+ * Safe element builders. Memory text only ever reaches the page through
+ * `textContent` / text nodes and attribute values — never as markup.
+ */
+
+/** Something that can be a child: nodes, text (rendered literally), or nothing. */
+export type Child = Node | string | number | null | undefined | false
+
+/** Element properties: `class`, event handlers under `on`, form state, and plain attributes. */
+export interface Props {
+  class?: string
+  on?: { [K in keyof HTMLElementEventMap]?: (event: HTMLElementEventMap[K]) => void }
+  /** Form state is set as a property (the attribute only holds the default). */
+  value?: string
+  checked?: boolean
+  [attribute: string]: unknown
+}
+
+/**
+ * Creates an element. Attribute values are strings (booleans toggle the
+ * attribute, undefined skips it); `on*` attributes are refused so no string
+ * can ever become a handler.
+ *
+ * @throws TypeError for an `on…` attribute name.
+ */
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag)
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || name === 'on' || name === 'value' || name === 'checked') continue
+    if (name === 'class') node.className = String(value)
+    else if (/^on/i.test(name)) throw new TypeError(`refusing attribute ${name}: use props.on`)
+    else if (typeof value === 'boolean') node.toggleAttribute(name, value)
+    else node.setAttribute(name, String(value))
+  }
+  if (props.value !== undefined) (node as HTMLInputElement).value = props.value
+  if (props.checked !== undefined) (node as HTMLInputElement).checked = props.checked
+  for (const [type, handler] of Object.entries(props.on ?? {})) node.addEventListener(type, handler as EventListener)
+  append(node, children)
+  return node
+}
+
+/** Appends children, turning strings and numbers into text nodes. */
+export function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue
+    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child)
+  }
+}
+
+/** Replaces every child of `parent`. */
+export function replace(parent: Element, ...children: Child[]): void {
+  parent.replaceChildren()
+  append(parent, children)
+}
+
+let nextId = 0
+/** A document-unique id for label/aria wiring. */
+export function uid(prefix: string): string {
+  return `${prefix}-${++nextId}`
+}
+
+/** A labelled control: `<label for>` + the control, wrapped in a `.field`. */
+export function field(label: string, control: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, hint?: string): HTMLElement {
+  if (control.id === '') control.id = uid('f')
+  return el('div', { class: 'field' }, el('label', { for: control.id }, label), control, hint ? el('small', {}, hint) : null)
+}
+
+/** A memory value as display text: strings as they are, anything else as JSON. */
+export function formatValue(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value)
+}
+
+/** Parses what a user typed: JSON when it is JSON (`42`, `{"a":1}`), else the text itself. */
+export function parseValue(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
+  }
+}
+
+/** A short local date-time. */
+export function formatTime(ms: number | undefined): string {
+  if (ms === undefined) return '—'
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' })
+}

@@ -1,0 +1,95 @@
+import type { Message } from '@engram/core'
+import { scriptedReply } from '../agent/scripted-agent.js'
+import type { App } from '../app.js'
+import { el, field, replace } from '../dom.js'
+import { section, serialRefresh, stateLine } from './panel.js'
+
+/** Token budget of the context each turn would send. */
+const turnBudget = 400
+
+/**
+ * Chat with the scripted agent. Each message is one turn:
+ * `turns.begin` (builds the context a model would get) → scripted reply →
+ * `turns.end` (records the exchange; the extractor turns "remember that …" /
+ * "forget …" into fact writes inside the worker).
+ */
+export function chatPanel(app: App): HTMLElement {
+  const state = stateLine()
+  const transcript = el('ol', { class: 'transcript', 'aria-label': 'Conversation', 'aria-live': 'polite' })
+  const input = el('textarea', { rows: 2, required: true, placeholder: 'Remember that my favourite colour is teal.' })
+  const send = el('button', { type: 'submit' }, 'Send')
+  const notes = new Map<number, string>()
+  const form = el('form', { class: 'chat-form', on: { submit: (e) => { e.preventDefault(); void turn() } } },
+    field('Message', input, 'Enter sends, Shift+Enter adds a line'), send)
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit() }
+  })
+
+  async function chatSession(): Promise<string> {
+    const current = app.sessionId ? await app.memory.sessions.get(app.sessionId) : undefined
+    if (current?.status === 'active' && current.projectId === app.projectId) return current.id
+    const session = await app.memory.sessions.start(app.projectId, { title: `Chat on device ${app.device}`, channel: 'demo' })
+    app.select({ sessionId: session.id })
+    return session.id
+  }
+
+  async function turn(): Promise<void> {
+    const prompt = input.value.trim()
+    if (prompt === '') return
+    send.disabled = true
+    input.setAttribute('aria-busy', 'true')
+    state.clear()
+    try {
+      const projectId = app.projectId
+      const sessionId = await chatSession()
+      const turnId = crypto.randomUUID()
+      const { context } = await app.memory.turns.begin({ projectId, sessionId, turnId, prompt, budget: turnBudget })
+      app.preview(context, turnBudget, `Turn context for "${prompt.slice(0, 60)}"`)
+      const facts = await app.memory.facts.list(projectId, { limit: 200 })
+      const reply = scriptedReply({ prompt, context, facts })
+      const { written } = await app.memory.turns.end({ sessionId, turnId, reply })
+      input.value = ''
+      const tail = await app.memory.messages.tail(sessionId, 1)
+      const last = tail[tail.length - 1]
+      if (last !== undefined) notes.set(last.seq, `context ${context.tokens}/${turnBudget} tokens · ${written} memory write${written === 1 ? '' : 's'}`)
+      refresh()
+    } catch (error) {
+      state.error(error, 'run the turn')
+    } finally {
+      send.disabled = false
+      input.removeAttribute('aria-busy')
+      input.focus()
+    }
+  }
+
+  function bubble(message: Message): HTMLElement {
+    const note = notes.get(message.seq)
+    return el('li', { class: `message role-${message.role}`, 'data-seq': message.seq },
+      el('strong', { class: 'who' }, message.role === 'user' ? 'You' : message.role === 'assistant' ? 'Agent' : message.role),
+      el('p', {}, message.content),
+      note ? el('small', { class: 'turn-note' }, note) : null)
+  }
+
+  const refresh = serialRefresh(async () => {
+    try {
+      if (app.sessionId === undefined) {
+        const [latest] = await app.memory.sessions.list(app.projectId, { status: 'active', limit: 1 })
+        if (latest !== undefined) { app.select({ sessionId: latest.id }); return }
+      }
+      const sessionId = app.sessionId
+      const messages = sessionId ? await app.memory.messages.tail(sessionId, 50) : []
+      if (sessionId !== app.sessionId) return
+      replace(transcript, ...messages.map(bubble))
+      if (messages.length === 0) state.empty('Say something to the agent. Try "Remember that my favourite colour is teal."')
+      else if (!send.disabled) state.clear()
+      transcript.lastElementChild?.scrollIntoView({ block: 'nearest' })
+    } catch (error) {
+      state.error(error, 'load the conversation')
+    }
+  })
+
+  refresh()
+  app.onMemoryChange(['messages'], refresh)
+  app.onSelect(refresh)
+  return section('chat', 'Chat with the scripted agent', state.element, transcript, form)
+}
