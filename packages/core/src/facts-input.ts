@@ -47,8 +47,8 @@ export function checkSource(value: unknown): Source | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidInput(`source must be an object, got ${describe(value)}`)
   const out: Source = {}
   for (const [field, v] of Object.entries(value)) {
-    if (!SOURCE_FIELDS.has(field)) throw invalidInput(`source has an unknown field ${JSON.stringify(field)}; allowed: sessionId, messageId, tool, note`)
     if (v === undefined) continue
+    if (!SOURCE_FIELDS.has(field)) throw invalidInput(`source has an unknown field ${JSON.stringify(field)}; allowed: sessionId, messageId, tool, note`)
     if (field === 'note') out.note = checkOptionalString('source.note', v, MAX_SOURCE_NOTE)!
     else out[field as 'sessionId' | 'messageId' | 'tool'] = checkId(`source.${field}`, v)
   }
