@@ -18,6 +18,7 @@ import { createRuns } from './runtime/runs.js'
 import { createTasks } from './runtime/tasks.js'
 import { createTurns, type Extractor } from './runtime/turns.js'
 import { createUsage, type PricingTable } from './runtime/usage.js'
+import { checkPricing } from './runtime/pricing.js'
 import { EngramDb } from './schema.js'
 import { createSearch } from './search/search.js'
 import type { Analyzer } from './search/analyzer.js'
@@ -151,6 +152,8 @@ function checkPlugins(opts: MemoryOptions): void {
   if (opts.tokenizer !== undefined && typeof opts.tokenizer.count !== 'function') throw new MemoryError('invalid_input', 'tokenizer must have count(text)')
   if (opts.summarizer !== undefined && typeof opts.summarizer.summarize !== 'function') throw new MemoryError('invalid_input', 'summarizer must have summarize(texts, maxTokens)')
   if (opts.extractor !== undefined && typeof opts.extractor !== 'function') throw new MemoryError('invalid_input', 'extractor must be a function')
+  const pricingProblem = checkPricing(opts.pricing)
+  if (pricingProblem !== undefined) throw new MemoryError('invalid_input', pricingProblem)
   if (opts.now !== undefined && typeof opts.now !== 'function') throw new MemoryError('invalid_input', 'now must be a function returning epoch milliseconds')
 }
 

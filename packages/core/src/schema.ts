@@ -86,14 +86,14 @@ export const SCHEMA_V1: Record<string, string> = {
   vectors: 'docId, projectId',
   embedQueue: '++seq, &docId, projectId',
   // agent runtime (issue 4)
-  journal: '[sessionId+seq], [sessionId+idempotencyKey], [sessionId+occurredAt], [sessionId+kind+seq], occurredAt',
+  journal: '[sessionId+seq], [sessionId+idempotencyKey], [sessionId+kind+seq], [sessionId+resumeToken+seq]',
   journalSessions: 'sessionId, last, first',
   runs: 'runId',
-  checkpoints: '[runId+phase], [runId+createdAt]',
+  checkpoints: '[runId+phase], [runId+order]',
   toolEvents: '[runId+seq]',
   tasks: 'id, projectId, [status+dueAt], [projectId+status]',
   usage: '++seq, sessionId, projectId',
-  lessons: '[projectId+domain+rule], [projectId+domain+updatedAt], projectId',
+  lessons: '[projectId+domain+key], projectId',
   outcomes: '++seq, [projectId+domain]',
   turns: '[sessionId+turnId], [sessionId+status], updatedAt',
 }

@@ -1,23 +1,231 @@
-import { pending } from '../pending.js'
+import { Dexie, type Table } from 'dexie'
+import { invalidInput } from '../errors.js'
 import type { StoreContext } from '../store-context.js'
-import type { Json } from '../validate.js'
+import { checkId, checkJson, checkLimit, checkNumber, checkOffset, checkOptions, checkTime, type Json } from '../validate.js'
+import { read, write, type WriteScope } from '../write.js'
 
 /** One append-only journal record of an agent session. */
 export interface JournalRecord { sessionId: string; seq: number; kind: string; payload: Json; occurredAt: number; triggerId?: string; idempotencyKey?: string }
 /** What `journal.append` takes. */
 export interface JournalEntry { kind: string; payload: Json; triggerId?: string; idempotencyKey?: string; occurredAt?: number }
+/** What `journal.load` returns: the whole session, oldest first. */
+export interface JournalSnapshot { sessionId: string; lastSeq?: number; latestOutcome?: JournalRecord; records: JournalRecord[] }
+/** Options of `journal.page`: `since`/`until` bound `occurredAt` (both inclusive), `after` is a seq cursor. */
+export interface JournalPageOptions { sessionId: string; since?: number; until?: number; after?: number; limit: number }
+/** A journal session as `journal.sessions` lists it: first/last `occurredAt` and the number of records. */
+export interface JournalSessionInfo { sessionId: string; first: number; last: number; count: number }
 
-/** The agent runtime's journal. */
+/** A stored journal record; `resumeToken` is copied out of approval payloads for lookup. */
+export interface JournalRow extends JournalRecord { resumeToken?: string }
+/** Per-session counters: the next seq and the time range. */
+export interface JournalSessionRow { sessionId: string; lastSeq: number; count: number; first: number; last: number }
+
+/** Journal record kinds with a meaning to the SDK. */
+export const OUTCOME_KIND = 'outcome'
+export const APPROVAL_PENDING = 'approval.pending'
+export const APPROVAL_RESOLVED = 'approval.resolved'
+/** Largest payload by default (bytes of JSON text); `options.journal.maxPayloadBytes` overrides. */
+export const MAX_PAYLOAD_BYTES = 1024 * 1024
+const MAX_KIND = 200
+
+/** The tables one journal append writes. */
+export const JOURNAL_TABLES = ['journal', 'journalSessions'] as const
+
+/** The agent runtime's journal: append-only typed records per session with a gap-free `seq`. */
 export interface JournalApi {
+  /**
+   * Appends a record with the next seq of the session (1, 2, 3…, gap-free even under
+   * concurrent appends). Repeating an `idempotencyKey` already used in the session returns
+   * the record written first and writes nothing.
+   * @throws MemoryError `invalid_input` on a bad id, kind, time or non-JSON payload;
+   * `limit_exceeded` when the payload is larger than 1 MiB as JSON.
+   */
   append(sessionId: string, entry: JournalEntry): Promise<JournalRecord>
-  load(sessionId: string): Promise<{ sessionId: string; lastSeq?: number; latestOutcome?: JournalRecord; records: JournalRecord[] }>
-  page(options: { sessionId: string; since?: number; until?: number; after?: number; limit: number }): Promise<{ items: JournalRecord[]; next?: number }>
-  sessions(options: { since?: number; until?: number; limit: number; offset?: number }): Promise<{ sessionId: string; first: number; last: number; count: number }[]>
+  /** Every record of a session, oldest first, with the last seq and latest `outcome` record. @throws MemoryError `invalid_input`. */
+  load(sessionId: string): Promise<JournalSnapshot>
+  /**
+   * Records in seq order after the cursor `after`, keeping those whose `occurredAt` lies in
+   * [since, until]. `next` is the cursor for the following page, absent on the last page.
+   * @throws MemoryError `invalid_input`.
+   */
+  page(options: JournalPageOptions): Promise<{ items: JournalRecord[]; next?: number }>
+  /** Sessions with records in [since, until], most recently active first. @throws MemoryError `invalid_input`. */
+  sessions(options: { since?: number; until?: number; limit: number; offset?: number }): Promise<JournalSessionInfo[]>
+  /** The latest record of kind `outcome` with that idempotency key. @throws MemoryError `invalid_input`. */
   findOutcome(sessionId: string, idempotencyKey: string): Promise<JournalRecord | undefined>
+  /**
+   * The `approval.pending` record carrying `payload.resumeToken === resumeToken`, unless a
+   * later `approval.resolved` with that token cleared it. @throws MemoryError `invalid_input`.
+   */
   pendingApproval(sessionId: string, resumeToken: string): Promise<JournalRecord | undefined>
+}
+
+/** The journal table, typed. */
+export function journalTable(ctx: StoreContext): Table<JournalRow, [string, number]> {
+  return ctx.db.table<JournalRow, [string, number]>('journal')
+}
+function sessionsTable(ctx: StoreContext): Table<JournalSessionRow, string> {
+  return ctx.db.table<JournalSessionRow, string>('journalSessions')
+}
+
+/** A journal entry checked and ready to write (occurredAt still optional). */
+export type CheckedEntry = JournalEntry
+
+/**
+ * Validates an entry completely before anything is written.
+ * @throws MemoryError `invalid_input`, `limit_exceeded`.
+ */
+export function checkEntry(ctx: StoreContext, entry: unknown): CheckedEntry {
+  const e = checkOptions('entry', entry as JournalEntry)
+  const kind = checkId('kind', e.kind)
+  if (kind.length > MAX_KIND) throw invalidInput(`kind is longer than ${MAX_KIND} characters`)
+  if (!('payload' in e)) throw invalidInput('entry.payload is required (use null for no payload)')
+  checkJson('payload', e.payload, maxPayloadBytes(ctx))
+  const out: CheckedEntry = { kind, payload: e.payload as Json }
+  if (e.triggerId !== undefined) out.triggerId = checkId('triggerId', e.triggerId)
+  if (e.idempotencyKey !== undefined) out.idempotencyKey = checkId('idempotencyKey', e.idempotencyKey)
+  if (e.occurredAt !== undefined) out.occurredAt = checkTime('occurredAt', e.occurredAt)
+  return out
+}
+
+function maxPayloadBytes(ctx: StoreContext): number {
+  const limit = (ctx.options.journal as { maxPayloadBytes?: unknown } | undefined)?.maxPayloadBytes
+  return typeof limit === 'number' && limit > 0 ? limit : MAX_PAYLOAD_BYTES
+}
+
+/**
+ * Appends a checked entry inside the caller's write transaction (tables must include
+ * {@link JOURNAL_TABLES}). Used by `journal.append` and by the turn lifecycle.
+ */
+export async function appendEntry(ctx: StoreContext, w: WriteScope, sessionId: string, entry: CheckedEntry): Promise<JournalRecord> {
+  const journal = journalTable(ctx)
+  if (entry.idempotencyKey !== undefined) {
+    const existing = await journal.where('[sessionId+idempotencyKey]').equals([sessionId, entry.idempotencyKey]).first()
+    if (existing) return toRecord(existing)
+  }
+  const sessions = sessionsTable(ctx)
+  const counters = await sessions.get(sessionId)
+  const seq = (counters?.lastSeq ?? 0) + 1
+  const occurredAt = entry.occurredAt ?? ctx.now()
+  const row: JournalRow = { sessionId, seq, kind: entry.kind, payload: entry.payload, occurredAt }
+  if (entry.triggerId !== undefined) row.triggerId = entry.triggerId
+  if (entry.idempotencyKey !== undefined) row.idempotencyKey = entry.idempotencyKey
+  const token = resumeTokenOf(row)
+  if (token !== undefined) row.resumeToken = token
+  await journal.add(row)
+  await sessions.put({
+    sessionId,
+    lastSeq: seq,
+    count: (counters?.count ?? 0) + 1,
+    first: Math.min(counters?.first ?? occurredAt, occurredAt),
+    last: Math.max(counters?.last ?? occurredAt, occurredAt),
+  })
+  w.change('journal', 'put', journalChangeId(sessionId, seq), '')
+  return toRecord(row)
+}
+
+/** The change-feed id of a journal record: `<sessionId>#<seq>`. */
+export function journalChangeId(sessionId: string, seq: number): string {
+  return `${sessionId}#${seq}`
+}
+
+function resumeTokenOf(row: JournalRow): string | undefined {
+  if (row.kind !== APPROVAL_PENDING && row.kind !== APPROVAL_RESOLVED) return undefined
+  const payload = row.payload
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return undefined
+  const token = payload.resumeToken
+  return typeof token === 'string' && token.length > 0 ? token : undefined
+}
+
+/** A stored row as the public record (internal lookup fields dropped). */
+export function toRecord(row: JournalRow): JournalRecord {
+  const { resumeToken: _token, ...record } = row
+  return record
 }
 
 /** Creates the journal namespace of a store. */
 export function createJournal(ctx: StoreContext): JournalApi {
-  return pending('journal', ctx)
+  const tables = [...JOURNAL_TABLES]
+  const bySeq = (sessionId: string, after = 0) =>
+    journalTable(ctx).where('[sessionId+seq]').between([sessionId, after], [sessionId, Dexie.maxKey], after === 0, true)
+
+  return {
+    async append(sessionId, entry) {
+      checkId('sessionId', sessionId)
+      const checked = checkEntry(ctx, entry)
+      return write(ctx, tables, (w) => appendEntry(ctx, w, sessionId, checked))
+    },
+
+    async load(sessionId) {
+      checkId('sessionId', sessionId)
+      return read(ctx, tables, async () => {
+        const rows = await bySeq(sessionId).toArray()
+        const snapshot: JournalSnapshot = { sessionId, records: rows.map(toRecord) }
+        const last = rows[rows.length - 1]
+        if (last) snapshot.lastSeq = last.seq
+        for (let i = rows.length - 1; i >= 0; i--) {
+          if (rows[i]!.kind === OUTCOME_KIND) {
+            snapshot.latestOutcome = toRecord(rows[i]!)
+            break
+          }
+        }
+        return snapshot
+      })
+    },
+
+    async page(options) {
+      const o = checkOptions('options', options)
+      const sessionId = checkId('sessionId', o.sessionId)
+      const since = o.since === undefined ? -Infinity : checkTime('since', o.since)
+      const until = o.until === undefined ? Infinity : checkTime('until', o.until)
+      const after = o.after === undefined ? 0 : checkNumber('after', o.after, { min: 0, integer: true })
+      if (o.limit === undefined) throw invalidInput('limit is required')
+      const limit = checkLimit('limit', o.limit, 100)
+      return read(ctx, tables, async () => {
+        const rows = await bySeq(sessionId, after)
+          .filter((r) => r.occurredAt >= since && r.occurredAt <= until)
+          .limit(limit + 1)
+          .toArray()
+        const items = rows.slice(0, limit).map(toRecord)
+        return rows.length > limit ? { items, next: items[items.length - 1]!.seq } : { items }
+      })
+    },
+
+    async sessions(options) {
+      const o = checkOptions('options', options)
+      const since = o.since === undefined ? -Infinity : checkTime('since', o.since)
+      const until = o.until === undefined ? Infinity : checkTime('until', o.until)
+      if (o.limit === undefined) throw invalidInput('limit is required')
+      const limit = checkLimit('limit', o.limit, 100)
+      const offset = checkOffset(o.offset)
+      return read(ctx, tables, async () => {
+        const coll = since === -Infinity ? sessionsTable(ctx).orderBy('last') : sessionsTable(ctx).where('last').aboveOrEqual(since)
+        const rows = await coll.reverse().filter((s) => s.first <= until).offset(offset).limit(limit).toArray()
+        return rows.map(({ sessionId, first, last, count }) => ({ sessionId, first, last, count }))
+      })
+    },
+
+    async findOutcome(sessionId, idempotencyKey) {
+      checkId('sessionId', sessionId)
+      checkId('idempotencyKey', idempotencyKey)
+      return read(ctx, tables, async () => {
+        const rows = await journalTable(ctx).where('[sessionId+idempotencyKey]').equals([sessionId, idempotencyKey]).toArray()
+        const outcomes = rows.filter((r) => r.kind === OUTCOME_KIND).sort((a, b) => a.seq - b.seq)
+        const latest = outcomes[outcomes.length - 1]
+        return latest && toRecord(latest)
+      })
+    },
+
+    async pendingApproval(sessionId, resumeToken) {
+      checkId('sessionId', sessionId)
+      checkId('resumeToken', resumeToken)
+      return read(ctx, tables, async () => {
+        const latest = await journalTable(ctx)
+          .where('[sessionId+resumeToken+seq]')
+          .between([sessionId, resumeToken, Dexie.minKey], [sessionId, resumeToken, Dexie.maxKey])
+          .last()
+        return latest?.kind === APPROVAL_PENDING ? toRecord(latest) : undefined
+      })
+    },
+  }
 }

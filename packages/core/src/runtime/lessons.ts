@@ -1,18 +1,141 @@
-import { pending } from '../pending.js'
+import { Dexie, type Table } from 'dexie'
+import { requireProject } from '../projects.js'
 import type { Source } from '../schema.js'
-import type { StoreContext } from '../store-context.js'
+import { USER_PROJECT, type StoreContext } from '../store-context.js'
+import { checkId, checkLimit, checkNumber, checkOptions, checkString } from '../validate.js'
+import { read, write } from '../write.js'
+import { normaliseText } from './normalise-text.js'
 
 /** A distilled lesson. */
 export interface Lesson { projectId: string; domain: string; rule: string; occurrences: number; createdAt: number; updatedAt: number }
+/** A scored outcome, as recorded. */
+export interface Outcome { seq: number; projectId: string; domain: string; score: number; lesson: string; source?: Source; at: number }
+
+/** A stored lesson: `key` is the normalised rule, `touched` orders lessons stored in the same millisecond. */
+interface LessonRow extends Lesson { key: string; touched: number }
+
+/** Lessons kept per (project, domain); storing another evicts the least recently stored. */
+export const MAX_LESSONS_PER_DOMAIN = 10
+const MAX_RULE = 2_000
+const MAX_LESSON = 10_000
+const TABLES = ['lessons', 'outcomes', 'projects']
 
 /** Outcomes and lessons learned. */
 export interface LessonsApi {
+  /** Records a scored outcome with the lesson the agent drew from it. @throws MemoryError `invalid_input`, `not_found` (project). */
   recordOutcome(outcome: { projectId: string; domain: string; score: number; lesson: string; source?: Source }): Promise<void>
+  /**
+   * Stores a lesson rule. The same rule (compared normalised: case, punctuation, spacing)
+   * bumps `occurrences` and takes the new wording; a (project, domain) keeps the newest
+   * 10 lessons, evicting the one stored longest ago.
+   * @throws MemoryError `invalid_input`, `limit_exceeded` (rule over 2,000 characters), `not_found` (project).
+   */
   store(projectId: string, domain: string, rule: string): Promise<Lesson>
+  /**
+   * The project's lessons, then the user's (project `user`); within each, most occurrences
+   * first, then most recently stored. @throws MemoryError `invalid_input`.
+   */
   list(projectId: string, options?: { domain?: string }): Promise<Lesson[]>
+  /** Recorded outcomes of a project, newest first. @throws MemoryError `invalid_input`. */
+  outcomes(projectId: string, options?: { domain?: string; limit?: number }): Promise<Outcome[]>
+}
+
+/** The change-feed id of a lesson: `<domain>:<normalised rule>`. */
+export function lessonChangeId(domain: string, key: string): string {
+  return `${domain}:${key}`
 }
 
 /** Creates the lessons namespace of a store. */
 export function createLessons(ctx: StoreContext): LessonsApi {
-  return pending('lessons', ctx)
+  const lessons = (): Table<LessonRow, [string, string, string]> => ctx.db.table<LessonRow, [string, string, string]>('lessons')
+  const outcomes = (): Table<Outcome, number> => ctx.db.table<Outcome, number>('outcomes')
+
+  async function ofProject(projectId: string, domain: string | undefined): Promise<Lesson[]> {
+    const rows = await lessons().where('projectId').equals(projectId).toArray()
+    return rows
+      .filter((r) => domain === undefined || r.domain === domain)
+      .sort((a, b) => b.occurrences - a.occurrences || b.updatedAt - a.updatedAt || b.touched - a.touched)
+      .map(toLesson)
+  }
+
+  return {
+    async recordOutcome(outcome) {
+      const o = checkOptions('outcome', outcome)
+      const projectId = checkId('projectId', o.projectId)
+      const domain = checkId('domain', o.domain)
+      const score = checkNumber('score', o.score)
+      const lesson = checkString('lesson', o.lesson, { maxLength: MAX_LESSON })
+      const source = checkSource(o.source)
+      await write(ctx, TABLES, async (w) => {
+        await requireProject(ctx, projectId)
+        const row: Omit<Outcome, 'seq'> & { seq?: number } = { projectId, domain, score, lesson, at: ctx.now() }
+        if (source !== undefined) row.source = source
+        const seq = await outcomes().add(row as Outcome)
+        w.change('lessons', 'put', `outcome:${seq}`, projectId)
+      })
+    },
+
+    async store(projectId, domain, rule) {
+      checkId('projectId', projectId)
+      checkId('domain', domain)
+      const text = checkString('rule', rule, { nonEmpty: true, maxLength: MAX_RULE }).trim()
+      const key = normaliseText(text) || text
+      return write(ctx, TABLES, async (w) => {
+        await requireProject(ctx, projectId)
+        const now = ctx.now()
+        const inDomain = await lessons().where('[projectId+domain+key]').between([projectId, domain, ''], [projectId, domain, '\uffff']).toArray()
+        const touched = Math.max(0, ...inDomain.map((r) => r.touched)) + 1
+        const existing = inDomain.find((r) => r.key === key)
+        const row: LessonRow = existing
+          ? { ...existing, rule: text, occurrences: existing.occurrences + 1, updatedAt: now, touched }
+          : { projectId, domain, rule: text, key, occurrences: 1, createdAt: now, updatedAt: now, touched }
+        await lessons().put(row)
+        w.change('lessons', 'put', lessonChangeId(domain, key), projectId)
+        const kept = [...inDomain.filter((r) => r.key !== key), row].sort((a, b) => b.touched - a.touched)
+        for (const evicted of kept.slice(MAX_LESSONS_PER_DOMAIN)) {
+          await lessons().delete([projectId, domain, evicted.key])
+          w.change('lessons', 'delete', lessonChangeId(domain, evicted.key), projectId)
+        }
+        return toLesson(row)
+      })
+    },
+
+    async list(projectId, options) {
+      checkId('projectId', projectId)
+      const o = checkOptions('options', options)
+      const domain = o.domain === undefined ? undefined : checkId('domain', o.domain)
+      return read(ctx, TABLES, async () => {
+        const own = await ofProject(projectId, domain)
+        return projectId === USER_PROJECT ? own : [...own, ...(await ofProject(USER_PROJECT, domain))]
+      })
+    },
+
+    async outcomes(projectId, options) {
+      checkId('projectId', projectId)
+      const o = checkOptions('options', options)
+      const domain = o.domain === undefined ? undefined : checkId('domain', o.domain)
+      const limit = checkLimit('limit', o.limit, 100)
+      return read(ctx, TABLES, async () => {
+        const rows = domain === undefined
+          ? await outcomes().where('[projectId+domain]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
+          : await outcomes().where('[projectId+domain]').equals([projectId, domain]).toArray()
+        return rows.sort((a, b) => b.seq - a.seq).slice(0, limit)
+      })
+    },
+  }
+}
+
+function checkSource(value: unknown): Source | undefined {
+  if (value === undefined) return undefined
+  const s = checkOptions('source', value as Source)
+  const out: Source = {}
+  for (const field of ['sessionId', 'messageId', 'tool', 'note'] as const) {
+    if (s[field] !== undefined) out[field] = field === 'note' ? checkString('source.note', s[field], { maxLength: MAX_LESSON }) : checkId(`source.${field}`, s[field])
+  }
+  return out
+}
+
+function toLesson(row: LessonRow): Lesson {
+  const { key: _key, touched: _touched, ...lesson } = row
+  return lesson
 }

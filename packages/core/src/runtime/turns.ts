@@ -1,34 +1,191 @@
+import type { Table } from 'dexie'
 import type { Context } from '../context/context.js'
-import { pending } from '../pending.js'
+import { invalidInput, MemoryError } from '../errors.js'
+import { mapError } from '../map-error.js'
+import type { Memory } from '../memory.js'
+import { requireProject } from '../projects.js'
 import type { StoreContext } from '../store-context.js'
-import type { Fact } from '../facts.js'
-import type { Block } from '../blocks.js'
-import type { Json } from '../validate.js'
+import { checkId, checkNumber, checkOptions, checkString } from '../validate.js'
+import { read, write, type WriteScope } from '../write.js'
+import { appendEntry } from './journal.js'
+import { createTurnCoordinator, DEFAULT_COORDINATOR_LIMITS, type CoordinatorLimits } from './turn-coordinator.js'
+import { applyOperation, checkOperations, memoryView, type Extractor } from './turn-extraction.js'
 
-/** A memory write an {@link Extractor} asks for; `projectId` defaults to the turn's project. */
-export type MemoryOperation =
-  | { op: 'fact.set'; projectId?: string; key: string; value: Json; confidence?: number; tags?: string[] }
-  | { op: 'fact.delete'; projectId?: string; key: string }
-  | { op: 'block.append'; projectId?: string; label: string; text: string }
-  | { op: 'passage.insert'; projectId?: string; text: string; tags?: string[] }
-/** A finished exchange, as an extractor sees it. */
-export interface Exchange { projectId: string; sessionId: string; turnId: string; prompt: string; reply: string }
-/** Read access to memory that an extractor may consult. */
-export interface MemoryView {
-  getFact(projectId: string, key: string): Promise<Fact | undefined>
-  listFacts(projectId: string): Promise<Fact[]>
-  getBlock(projectId: string, label: string): Promise<Block | undefined>
+export type { Exchange, Extractor, MemoryOperation, MemoryView } from './turn-extraction.js'
+
+/** What `turns.end` reports. `written` counts the extractor's operations applied. */
+export interface TurnEndResult {
+  written: number
+  /** Set when the extractor threw or its operations were rejected; nothing of them was applied. */
+  extractionError?: { code: string; message: string }
 }
-/** App-supplied: turns an exchange into memory writes (an LLM call, rules, …). */
-export type Extractor = (exchange: Exchange, view: MemoryView) => Promise<MemoryOperation[]> | MemoryOperation[]
 
-/** The agent-turn lifecycle. */
+/** A stored turn. */
+interface TurnRow {
+  sessionId: string; turnId: string; projectId: string; prompt: string; budget: number
+  status: 'open' | 'ended' | 'interrupted'; context: Context; createdAt: number; updatedAt: number
+  partialReply?: string; reply?: string; written?: number; extractionError?: { code: string; message: string }
+}
+
+const MAX_TEXT = 1_000_000
+
+/** The agent-turn lifecycle. Journal records go to the journal session `sessionId`. */
 export interface TurnsApi {
+  /**
+   * Begins a turn: reconciles the session's turns that began and never ended (journal
+   * `turn.interrupted`), builds the context for the prompt, stores it with the turn and
+   * records `turn.begin` (and the prompt as a user message when `sessionId` is a
+   * conversation session). A repeated begin of the same turn returns the stored context
+   * without retrieving again.
+   * @throws MemoryError `invalid_input`, `not_found` (project), `conflict` (the turn id was
+   * begun with another prompt or project).
+   */
   begin(turn: { projectId: string; sessionId: string; turnId: string; prompt: string; budget: number }): Promise<{ context: Context }>
-  end(turn: { sessionId: string; turnId: string; reply: string; interrupted?: boolean }): Promise<{ written: number }>
+  /**
+   * Ends a turn: records the reply (journal `turn.end`, or `turn.interrupted` with
+   * `interrupted: true`; an assistant message in a conversation session), then runs the
+   * extractor (not for interrupted turns) and applies its operations in one transaction.
+   * An extractor failure is journaled (`turn.extraction_failed`) and returned in
+   * `extractionError`; the reply stays recorded. Ending an ended turn returns its result.
+   * @throws MemoryError `invalid_input`, `not_found` (no such turn), `conflict` (the turn was
+   * already reconciled as interrupted by a later turn).
+   */
+  end(turn: { sessionId: string; turnId: string; reply: string; interrupted?: boolean }): Promise<TurnEndResult>
+  /** Saves the reply streamed so far, kept if the turn is later reconciled as interrupted. @throws MemoryError `not_found`, `conflict` (turn not open). */
+  partial(turn: { sessionId: string; turnId: string; text: string }): Promise<void>
 }
 
 /** Creates the turns namespace of a store. */
-export function createTurns(ctx: StoreContext, _memory: import("../memory.js").Memory): TurnsApi {
-  return pending('turns', ctx)
+export function createTurns(ctx: StoreContext, memory: Memory, limits: CoordinatorLimits = DEFAULT_COORDINATOR_LIMITS): TurnsApi {
+  const turns = (): Table<TurnRow, [string, string]> => ctx.db.table<TurnRow, [string, string]>('turns')
+  const allTables = () => ctx.db.tables.map((t) => t.name)
+  const coordinator = createTurnCoordinator(limits, ctx.now)
+  ctx.onClose.push(() => coordinator.clear())
+  const extractor = ctx.options.extractor as Extractor | undefined
+
+  /** The conversation session with this id, if there is one. */
+  const conversation = (sessionId: string) => memory.sessions.get(sessionId)
+
+  async function reconcile(w: WriteScope, sessionId: string, exceptTurnId: string): Promise<void> {
+    const open = await turns().where('[sessionId+status]').equals([sessionId, 'open']).toArray()
+    for (const row of open) {
+      if (row.turnId === exceptTurnId) continue
+      await turns().put({ ...row, status: 'interrupted', updatedAt: ctx.now() })
+      await appendEntry(ctx, w, sessionId, { kind: 'turn.interrupted', payload: { turnId: row.turnId, partialReply: row.partialReply ?? null, reason: 'next turn began' } })
+    }
+  }
+
+  function sameTurn(row: TurnRow, projectId: string, prompt: string): { context: Context } {
+    if (row.projectId !== projectId || row.prompt !== prompt) {
+      throw new MemoryError('conflict', `Turn ${JSON.stringify(row.turnId)} of session ${JSON.stringify(row.sessionId)} was begun with another ${row.projectId !== projectId ? 'project' : 'prompt'}; use a new turnId`)
+    }
+    return { context: row.context }
+  }
+
+  async function reportFailure(row: TurnRow, error: unknown): Promise<TurnEndResult> {
+    const e = mapError(error)
+    const extractionError = { code: e.code, message: e.message }
+    await write(ctx, allTables(), async (w) => {
+      await turns().put({ ...row, written: 0, extractionError, updatedAt: ctx.now() })
+      await appendEntry(ctx, w, row.sessionId, { kind: 'turn.extraction_failed', payload: { turnId: row.turnId, error: extractionError } })
+    })
+    return { written: 0, extractionError }
+  }
+
+  async function extract(row: TurnRow): Promise<TurnEndResult> {
+    let operations
+    try {
+      const exchange = { projectId: row.projectId, sessionId: row.sessionId, turnId: row.turnId, prompt: row.prompt, reply: row.reply ?? '' }
+      operations = checkOperations(await extractor!(exchange, memoryView(memory)))
+    } catch (error) {
+      return reportFailure(row, error)
+    }
+    try {
+      return await write(ctx, allTables(), async (w) => {
+        for (const op of operations) await applyOperation(memory, op, row)
+        await turns().put({ ...row, written: operations.length, updatedAt: ctx.now() })
+        await appendEntry(ctx, w, row.sessionId, { kind: 'turn.extracted', payload: { turnId: row.turnId, operations: operations.length } })
+        return { written: operations.length }
+      })
+    } catch (error) {
+      return reportFailure(row, error)
+    }
+  }
+
+  return {
+    async begin(turn) {
+      const t = checkOptions('turn', turn)
+      const projectId = checkId('projectId', t.projectId)
+      const sessionId = checkId('sessionId', t.sessionId)
+      const turnId = checkId('turnId', t.turnId)
+      const prompt = checkString('prompt', t.prompt, { nonEmpty: true, maxLength: MAX_TEXT })
+      const budget = checkNumber('budget', t.budget, { min: 1, integer: true })
+      return coordinator.run(`begin\u0001${sessionId}\u0001${turnId}`, async () => {
+        const stored = await read(ctx, ['turns'], () => turns().get([sessionId, turnId]))
+        if (stored) return sameTurn(stored, projectId, prompt)
+        const session = await conversation(sessionId)
+        if (session && session.projectId !== projectId) throw invalidInput(`Session ${JSON.stringify(sessionId)} belongs to project ${JSON.stringify(session.projectId)}, not ${JSON.stringify(projectId)}`)
+        await write(ctx, allTables(), async (w) => {
+          await requireProject(ctx, projectId)
+          await reconcile(w, sessionId, turnId)
+        })
+        // Retrieval may call the embedder: it runs between transactions, never inside one.
+        const context = await memory.context.build({ projectId, ...(session ? { sessionId } : {}), query: prompt, budget })
+        return write(ctx, allTables(), async (w) => {
+          const raced = await turns().get([sessionId, turnId])
+          if (raced) return sameTurn(raced, projectId, prompt)
+          await reconcile(w, sessionId, turnId)
+          const now = ctx.now()
+          await turns().add({ sessionId, turnId, projectId, prompt, budget, status: 'open', context, createdAt: now, updatedAt: now })
+          await appendEntry(ctx, w, sessionId, { kind: 'turn.begin', payload: { turnId, projectId, prompt, contextTokens: context.tokens } })
+          if (session) await memory.messages.append(sessionId, { role: 'user', content: prompt, meta: { turnId } })
+          return { context }
+        })
+      })
+    },
+
+    async end(turn) {
+      const t = checkOptions('turn', turn)
+      const sessionId = checkId('sessionId', t.sessionId)
+      const turnId = checkId('turnId', t.turnId)
+      const reply = checkString('reply', t.reply, { maxLength: MAX_TEXT })
+      if (t.interrupted !== undefined && typeof t.interrupted !== 'boolean') throw invalidInput('interrupted must be a boolean')
+      const interrupted = t.interrupted === true
+      return coordinator.run(`end\u0001${sessionId}\u0001${turnId}`, async () => {
+        const session = await conversation(sessionId)
+        const recorded = await write(ctx, allTables(), async (w) => {
+          const row = await turns().get([sessionId, turnId])
+          if (!row) throw new MemoryError('not_found', `No turn ${JSON.stringify(turnId)} in session ${JSON.stringify(sessionId)}; call turns.begin first`)
+          if (row.reply !== undefined) return { row, done: true }
+          if (row.status !== 'open') throw new MemoryError('conflict', `Turn ${JSON.stringify(turnId)} was reconciled as interrupted when a later turn began; its reply can no longer be recorded`)
+          const next: TurnRow = { ...row, status: interrupted ? 'interrupted' : 'ended', reply, updatedAt: ctx.now() }
+          if (extractor === undefined || interrupted) next.written = 0
+          await turns().put(next)
+          await appendEntry(ctx, w, sessionId, interrupted
+            ? { kind: 'turn.interrupted', payload: { turnId, partialReply: reply, reason: 'ended as interrupted' } }
+            : { kind: 'turn.end', payload: { turnId, reply } })
+          if (session && reply.length > 0) await memory.messages.append(sessionId, { role: 'assistant', content: reply, meta: interrupted ? { turnId, interrupted } : { turnId } })
+          return { row: next, done: false }
+        })
+        const { row } = recorded
+        if (recorded.done || row.written !== undefined) {
+          return { written: row.written ?? 0, ...(row.extractionError ? { extractionError: row.extractionError } : {}) }
+        }
+        return extract(row)
+      })
+    },
+
+    async partial(turn) {
+      const t = checkOptions('turn', turn)
+      const sessionId = checkId('sessionId', t.sessionId)
+      const turnId = checkId('turnId', t.turnId)
+      const text = checkString('text', t.text, { maxLength: MAX_TEXT })
+      await write(ctx, ['turns'], async () => {
+        const row = await turns().get([sessionId, turnId])
+        if (!row) throw new MemoryError('not_found', `No turn ${JSON.stringify(turnId)} in session ${JSON.stringify(sessionId)}`)
+        if (row.status !== 'open') throw new MemoryError('conflict', `Turn ${JSON.stringify(turnId)} is ${row.status}, not open`)
+        await turns().put({ ...row, partialReply: text, updatedAt: ctx.now() })
+      })
+    },
+  }
 }

@@ -1,25 +1,110 @@
-import { pending } from '../pending.js'
+import type { Collection, Table } from 'dexie'
 import type { StoreContext } from '../store-context.js'
+import { checkId, checkNumber, checkOptions, checkString } from '../validate.js'
+import { read, write } from '../write.js'
+import { DEFAULT_PRICING, estimateCost, type PricingTable } from './pricing.js'
 
-/** Token and cost totals. */
-export interface UsageSummary { calls: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; totalTokens: number; costUsd: number }
-/** One model call's usage. */
+export type { ModelPrice, PricingTable } from './pricing.js'
+
+/**
+ * Token and cost totals. `totalTokens` sums all four token counts. `costUsd` is an
+ * estimate over the priced calls only; calls of models with no price count 0 and are
+ * listed in `unpricedModels` (with `unpricedCalls`).
+ */
+export interface UsageSummary {
+  calls: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; totalTokens: number; costUsd: number
+  /** Calls whose model has no price (their cost counts as 0). */
+  unpricedCalls: number
+  /** Models with no price, sorted. Add them with the `pricing` option of `openMemory`. */
+  unpricedModels: string[]
+}
+/**
+ * One model call's usage. `inputTokens` are the uncached input tokens; cache reads and
+ * writes are counted apart (as Anthropic reports them; for OpenAI subtract cached tokens
+ * from `prompt_tokens`).
+ */
 export interface UsageRecord { sessionId: string; projectId?: string; model: string; inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number }
 
-/** Price of a model in US dollars per million tokens. */
-export interface ModelPrice { input: number; output: number; cacheRead?: number; cacheWrite?: number }
-/** Model name (or prefix ending in `*`) → price. Apps extend the built-in table with theirs. */
-export type PricingTable = Record<string, ModelPrice>
+/** A stored usage record with its estimated cost (priced when recorded). */
+interface UsageRow extends Required<Omit<UsageRecord, 'projectId'>> { seq?: number; projectId?: string; costUsd: number; priced: boolean; at: number }
 
-/** Token usage and estimated cost. */
+const MAX_MODEL = 200
+const TABLES = ['usage']
+
+/** Token usage and estimated cost. Session ids are any string; a project is optional and need not exist. */
 export interface UsageApi {
+  /**
+   * Records one model call. The cost is estimated now from the pricing table (the app's
+   * `pricing` option first, then the built-in one) and kept with the record.
+   * @throws MemoryError `invalid_input` (bad id, model or token count).
+   */
   record(usage: UsageRecord): Promise<void>
+  /** Totals of one session. @throws MemoryError `invalid_input`. */
   session(sessionId: string): Promise<UsageSummary>
+  /** Totals of the calls recorded with that project. @throws MemoryError `invalid_input`. */
   project(projectId: string): Promise<UsageSummary>
+  /** Totals of every call in the store. */
   total(): Promise<UsageSummary>
 }
 
 /** Creates the usage namespace of a store. */
 export function createUsage(ctx: StoreContext): UsageApi {
-  return pending('usage', ctx)
+  const usage = (): Table<UsageRow, number> => ctx.db.table<UsageRow, number>('usage')
+  const tables: PricingTable[] = [...(ctx.options.pricing ? [ctx.options.pricing as PricingTable] : []), DEFAULT_PRICING]
+  const summarise = (rows: () => Collection<UsageRow, number> | Table<UsageRow, number>) => read(ctx, TABLES, async () => summary(await rows().toArray()))
+
+  return {
+    async record(record) {
+      const r = checkOptions('usage', record)
+      const sessionId = checkId('sessionId', r.sessionId)
+      const projectId = r.projectId === undefined ? undefined : checkId('projectId', r.projectId)
+      const model = checkId('model', checkString('model', r.model, { maxLength: MAX_MODEL }))
+      const count = (name: string, v: unknown) => checkNumber(name, v, { min: 0, integer: true })
+      const optionalCount = (name: string, v: unknown) => (v === undefined ? 0 : count(name, v))
+      const tokens = {
+        inputTokens: count('inputTokens', r.inputTokens),
+        outputTokens: count('outputTokens', r.outputTokens),
+        cacheReadTokens: optionalCount('cacheReadTokens', r.cacheReadTokens),
+        cacheWriteTokens: optionalCount('cacheWriteTokens', r.cacheWriteTokens),
+      }
+      const cost = estimateCost(model, tokens, tables)
+      const row: UsageRow = { sessionId, model, ...tokens, costUsd: cost ?? 0, priced: cost !== undefined, at: ctx.now() }
+      if (projectId !== undefined) row.projectId = projectId
+      await write(ctx, TABLES, async (w) => {
+        const seq = await usage().add(row)
+        w.change('usage', 'put', String(seq), projectId ?? '')
+      })
+    },
+    async session(sessionId) {
+      checkId('sessionId', sessionId)
+      return summarise(() => usage().where('sessionId').equals(sessionId))
+    },
+    async project(projectId) {
+      checkId('projectId', projectId)
+      return summarise(() => usage().where('projectId').equals(projectId))
+    },
+    async total() {
+      return summarise(() => usage())
+    },
+  }
+}
+
+function summary(rows: readonly UsageRow[]): UsageSummary {
+  const s: UsageSummary = { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0, costUsd: 0, unpricedCalls: 0, unpricedModels: [] }
+  const unpriced = new Set<string>()
+  for (const r of rows) {
+    s.calls++
+    s.inputTokens += r.inputTokens
+    s.outputTokens += r.outputTokens
+    s.cacheReadTokens += r.cacheReadTokens
+    s.cacheWriteTokens += r.cacheWriteTokens
+    s.costUsd += r.costUsd
+    if (!r.priced) {
+      s.unpricedCalls++
+      unpriced.add(r.model)
+    }
+  }
+  s.totalTokens = s.inputTokens + s.outputTokens + s.cacheReadTokens + s.cacheWriteTokens
+  s.unpricedModels = [...unpriced].sort()
+  return s
 }
