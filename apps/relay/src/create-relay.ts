@@ -194,7 +194,7 @@ export function createRelay (options: RelayOptions): Relay {
       await new Promise(resolve => setTimeout(resolve, open.length > 0 ? 200 : 0))
       for (const conn of open) conn.terminate()
       for (const room of Array.from(rooms.values())) unload(room, true)
-      store.close()
+      await store.close()
       log.info('relay closed', { connections: open.length })
     },
     metrics,

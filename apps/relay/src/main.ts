@@ -43,7 +43,8 @@ async function main (): Promise<void> {
     server.close()
     relay.close().then(() => {
       server.closeAllConnections()
-      process.exit(0)
+      // stdout is asynchronous on pipes: let the last log lines out before exiting.
+      process.stdout.write('', () => process.exit(0))
     }, (err: unknown) => {
       log.error('shutdown failed', { error: errorMessage(err) })
       process.exit(1)

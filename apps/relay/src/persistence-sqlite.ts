@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RelayStore } from './persistence.js'
+import { startWalCheckpointer } from './wal-checkpointer.js'
 
 /** How hard SQLite syncs: `normal` survives a killed process, `full` also a power loss. */
 export type SqliteSync = 'normal' | 'full'
@@ -9,7 +10,8 @@ export type SqliteSync = 'normal' | 'full'
 /**
  * Open (or create) the relay's SQLite store in `dir/relay.sqlite`.
  *
- * Writes are synchronous (better-sqlite3), in WAL mode: an update is in the
+ * Writes are synchronous (better-sqlite3), in WAL mode, checkpointed by a
+ * worker thread: an update is in the
  * WAL when `append` returns, so a relay killed with SIGKILL loses nothing it
  * has acknowledged. `sync: 'full'` also fsyncs each commit (power loss).
  *
@@ -18,10 +20,13 @@ export type SqliteSync = 'normal' | 'full'
  */
 export function openSqliteStore (dir: string, options: { sync?: SqliteSync } = {}): RelayStore {
   mkdirSync(dir, { recursive: true })
-  const db = new Database(join(dir, 'relay.sqlite'))
+  const file = join(dir, 'relay.sqlite')
+  const db = new Database(file)
   db.pragma('journal_mode = WAL')
   db.pragma(`synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`)
   db.pragma('busy_timeout = 5000')
+  // Checkpoints run on a worker thread, not inside a commit on the event loop.
+  db.pragma('wal_autocheckpoint = 0')
   db.exec(`CREATE TABLE IF NOT EXISTS updates (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     room TEXT NOT NULL,
@@ -36,6 +41,8 @@ export function openSqliteStore (dir: string, options: { sync?: SqliteSync } = {
     deleteUpTo.run(room, uptoId)
     return Number(insert.run(room, snapshot).lastInsertRowid)
   })
+
+  const checkpointer = startWalCheckpointer(file)
 
   return {
     load (room) {
@@ -53,7 +60,8 @@ export function openSqliteStore (dir: string, options: { sync?: SqliteSync } = {
     compact (room, snapshot, uptoId) {
       return compactTx(room, snapshot, uptoId)
     },
-    close () {
+    async close () {
+      await checkpointer.stop()
       if (!db.open) return
       db.pragma('wal_checkpoint(TRUNCATE)')
       db.close()

@@ -10,5 +10,5 @@ export interface RelayStore {
   /** Replace the room's updates with ids up to `uptoId` by one snapshot, atomically. */
   compact (room: string, snapshot: Uint8Array, uptoId: number): number
   /** Flush write-ahead state and release the store. */
-  close (): void
+  close (): Promise<void>
 }

@@ -26,7 +26,7 @@ const updateFrom = (fn: (doc: Y.Doc) => void, doc = new Y.Doc()): Uint8Array => 
 }
 
 describe('room', () => {
-  it('stores an update before any peer receives it', () => {
+  it('stores an update before any peer receives it', async () => {
     const store = tempStore('order')
     const events: string[] = []
     const spy: RelayStore = { ...store, append: (room, u) => { events.push('append'); return store.append(room, u) } }
@@ -38,10 +38,10 @@ describe('room', () => {
     events.length = 0
     expect(room.receive(from, encodeUpdate(updateFrom(d => d.getMap('m').set('a', 1))))).toBeNull()
     expect(events).toEqual(['append', 'send'])
-    store.close()
+    await store.close()
   })
 
-  it('compacts stored updates into one snapshot past the threshold and reloads the same state', () => {
+  it('compacts stored updates into one snapshot past the threshold and reloads the same state', async () => {
     const store = tempStore('compact')
     const room = loadRoom('u/p', context(store, 10))
     const peer = recorder()
@@ -53,10 +53,10 @@ describe('room', () => {
     expect(store.load('u/p').updates).toHaveLength(1)
     const again = loadRoom('u/p', context(store))
     expect(again.doc.getArray('a').toArray()).toEqual(Array.from({ length: 95 }, (_, i) => i))
-    store.close()
+    await store.close()
   })
 
-  it('persists updates still waiting for their dependencies', () => {
+  it('persists updates still waiting for their dependencies', async () => {
     const store = tempStore('pending')
     const room = loadRoom('u/p', context(store))
     const peer = recorder()
@@ -70,10 +70,10 @@ describe('room', () => {
     const again = loadRoom('u/p', context(store))
     Y.applyUpdate(again.doc, first)
     expect(again.doc.getArray('a').toArray()).toEqual([1, 2])
-    store.close()
+    await store.close()
   })
 
-  it('sends nothing and reports internalError when the store fails', () => {
+  it('sends nothing and reports internalError when the store fails', async () => {
     const store = tempStore('fail')
     const failing: RelayStore = { ...store, append: () => { throw new Error('disk full') } }
     const ctx = context(failing)
@@ -86,6 +86,6 @@ describe('room', () => {
     expect(room.receive(from, encodeUpdate(updateFrom(d => d.getMap('m').set('a', 1))))).toBe('internalError')
     expect(to.got.length).toBe(sentBefore)
     expect(ctx.metrics.persistErrors).toBe(1)
-    store.close()
+    await store.close()
   })
 })
