@@ -1,0 +1,177 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import * as Comlink from 'comlink'
+import { describe, expect, it } from 'vitest'
+import { MemoryError, type Change } from '@engram/core'
+import { connectMemory, exposeMemory, installTransferHandlers, type ConnectOptions, type MemoryHost, type StartSync, type SyncStatus } from '@engram/worker'
+
+let counter = 0
+
+/** A host on one end of a Node MessageChannel, a client on the other (fake-indexeddb). */
+function pair(startSync?: StartSync): { host: MemoryHost; indexedDB: IDBFactory; connect: (extra?: Partial<ConnectOptions>) => ReturnType<typeof connectMemory> } {
+  const indexedDB = new IDBFactory()
+  const userId = `u${++counter}`
+  const first = new MessageChannel()
+  const host = exposeMemory({ endpoint: first.port1, memory: { indexedDB, IDBKeyRange }, locks: null, ...(startSync ? { startSync } : {}) })
+  let used = false
+  return {
+    host,
+    indexedDB,
+    connect(extra = {}) {
+      let port = first.port2
+      if (used) {
+        const next = new MessageChannel()
+        host.connect(next.port1)
+        port = next.port2
+      }
+      used = true
+      return connectMemory(port, { appId: 'worker-test', userId, ...extra })
+    },
+  }
+}
+
+const nextTick = (ms = 20) => new Promise((r) => setTimeout(r, ms))
+
+describe('worker host and client over a MessageChannel', () => {
+  it('serves projects, facts and messages with every call a promise', async () => {
+    const { connect } = pair()
+    const memory = await connect()
+    expect(memory.appId).toBe('worker-test')
+    expect(memory.deviceId).toMatch(/\w+/)
+    const project = await memory.projects.create({ name: 'Alpha' })
+    await memory.facts.set(project.id, 'lang', { name: 'TypeScript' }, { tags: ['pref'] })
+    expect((await memory.facts.get(project.id, 'lang'))?.value).toEqual({ name: 'TypeScript' })
+    const session = await memory.sessions.start(project.id)
+    const [q, a] = await memory.messages.appendExchange(session.id, 'hello', 'hi there')
+    expect([q.role, a.role]).toEqual(['user', 'assistant'])
+    expect((await memory.messages.tail(session.id, 5)).map((m) => m.content)).toEqual(['hello', 'hi there'])
+    await memory.close()
+  })
+
+  it('keeps MemoryError class, code and message across the boundary', async () => {
+    const { connect } = pair()
+    const memory = await connect()
+    const error = await memory.facts.set('no-such-project', 'k', 1).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(MemoryError)
+    expect((error as MemoryError).code).toBe('not_found')
+    const bad = await memory.facts.get('user', '').catch((e: unknown) => e)
+    expect((bad as MemoryError).code).toBe('invalid_input')
+    expect((bad as MemoryError).message).toMatch(/key/)
+    await memory.close()
+  })
+
+  it('delivers change batches to a subscriber until it unsubscribes', async () => {
+    const { connect } = pair()
+    const memory = await connect()
+    const seen: Change[][] = []
+    const off = await memory.changes.subscribe({ kinds: ['facts'] }, (batch) => seen.push(batch))
+    await memory.facts.set('user', 'a', 1)
+    await nextTick()
+    expect(seen.flat().map((c) => [c.kind, c.op, c.projectId])).toEqual([['facts', 'put', 'user']])
+    await off()
+    await memory.facts.set('user', 'b', 2)
+    await nextTick()
+    expect(seen.length).toBe(1)
+    await off() // idempotent
+    await memory.close()
+  })
+
+  it('rejects calls after close() with `closed`, and the last connection closes the store', async () => {
+    const { connect, host } = pair()
+    const memory = await connect()
+    expect(host.connections).toBe(1)
+    await memory.close()
+    expect(memory.closed).toBe(true)
+    expect(host.connections).toBe(0)
+    const error = await memory.facts.get('user', 'x').catch((e: unknown) => e)
+    expect((error as MemoryError).code).toBe('closed')
+    await memory.close() // idempotent
+  })
+
+  it('shares one store between connections, as tabs on a SharedWorker do', async () => {
+    const { connect, host } = pair()
+    const a = await connect()
+    const b = await connect()
+    expect(host.connections).toBe(2)
+    const seen: Change[] = []
+    const off = await b.changes.subscribe({}, (batch) => seen.push(...batch))
+    await a.facts.set('user', 'shared', 'yes')
+    await nextTick()
+    expect(seen.some((c) => c.kind === 'facts' && c.origin === 'local')).toBe(true)
+    expect((await b.facts.get('user', 'shared'))?.value).toBe('yes')
+    await off()
+    await a.close()
+    expect((await b.facts.get('user', 'shared'))?.value).toBe('yes')
+    await b.close()
+  })
+
+  it('rejects bad connect options before talking to the worker', async () => {
+    const { port2 } = new MessageChannel()
+    const error = await connectMemory(port2, { appId: 'x', userId: 'u', embedder: { dimensions: 0, embed: async () => [] } }).catch((e: unknown) => e)
+    expect((error as MemoryError).code).toBe('invalid_input')
+    port2.close()
+  })
+
+  it('calls the UI-side embedder from the host and gets Float32Arrays back', async () => {
+    const { connect } = pair()
+    const calls: string[][] = []
+    const memory = await connect({
+      embedder: { dimensions: 3, embed: async (texts) => { calls.push(texts); return texts.map((t) => new Float32Array([t.length, 1, 0])) } },
+    })
+    const project = await memory.projects.create({ name: 'Vec' })
+    await memory.archive.insert(project.id, 'the quick brown fox')
+    for (let i = 0; i < 50 && calls.length === 0; i++) await nextTick()
+    expect(calls.flat()).toContain('the quick brown fox')
+    await memory.close()
+  })
+
+  it('carries errors thrown on the UI side into the worker, MemoryError or not', async () => {
+    installTransferHandlers()
+    const { port1, port2 } = new MessageChannel()
+    Comlink.expose({
+      quota: () => { throw new MemoryError('quota_exceeded', 'out of credits', { cause: new RangeError('402') }) },
+      plain: () => { throw new TypeError('boom') },
+    }, port1)
+    const remote = Comlink.wrap<{ quota(): never; plain(): never }>(port2)
+    const quota = await remote.quota().catch((e: unknown) => e) as MemoryError
+    expect(quota).toBeInstanceOf(MemoryError)
+    expect([quota.code, quota.message]).toEqual(['quota_exceeded', 'out of credits'])
+    expect((quota.cause as Error).name).toBe('RangeError')
+    const plain = await remote.plain().catch((e: unknown) => e) as MemoryError
+    expect(plain).toBeInstanceOf(MemoryError)
+    expect(plain.code).toBe('internal')
+    expect(plain.message).toBe('TypeError: boom')
+    expect((plain.cause as Error).name).toBe('TypeError')
+    remote[Comlink.releaseProxy]()
+    port2.close()
+  })
+
+  it('runs sync in the host and reports status and leadership', async () => {
+    const listeners = new Set<(p: string, s: SyncStatus) => void>()
+    const started: string[] = []
+    let closedSync = 0
+    const fake: StartSync = (_memory, options) => {
+      started.push(options.url)
+      void options.token().then((t) => started.push(`token:${t}`))
+      return {
+        status: () => 'synced',
+        onStatus: (l) => { listeners.add(l); return () => listeners.delete(l) },
+        flush: () => {},
+        close: () => { closedSync++ },
+      }
+    }
+    const { connect } = pair(fake)
+    const memory = await connect({ sync: { url: 'ws://relay.test', token: () => 'tok-1' } })
+    await nextTick()
+    expect(await memory.sync.isLeader()).toBe(true)
+    expect(await memory.sync.status('user')).toBe('synced')
+    expect(started).toEqual(['ws://relay.test', 'token:tok-1'])
+    const statuses: string[] = []
+    const off = await memory.sync.onStatus((p, s) => statuses.push(`${p}:${s}`))
+    for (const l of listeners) l('user', 'offline')
+    await nextTick()
+    expect(statuses).toEqual(['user:offline'])
+    await off()
+    await memory.close()
+    expect(closedSync).toBe(1)
+  })
+})

@@ -1,0 +1,116 @@
+import * as Comlink from 'comlink'
+import { databaseName, openMemory, type Embedder, type Extractor, type Memory, type MemoryOptions, type Summarizer } from '@engram/core'
+import type { OpenRequest, StartSync, SyncHandle, SyncStatus } from './api.js'
+import { electLeader, type Election } from './election.js'
+import type { LockManagerLike } from './web-locks.js'
+import { createPluginPool, type PluginPool } from './plugin-pool.js'
+
+/** One open store in a host, shared by every connection (tab) that opened it. */
+export interface HostStore {
+  readonly key: string
+  readonly memory: Memory
+  readonly pool: PluginPool
+  refs: number
+  election: Election | undefined
+  sync: SyncHandle | undefined
+  readonly statusListeners: Set<(projectId: string, status: SyncStatus) => void>
+}
+
+/** Host-wide settings every store of a host is opened with. */
+export interface StoreSettings {
+  memory: Partial<Pick<MemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'tokenizer' | 'now' | 'pricing'>>
+  startSync: () => Promise<StartSync>
+  locks: LockManagerLike | undefined
+}
+
+/** The stores of one host, opened once and reference-counted. */
+export interface HostStores {
+  /** Opens the store of `request`, or joins it when it is already open. */
+  acquire(request: OpenRequest): Promise<HostStore>
+  /** Drops one reference; the last one stops sync and closes the database. */
+  release(store: HostStore): void
+  /** Starts the sync election for a store (once; later requests join it). */
+  ensureSync(store: HostStore, sync: { url: string }): void
+  closeAll(): void
+}
+
+/** Creates the store registry of a host. */
+export function createHostStores(settings: StoreSettings): HostStores {
+  const stores = new Map<string, Promise<HostStore>>()
+
+  async function open(request: OpenRequest): Promise<HostStore> {
+    const pool = createPluginPool()
+    const memory = await openMemory({
+      ...settings.memory,
+      appId: request.appId,
+      userId: request.userId,
+      ...(request.embedderDimensions ? { embedder: remoteEmbedder(pool, request.embedderDimensions) } : {}),
+      ...(request.summarizer ? { summarizer: remoteSummarizer(pool) } : {}),
+      ...(request.extractor ? { extractor: remoteExtractor(pool) } : {}),
+    })
+    return { key: databaseName(request.appId, request.userId), memory, pool, refs: 0, election: undefined, sync: undefined, statusListeners: new Set() }
+  }
+
+  return {
+    async acquire(request) {
+      const key = databaseName(request.appId, request.userId)
+      let pending = stores.get(key)
+      if (!pending) {
+        pending = open(request)
+        stores.set(key, pending)
+        pending.catch(() => stores.delete(key))
+      }
+      const store = await pending
+      store.refs++
+      return store
+    },
+    release(store) {
+      if (--store.refs > 0) return
+      stores.delete(store.key)
+      store.election?.resign()
+      store.memory.close()
+    },
+    ensureSync(store, sync) {
+      if (store.election) return
+      store.election = electLeader(`engram-sync:${store.key}`, {
+        locks: settings.locks,
+        onLead: () => leadSync(store, sync.url, settings.startSync),
+      })
+    },
+    closeAll() {
+      for (const pending of stores.values()) void pending.then((s) => { s.refs = 1; this.release(s) }, () => {})
+    },
+  }
+}
+
+function leadSync(store: HostStore, url: string, load: () => Promise<StartSync>): () => void {
+  let stopped = false
+  let offStatus: (() => void) | undefined
+  void load().then((startSync) => {
+    if (stopped || store.memory.closed) return
+    const handle = startSync(store.memory, { url, token: () => store.pool.call('token') })
+    store.sync = handle
+    offStatus = handle.onStatus((projectId, status) => {
+      for (const listener of [...store.statusListeners]) listener(projectId, status)
+    })
+  }).catch((error: unknown) => queueMicrotask(() => { throw error }))
+  return () => {
+    stopped = true
+    offStatus?.()
+    store.sync?.close()
+    store.sync = undefined
+  }
+}
+
+function remoteEmbedder(pool: PluginPool, dimensions: number): Embedder {
+  return { dimensions, embed: (texts) => pool.call('embed', texts) }
+}
+
+function remoteSummarizer(pool: PluginPool): Summarizer {
+  return { summarize: (texts, maxTokens) => pool.call('summarize', texts, maxTokens) }
+}
+
+function remoteExtractor(pool: PluginPool): Extractor {
+  // The view's methods are called back from the UI thread through their own proxy.
+  return (exchange, view) => pool.call('extract', exchange, Comlink.proxy(Object.create(view) as typeof view))
+}

@@ -1,0 +1,208 @@
+import * as Comlink from 'comlink'
+import { MemoryError, type ChangeFilter, type Change, type Memory, type MemoryOptions } from '@engram/core'
+import type { ClientPlugins, HostSyncApi, OpenedInfo, OpenRequest, StartSync, SyncStatus, WorkerContract } from './api.js'
+import { CONNECT_MESSAGE, defaultLocks, type LockManagerLike } from './web-locks.js'
+import { createHostStores, type HostStore, type HostStores } from './host-stores.js'
+import type { PluginName } from './plugin-pool.js'
+import { installTransferHandlers } from './transfer-handlers.js'
+
+/** Options of {@link exposeMemory}. */
+export interface ExposeOptions {
+  /**
+   * Serve this endpoint only (a `MessagePort`, or Comlink's `nodeEndpoint(port)`
+   * for an Electron `MessagePortMain`). Default: the worker's own scope — `self`
+   * in a dedicated worker, every connecting port in a SharedWorker.
+   */
+  endpoint?: Comlink.Endpoint
+  /** Settings the host decides for every store it opens (tests inject fake-indexeddb here). */
+  memory?: Partial<Pick<MemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'tokenizer' | 'now' | 'pricing'>>
+  /** Replaces `startSync` of `@engram/sync` (custom transports, tests). */
+  startSync?: StartSync
+  /** Web Locks for the sync election; `null` disables them (this host always leads). Default: `navigator.locks`. */
+  locks?: LockManagerLike | null
+}
+
+/** A running host. */
+export interface MemoryHost {
+  /** Serves one more endpoint (a port handed over later, e.g. from Electron's main process). */
+  connect(endpoint: Comlink.Endpoint, mode?: OpenedInfo['mode']): void
+  /** Number of open connections. */
+  readonly connections: number
+  /** Closes every connection's store. */
+  close(): void
+}
+
+let nextConnection = 0
+
+/**
+ * Serves Engram to the UI thread over Comlink. In a worker with no options it
+ * serves the worker itself (dedicated) or every tab that connects (SharedWorker),
+ * and any `MessagePort` posted to it with {@link CONNECT_MESSAGE}.
+ *
+ * @example
+ * // worker.ts
+ * import { exposeMemory } from '@engram/worker'
+ * exposeMemory()
+ */
+export function exposeMemory(options: ExposeOptions = {}): MemoryHost {
+  installTransferHandlers()
+  const stores = createHostStores({
+    memory: options.memory ?? {},
+    startSync: options.startSync ? () => Promise.resolve(options.startSync!) : loadStartSync,
+    locks: options.locks === null ? undefined : (options.locks ?? defaultLocks()),
+  })
+  const live = new Set<() => void>()
+  const host: MemoryHost = {
+    connect(endpoint, mode = 'port') {
+      const dispose = serveConnection(endpoint, mode, stores, options.locks === null ? undefined : (options.locks ?? defaultLocks()), () => live.delete(dispose))
+      live.add(dispose)
+    },
+    get connections() {
+      return live.size
+    },
+    close() {
+      for (const dispose of [...live]) dispose()
+      stores.closeAll()
+    },
+  }
+  if (options.endpoint) host.connect(options.endpoint, 'port')
+  else connectGlobalScope(host)
+  return host
+}
+
+async function loadStartSync(): Promise<StartSync> {
+  const mod = await import('@engram/sync')
+  return (mod as unknown as { startSync: StartSync }).startSync
+}
+
+function connectGlobalScope(host: MemoryHost): void {
+  const scope = globalThis as unknown as { onconnect?: unknown; addEventListener?: (type: string, fn: (e: MessageEvent) => void) => void; postMessage?: unknown }
+  if (typeof scope.addEventListener !== 'function') throw new MemoryError('invalid_input', 'exposeMemory() outside a worker needs options.endpoint')
+  if ('onconnect' in scope) {
+    scope.addEventListener('connect', (event) => { const port = event.ports[0]; if (port) host.connect(port, 'shared') })
+    return
+  }
+  host.connect(scope as unknown as Comlink.Endpoint, 'dedicated')
+  scope.addEventListener('message', (event) => {
+    const port = event.ports[0]
+    if (event.data === CONNECT_MESSAGE && port) host.connect(port, 'port')
+  })
+}
+
+type Listener<A extends unknown[]> = ((...args: A) => unknown) & { [Comlink.releaseProxy]?: () => void }
+
+function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], stores: HostStores, locks: LockManagerLike | undefined, onDisposed: () => void): () => void {
+  const id = `c${++nextConnection}`
+  let store: HostStore | undefined
+  let opening: Promise<OpenedInfo> | undefined
+  let disposed = false
+  const cleanups = new Set<() => void>()
+
+  const needStore = (): HostStore => {
+    if (store) return store
+    throw new MemoryError(disposed ? 'closed' : 'invalid_input', disposed ? 'This connection is closed; connect again' : 'Call open() before using the memory')
+  }
+  const need = (): Memory => needStore().memory
+  // A listener proxy is released with its subscription, or when the connection goes.
+  const track = <A extends unknown[]>(listener: Listener<A>, off: () => void): () => void => {
+    const release = (): void => {
+      if (!cleanups.delete(release)) return
+      off()
+      listener[Comlink.releaseProxy]?.()
+    }
+    cleanups.add(release)
+    return Comlink.proxy(release)
+  }
+
+  const dispose = (): void => {
+    if (disposed) return
+    disposed = true
+    for (const release of [...cleanups]) release()
+    if (store) {
+      store.pool.remove(id)
+      stores.release(store)
+      store = undefined
+    }
+    onDisposed()
+  }
+
+  const sync: HostSyncApi = {
+    status: (projectId) => (store?.sync?.status(projectId) ?? 'off'),
+    onStatus(listener) {
+      const s = needStore()
+      const forward = (projectId: string, status: SyncStatus): void => void Promise.resolve(listener(projectId, status)).catch(() => {})
+      s.statusListeners.add(forward)
+      return track(listener as Listener<[string, SyncStatus]>, () => s.statusListeners.delete(forward))
+    },
+    flush: () => store?.sync?.flush(),
+    isLeader: () => store?.election?.isLeader ?? false,
+    onLeaderChange(listener) {
+      const off = needStore().election?.onChange((leader) => void Promise.resolve(listener(leader)).catch(() => {})) ?? (() => {})
+      return track(listener as Listener<[boolean]>, off)
+    },
+  }
+
+  const connection = {
+    open(request: OpenRequest, plugins: ClientPlugins | undefined): Promise<OpenedInfo> {
+      if (disposed) return Promise.reject(new MemoryError('closed', 'This connection is closed; connect again'))
+      opening ??= (async () => {
+        const opened = await stores.acquire(request)
+        if (disposed) {
+          stores.release(opened)
+          throw new MemoryError('closed', 'The connection closed while the store was opening')
+        }
+        store = opened
+        const names = pluginNames(request)
+        if (plugins && names.length > 0) opened.pool.add(id, plugins as unknown as Comlink.Remote<ClientPlugins>, names)
+        if (request.sync) stores.ensureSync(opened, request.sync)
+        if (locks && request.clientLock) watchClient(locks, request.clientLock, dispose)
+        return { appId: opened.memory.appId, userId: opened.memory.userId, deviceId: opened.memory.deviceId, mode }
+      })()
+      return opening
+    },
+    close: dispose,
+    sync,
+    get projects() { return need().projects },
+    get facts() { return need().facts },
+    get blocks() { return need().blocks },
+    get sessions() { return need().sessions },
+    get messages() { return need().messages },
+    get summaries() { return need().summaries },
+    get archive() { return need().archive },
+    get search() { return need().search },
+    get context() { return need().context },
+    get journal() { return need().journal },
+    get runs() { return need().runs },
+    get tasks() { return need().tasks },
+    get usage() { return need().usage },
+    get lessons() { return need().lessons },
+    get turns() { return need().turns },
+    get replication() { return need().replication },
+    changes: {
+      subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): () => void {
+        const off = need().changes.subscribe(filter, (batch) => void Promise.resolve(listener(batch)).catch(() => {}))
+        return track(listener as Listener<[Change[]]>, off)
+      },
+    },
+    stats: (projectId?: string) => need().stats(projectId),
+    export: (projectId?: string) => need().export(projectId),
+    import: (dump: Parameters<Memory['import']>[0], importOptions: Parameters<Memory['import']>[1]) => need().import(dump, importOptions),
+  } satisfies WorkerContract
+
+  Comlink.expose(connection, endpoint)
+  return dispose
+}
+
+function pluginNames(request: OpenRequest): PluginName[] {
+  const names: PluginName[] = []
+  if (request.embedderDimensions) names.push('embed')
+  if (request.summarizer) names.push('summarize')
+  if (request.extractor) names.push('extract')
+  if (request.sync) names.push('token')
+  return names
+}
+
+/** Disposes the connection when its tab dies: the client holds `lock` for its lifetime. */
+function watchClient(locks: LockManagerLike, lock: string, dispose: () => void): void {
+  locks.request(lock, {}, async () => dispose()).catch(() => {})
+}
