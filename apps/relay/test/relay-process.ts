@@ -42,7 +42,7 @@ export async function startRelay (options: { data?: string, args?: string[], nod
     '--port', '0', '--host', '127.0.0.1', '--data', data, '--secret', testSecret, ...(options.args ?? [])
   ], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
   const output: string[] = []
-  const exited = new Promise<number | string>(resolve => { child.on('exit', (code, signal) => { resolve(code ?? signal ?? -1) }) })
+  const exited = new Promise<number | string>(resolve => { child.on('close', (code, signal) => { resolve(code ?? signal ?? -1) }) })
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => { reject(new Error('relay did not start:\n' + output.join('\n'))) }, 20_000)
     const onLine = (chunk: Buffer): void => {
