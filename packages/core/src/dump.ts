@@ -1,19 +1,92 @@
-import { pending } from './pending.js'
+import { MemoryError } from './errors.js'
+import { importDump } from './dump-import.js'
+import { collectionOf, loadProjectScope, MEMORY_TABLES, type ProjectScope } from './dump-scope.js'
+import { DUMP_FORMAT, DUMP_VERSION, validateDump, type Dump } from './dump-validate.js'
 import type { StoreContext } from './store-context.js'
+import { checkId, checkOneOf, checkOptions } from './validate.js'
+import { read } from './write.js'
 
-/** Counts and approximate size of a store or project. */
+export type { Dump } from './dump-validate.js'
+
+/** Counts and approximate size (bytes of JSON text) of a store or project. */
 export interface Stats { facts: number; blocks: number; sessions: number; messages: number; passages: number; bytes: number }
-/** A JSON-safe, versioned export of a store or one project. */
-export interface Dump { format: 'engram-dump'; version: number; exportedAt: number; projectId?: string; tables: Record<string, unknown[]> }
 
 /** stats, export and import of a store. */
 export interface DumpApi {
+  /**
+   * Counts of live facts and blocks, sessions, messages and passages, and the approximate
+   * size of all memory as JSON, of one project or (without `projectId`) the whole store.
+   * @throws MemoryError `not_found` for an unknown project, `invalid_input` on a bad id.
+   */
   stats(projectId?: string): Promise<Stats>
+  /**
+   * Exports every memory table of one project or the whole store as a JSON-safe,
+   * versioned {@link Dump}, read in one consistent snapshot.
+   * @throws MemoryError `not_found` for an unknown project, `invalid_input` on a bad id.
+   */
   export(projectId?: string): Promise<Dump>
+  /**
+   * Imports a dump in one transaction after validating all of it. `merge` upserts its
+   * rows; `replace` first clears the dump's scope (its project, or the whole store).
+   * @example
+   * const dump = await memory.export('p1')
+   * await other.import(JSON.parse(JSON.stringify(dump)), { mode: 'merge' })
+   * @throws MemoryError `invalid_input` for a malformed dump or one whose rows refer to
+   * projects or sessions that exist neither in the dump nor the store; nothing is written then.
+   */
   import(dump: Dump, options: { mode: 'merge' | 'replace' }): Promise<{ written: number }>
 }
 
+type Row = Record<string, unknown>
+
 /** Creates stats/export/import for a store. */
 export function createDump(ctx: StoreContext): DumpApi {
-  return pending('dump', ctx)
+  const { db } = ctx
+
+  /** Reads every memory table of the scope in one read-only transaction. */
+  async function snapshot(projectId: string | undefined): Promise<Record<string, Row[]>> {
+    if (projectId !== undefined) checkId('projectId', projectId)
+    return read(ctx, MEMORY_TABLES, async () => {
+      let scope: ProjectScope | undefined
+      if (projectId !== undefined) {
+        if (!(await db.projects.get(projectId))) throw new MemoryError('not_found', `No project with id ${JSON.stringify(projectId)}`)
+        scope = await loadProjectScope(db, projectId)
+      }
+      const tables: Record<string, Row[]> = {}
+      for (const table of MEMORY_TABLES) tables[table] = await collectionOf(db, table, scope).toArray()
+      return tables
+    })
+  }
+
+  return {
+    async stats(projectId) {
+      const tables = await snapshot(projectId)
+      const live = (rows: Row[] | undefined) => (rows ?? []).filter((r) => r.deletedAt === undefined).length
+      let bytes = 0
+      for (const rows of Object.values(tables)) for (const row of rows) bytes += JSON.stringify(row).length + 1
+      return {
+        facts: live(tables.facts),
+        blocks: live(tables.blocks),
+        sessions: tables.sessions?.length ?? 0,
+        messages: tables.messages?.length ?? 0,
+        passages: tables.passages?.length ?? 0,
+        bytes,
+      }
+    },
+
+    async export(projectId) {
+      const tables = await snapshot(projectId)
+      const dump: Dump = { format: DUMP_FORMAT, version: DUMP_VERSION, exportedAt: ctx.now(), tables }
+      if (projectId !== undefined) dump.projectId = projectId
+      return dump
+    },
+
+    async import(dump, options) {
+      ctx.assertOpen()
+      const { mode } = checkOptions('options', options)
+      checkOneOf('mode', mode, ['merge', 'replace'] as const)
+      validateDump(db, dump)
+      return { written: await importDump(ctx, dump, mode!) }
+    },
+  }
 }

@@ -1,0 +1,193 @@
+import { blockId } from './blocks.js'
+import type { Change } from './change-feed.js'
+import { invalidInput } from './errors.js'
+import { factText } from './facts-rows.js'
+import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type ProjectScope } from './dump-scope.js'
+import type { Dump } from './dump-validate.js'
+import { indexMessage } from './messages.js'
+import type { FactRow, MessageRow, SummaryRow } from './schema.js'
+import { USER_PROJECT, type StoreContext } from './store-context.js'
+import { indexSummary } from './summaries.js'
+import { write, type WriteScope } from './write.js'
+
+type Row = Record<string, unknown>
+type Mode = 'merge' | 'replace'
+
+/** Kinds mirrored by sync: their rows need an `hlc`, and a replace reports the ones it removed. */
+const MIRRORED_TABLES = ['facts', 'blocks', 'summaries'] as const
+
+/**
+ * Writes a validated dump in one transaction (memory tables, the search index
+ * and the outbox): `replace` first clears the dump's scope (its project, or the
+ * whole store), `merge` upserts. Rebuilds the index entries of imported facts,
+ * messages, summaries and passages, and keeps each session's `lastSeq` at least
+ * the highest imported message seq so later appends stay gap-free.
+ * @returns the number of rows written.
+ * @throws MemoryError `invalid_input` when a row refers to a project or session
+ * that is neither in the dump nor (for `merge`) in the store.
+ */
+export async function importDump(ctx: StoreContext, dump: Dump, mode: Mode): Promise<number> {
+  try {
+    return await write(ctx, [...MEMORY_TABLES, ...ctx.index.tables], (w) => writeDump(ctx, w, dump, mode))
+  } finally {
+    // Whatever happened, track exactly the synced projects the store now holds.
+    if (ctx.db.isOpen()) await ctx.db.transaction('r', ctx.db.projects, () => trackSyncedProjects(ctx))
+  }
+}
+
+async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mode): Promise<number> {
+  const { db } = ctx
+  const rowsOf = (name: string): Row[] => (dump.tables[name] ?? []) as Row[]
+  const scope = dump.projectId === undefined ? undefined : await loadProjectScope(db, dump.projectId)
+  const wholeStoreReplace = mode === 'replace' && scope === undefined
+  await checkReferences(ctx, dump, mode)
+  const sessionSeq = highestSeqs(rowsOf('messages') as unknown as MessageRow[])
+
+  const removed = mode === 'replace' ? await clearScope(ctx, w, scope) : []
+  let count = 0
+  const changes: Change[] = []
+  for (const table of MEMORY_TABLES) {
+    const source = rowsOf(table)
+    if (source.length === 0) continue
+    const rows = prepareRows(ctx, w, table, source, wholeStoreReplace, sessionSeq)
+    await db.table(table).bulkPut(rows)
+    count += rows.length
+    await indexRows(ctx, w, table, rows)
+    for (const row of rows) {
+      const change = changeOf(table, row, dump.projectId)
+      if (change) changes.push(change)
+    }
+  }
+  await raiseLastSeq(ctx, sessionSeq, new Set(rowsOf('sessions').map((s) => s.id as string)))
+  if (wholeStoreReplace && !(await db.projects.get(USER_PROJECT))) {
+    const now = ctx.now()
+    await db.projects.add({ id: USER_PROJECT, name: 'User', sync: { enabled: false }, createdAt: now, updatedAt: now })
+  }
+  // Before commit, so write() queues mirrored rows of now-synced projects to the outbox.
+  await trackSyncedProjects(ctx)
+  const key = (c: Change) => `${c.kind}\u0000${c.id}`
+  const rewritten = new Set(changes.map(key))
+  for (const c of removed) if (!rewritten.has(key(c))) w.change(c.kind, 'delete', c.id, c.projectId)
+  const seen = new Set<string>()
+  for (const c of changes) {
+    if (seen.has(key(c))) continue
+    seen.add(key(c))
+    w.change(c.kind, c.op, c.id, c.projectId)
+  }
+  return count
+}
+
+async function trackSyncedProjects(ctx: StoreContext): Promise<void> {
+  const projects = await ctx.db.projects.toArray()
+  ctx.syncedProjects.clear()
+  for (const p of projects) if (p.sync.enabled && p.archivedAt === undefined) ctx.syncedProjects.add(p.id)
+}
+
+/** Every projectId a row names must be a project of the dump or the store; every message's session likewise. */
+async function checkReferences(ctx: StoreContext, dump: Dump, mode: Mode): Promise<void> {
+  const inDump = new Set(((dump.tables.projects ?? []) as Row[]).map((p) => p.id as string))
+  const named = new Set<string>()
+  for (const [table, rows] of Object.entries(dump.tables)) {
+    if (table === 'projects') continue
+    for (const row of rows as Row[]) if (typeof row.projectId === 'string' && !inDump.has(row.projectId)) named.add(row.projectId)
+  }
+  if (mode === 'replace' && dump.projectId === undefined) named.delete(USER_PROJECT)
+  const outside = [...named]
+  const stored = mode === 'replace' && dump.projectId === undefined ? [] : await ctx.db.projects.bulkGet(outside)
+  const missingProject = outside.find((_, i) => stored[i] === undefined)
+  if (missingProject !== undefined) throw invalidInput(`The dump has rows of project ${JSON.stringify(missingProject)}, which is neither in dump.tables.projects nor in the store`)
+
+  const sessions = new Set(((dump.tables.sessions ?? []) as Row[]).map((s) => s.id as string))
+  const wanted = [...new Set(((dump.tables.messages ?? []) as Row[]).map((m) => m.sessionId as string))].filter((id) => !sessions.has(id))
+  const found = mode === 'replace' ? [] : await ctx.db.sessions.bulkGet(wanted)
+  const missingSession = wanted.find((_, i) => found[i] === undefined)
+  if (missingSession !== undefined) {
+    throw invalidInput(`The dump has messages of session ${JSON.stringify(missingSession)}, which is neither in dump.tables.sessions nor${mode === 'merge' ? '' : ' (for replace)'} in the store`)
+  }
+}
+
+/** Clears the scope; returns the mirrored records it removed (for delete changes). */
+async function clearScope(ctx: StoreContext, w: WriteScope, scope: ProjectScope | undefined): Promise<Change[]> {
+  const removed: Change[] = []
+  for (const table of MIRRORED_TABLES) {
+    for (const row of await collectionOf(ctx.db, table, scope).toArray()) {
+      const change = changeOf(table, row, scope?.projectId)
+      if (change) removed.push(change)
+    }
+  }
+  for (const table of MEMORY_TABLES) {
+    // A project replace keeps the project row itself (the dump may not hold it).
+    if (scope !== undefined && table === 'projects') continue
+    if (scope === undefined) await ctx.db.table(table).clear()
+    else await collectionOf(ctx.db, table, scope).delete()
+  }
+  if (scope !== undefined) await ctx.index.removeProject(w, scope.projectId)
+  else for (const table of ctx.index.tables) await ctx.db.table(table).clear()
+  return removed
+}
+
+/** Copies rows only where they must change: auto-increment keys, missing clock stamps, session seq. */
+function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[], keepAutoKeys: boolean, sessionSeq: Map<string, number>): Row[] {
+  const pk = primaryKeyOf(ctx.db, table)
+  if (pk.auto && !keepAutoKeys) {
+    // Auto-increment keys of another store would overwrite unrelated rows here: append instead.
+    const field = pk.fields[0]!
+    return rows.map(({ [field]: _drop, ...rest }) => rest)
+  }
+  if ((MIRRORED_TABLES as readonly string[]).includes(table)) return rows.map((r) => (typeof r.hlc === 'string' ? r : { ...r, hlc: w.hlc() }))
+  if (table === 'sessions') {
+    return rows.map((s) => {
+      const seq = Math.max(typeof s.lastSeq === 'number' ? s.lastSeq : 0, sessionSeq.get(s.id as string) ?? 0)
+      return seq === s.lastSeq ? s : { ...s, lastSeq: seq }
+    })
+  }
+  return rows
+}
+
+function highestSeqs(messages: MessageRow[]): Map<string, number> {
+  const seqs = new Map<string, number>()
+  for (const m of messages) if (m.seq > (seqs.get(m.sessionId) ?? 0)) seqs.set(m.sessionId, m.seq)
+  return seqs
+}
+
+/** Sessions that got messages but were not in the dump keep counting after the highest seq. */
+async function raiseLastSeq(ctx: StoreContext, sessionSeq: Map<string, number>, inDump: Set<string>): Promise<void> {
+  const ids = [...sessionSeq.keys()].filter((id) => !inDump.has(id))
+  if (ids.length === 0) return
+  const rows = await ctx.db.sessions.bulkGet(ids)
+  const raised = rows.flatMap((s) => (s && s.lastSeq < sessionSeq.get(s.id)! ? [{ ...s, lastSeq: sessionSeq.get(s.id)! }] : []))
+  if (raised.length > 0) await ctx.db.sessions.bulkPut(raised)
+}
+
+/** Rebuilds the search-index entries of imported rows, in the import's transaction. */
+async function indexRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[]): Promise<void> {
+  if (table === 'messages') for (const row of rows) await indexMessage(ctx, w, row as unknown as MessageRow)
+  else if (table === 'summaries') for (const row of rows) await indexSummary(ctx, w, row as unknown as SummaryRow)
+  else if (table === 'passages') {
+    for (const p of rows) await ctx.index.put(w, { docId: `passage:${String(p.id)}`, kind: 'passage', projectId: p.projectId as string, text: p.text as string, createdAt: p.createdAt as number })
+  } else if (table === 'facts') {
+    for (const row of rows) {
+      const f = row as unknown as FactRow
+      if (f.deletedAt !== undefined) await ctx.index.remove(w, `fact:${f.id}`)
+      else await ctx.index.put(w, { docId: `fact:${f.id}`, kind: 'fact', projectId: f.projectId, text: factText(f.key, f.value), createdAt: f.updatedAt })
+    }
+  }
+}
+
+/** The change an imported row makes, or undefined for rows no subscriber follows (history, rows without a project). */
+function changeOf(table: string, row: Row, scopeProject: string | undefined): Change | undefined {
+  const projectId = table === 'projects' ? (row.id as string) : typeof row.projectId === 'string' ? row.projectId : scopeProject
+  if (projectId === undefined) return undefined
+  const op: Change['op'] = row.deletedAt === undefined ? 'put' : 'delete'
+  const make = (kind: Change['kind'], id: unknown): Change => ({ kind, op, id: String(id), projectId, origin: 'local' })
+  switch (table) {
+    case 'projects': case 'facts': case 'sessions': case 'messages': case 'summaries': case 'passages': case 'tasks':
+      return make(table, row.id)
+    case 'blocks': return make('blocks', blockId(projectId, row.label as string))
+    case 'journal': return make('journal', `${String(row.sessionId)}/${String(row.seq)}`)
+    case 'runs': case 'checkpoints': case 'toolEvents': return make('runs', row.runId)
+    case 'usage': return make('usage', row.seq ?? row.sessionId)
+    case 'lessons': case 'outcomes': return make('lessons', [row.domain, row.key ?? row.rule].map(String).join('/'))
+    default: return undefined
+  }
+}

@@ -1,0 +1,92 @@
+import { invalidInput } from './errors.js'
+import { MEMORY_TABLES, primaryKeyOf, type MemoryTable } from './dump-scope.js'
+import type { EngramDb } from './schema.js'
+import { checkId, describe } from './validate.js'
+
+/** The format tag of every dump. */
+export const DUMP_FORMAT = 'engram-dump'
+/** The dump version this build writes and reads. */
+export const DUMP_VERSION = 1
+
+/** A JSON-safe, versioned export of a store or one project. */
+export interface Dump { format: 'engram-dump'; version: number; exportedAt: number; projectId?: string; tables: Record<string, unknown[]> }
+
+type FieldType = 'string' | 'number' | 'boolean' | 'object' | 'key' | 'any'
+
+/** Fields every row of a table must have (beyond its primary key, which is always required). */
+const REQUIRED: Partial<Record<MemoryTable, Record<string, FieldType>>> = {
+  projects: { id: 'string', name: 'string', sync: 'object', createdAt: 'number', updatedAt: 'number' },
+  facts: { id: 'string', projectId: 'string', key: 'string', value: 'any', version: 'number', createdAt: 'number', updatedAt: 'number' },
+  factVersions: { projectId: 'string', key: 'string', version: 'number', validFrom: 'number', deleted: 'boolean' },
+  blocks: { projectId: 'string', label: 'string', value: 'string', limit: 'number' },
+  sessions: { id: 'string', projectId: 'string', status: 'string', startedAt: 'number', lastActiveAt: 'number' },
+  messages: { id: 'string', sessionId: 'string', projectId: 'string', seq: 'number', role: 'string', content: 'string', tokens: 'number', createdAt: 'number' },
+  summaries: { id: 'string', projectId: 'string', kind: 'string', text: 'string', createdAt: 'number' },
+  passages: { id: 'string', projectId: 'string', text: 'string', createdAt: 'number' },
+  journal: { sessionId: 'string', seq: 'number' },
+  tasks: { id: 'string', projectId: 'string' },
+  lessons: { projectId: 'string' },
+  outcomes: { projectId: 'string' },
+}
+
+/** Tables whose rows may be scoped to a project without carrying a projectId themselves. */
+const UNSCOPED_ROWS = new Set<string>(['journal', 'runs', 'checkpoints', 'toolEvents', 'usage'])
+
+/**
+ * Checks a dump completely before anything is written: format, version, table
+ * names, that every row is an object with its table's required keys, and that a
+ * project dump holds only that project's rows.
+ * @returns the number of rows in the dump.
+ * @throws MemoryError `invalid_input` naming the first problem found.
+ */
+export function validateDump(db: EngramDb, dump: unknown): number {
+  if (typeof dump !== 'object' || dump === null || Array.isArray(dump)) throw invalidInput(`A dump must be an object, got ${describe(dump)}`)
+  const d = dump as Partial<Dump>
+  if (d.format !== DUMP_FORMAT) throw invalidInput(`Not an Engram dump: format is ${describe(d.format)}, expected "${DUMP_FORMAT}"`)
+  if (d.version !== DUMP_VERSION) throw invalidInput(`Unsupported dump version ${describe(d.version)}; this build reads version ${DUMP_VERSION}`)
+  if (typeof d.exportedAt !== 'number' || !Number.isFinite(d.exportedAt)) throw invalidInput('dump.exportedAt must be a number')
+  if (d.projectId !== undefined) checkId('dump.projectId', d.projectId)
+  const tables = d.tables
+  if (typeof tables !== 'object' || tables === null || Array.isArray(tables)) throw invalidInput('dump.tables must be an object of table name → rows')
+  let count = 0
+  for (const [name, rows] of Object.entries(tables)) {
+    if (!(MEMORY_TABLES as readonly string[]).includes(name)) throw invalidInput(`dump.tables.${name} is not a memory table; known: ${MEMORY_TABLES.join(', ')}`)
+    if (!Array.isArray(rows)) throw invalidInput(`dump.tables.${name} must be an array of rows`)
+    const fields = requiredFields(db, name as MemoryTable)
+    for (let i = 0; i < rows.length; i++) checkRow(name, i, rows[i], fields, d.projectId)
+    count += rows.length
+  }
+  return count
+}
+
+function requiredFields(db: EngramDb, table: MemoryTable): [string, FieldType][] {
+  const fields: Record<string, FieldType> = {}
+  const pk = primaryKeyOf(db, table)
+  if (!pk.auto) for (const f of pk.fields) fields[f] = 'key'
+  Object.assign(fields, REQUIRED[table])
+  return Object.entries(fields)
+}
+
+function checkRow(table: string, i: number, row: unknown, fields: [string, FieldType][], projectId: string | undefined): void {
+  const where = `dump.tables.${table}[${i}]`
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) throw invalidInput(`${where} must be an object, got ${describe(row)}`)
+  const r = row as Record<string, unknown>
+  for (const [field, type] of fields) {
+    const value = r[field]
+    if (!hasType(value, type)) throw invalidInput(`${where}.${field} must be ${type === 'key' ? 'a string or number' : type === 'any' ? 'present' : `a ${type}`}, got ${describe(value)}`)
+  }
+  if (projectId === undefined) return
+  const owner = table === 'projects' ? r.id : r.projectId
+  if (owner === undefined && UNSCOPED_ROWS.has(table)) return
+  if (owner !== projectId) throw invalidInput(`${where} belongs to project ${describe(owner)}, but the dump is of project ${JSON.stringify(projectId)}`)
+}
+
+function hasType(value: unknown, type: FieldType): boolean {
+  switch (type) {
+    case 'any': return value !== undefined
+    case 'key': return (typeof value === 'string' && value.length > 0) || (typeof value === 'number' && Number.isFinite(value))
+    case 'object': return typeof value === 'object' && value !== null
+    case 'number': return typeof value === 'number' && Number.isFinite(value)
+    default: return typeof value === type
+  }
+}

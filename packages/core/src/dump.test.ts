@@ -1,0 +1,295 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { describe, expect, it } from 'vitest'
+import type { Change, Dump, Memory } from '@engram/core'
+import { openTestMemory, testClock } from '../../../test/support/memory.js'
+import { createChangeFeed } from './change-feed.js'
+import { createDump } from './dump.js'
+import { createHybridClock } from './hlc.js'
+import { createMessages } from './messages.js'
+import { createProjects, prepareProjects } from './projects.js'
+import { EngramDb } from './schema.js'
+import { createSessions } from './sessions.js'
+import type { IndexedDoc, StoreContext } from './store-context.js'
+import { estimateTokenizer } from './token-estimate.js'
+
+/** Fills a store with a bit of every core kind in projects p and q. */
+async function fill(memory: Memory): Promise<{ session: string }> {
+  await memory.projects.create({ name: 'P', id: 'p' })
+  await memory.projects.create({ name: 'Q', id: 'q' })
+  await memory.facts.set('p', 'city', 'Oslo', { tags: ['geo'] })
+  await memory.facts.set('p', 'gone', 1)
+  await memory.facts.delete('p', 'gone')
+  await memory.facts.set('q', 'lang', 'nb')
+  await memory.facts.set('user', 'name', 'Ada')
+  await memory.blocks.set('p', 'persona', 'Friendly')
+  const s = await memory.sessions.start('p', { id: 's1', title: 'Chat' })
+  await memory.messages.appendExchange(s.id, 'Where do I live?', 'In Oslo.')
+  await memory.sessions.start('q', { id: 's2' })
+  await memory.messages.append('s2', { role: 'user', content: 'Hei', meta: { lang: 'nb' } })
+  await memory.summaries.write({ projectId: 'p', kind: 'project', text: 'Ada lives in Oslo' })
+  return { session: s.id }
+}
+
+const roundTrip = (dump: Dump): Dump => JSON.parse(JSON.stringify(dump)) as Dump
+
+async function content(memory: Memory, projectId: string) {
+  return {
+    facts: await memory.facts.list(projectId),
+    deleted: await memory.facts.deleted(projectId),
+    blocks: await memory.blocks.list(projectId),
+    sessions: await memory.sessions.list(projectId),
+    summaries: await memory.summaries.list(projectId),
+    messages: await Promise.all((await memory.sessions.list(projectId)).map((s) => memory.messages.tail(s.id, 100))),
+  }
+}
+
+describe('stats', () => {
+  it('counts live memory per project and in the whole store', async () => {
+    const memory = await openTestMemory()
+    expect(await memory.stats()).toMatchObject({ facts: 0, blocks: 0, sessions: 0, messages: 0, passages: 0 })
+    await fill(memory)
+    const p = await memory.stats('p')
+    expect(p).toMatchObject({ facts: 1, blocks: 1, sessions: 1, messages: 2, passages: 0 })
+    expect(p.bytes).toBeGreaterThan(JSON.stringify(await memory.messages.tail('s1', 2)).length)
+    const all = await memory.stats()
+    expect(all).toMatchObject({ facts: 3, blocks: 1, sessions: 2, messages: 3, passages: 0 })
+    expect(all.bytes).toBeGreaterThan(p.bytes)
+    await expect(memory.stats('nope')).rejects.toMatchObject({ code: 'not_found' })
+    await expect(memory.stats(' p')).rejects.toMatchObject({ code: 'invalid_input' })
+  })
+})
+
+describe('export', () => {
+  it('exports a versioned JSON-safe dump of every memory table', async () => {
+    const clock = testClock()
+    const memory = await openTestMemory({ now: clock.now })
+    await fill(memory)
+    const dump = await memory.export()
+    expect(dump).toMatchObject({ format: 'engram-dump', version: 1, exportedAt: clock.now() })
+    expect(dump).not.toHaveProperty('projectId')
+    expect(Object.keys(dump.tables).sort()).toEqual(['blocks', 'checkpoints', 'factVersions', 'facts', 'journal', 'lessons', 'messages', 'outcomes', 'passages', 'projects', 'runs', 'sessions', 'summaries', 'tasks', 'toolEvents', 'usage'])
+    expect(roundTrip(dump)).toEqual(dump)
+    expect(dump.tables.projects!.map((p) => (p as { id: string }).id).sort()).toEqual(['p', 'q', 'user'])
+    expect(dump.tables.messages).toHaveLength(3)
+  })
+
+  it('exports one project only', async () => {
+    const memory = await openTestMemory()
+    await fill(memory)
+    const dump = await memory.export('p')
+    expect(dump.projectId).toBe('p')
+    expect(dump.tables.projects).toEqual([expect.objectContaining({ id: 'p' })])
+    for (const [table, rows] of Object.entries(dump.tables)) {
+      for (const row of rows as Record<string, unknown>[]) if (table !== 'projects') expect(row.projectId).toBe('p')
+    }
+    expect(dump.tables.facts).toHaveLength(2)
+    expect(dump.tables.messages).toHaveLength(2)
+    await expect(memory.export('nope')).rejects.toMatchObject({ code: 'not_found' })
+  })
+})
+
+describe('import', () => {
+  it('merges a whole-store dump into an empty store, losing nothing', async () => {
+    const source = await openTestMemory()
+    await fill(source)
+    const dump = roundTrip(await source.export())
+    const target = await openTestMemory()
+    const rows = Object.values(dump.tables).reduce((n, r) => n + r.length, 0)
+    expect(await target.import(dump, { mode: 'merge' })).toEqual({ written: rows })
+    for (const p of ['p', 'q', 'user']) expect(await content(target, p)).toEqual(await content(source, p))
+    expect(await target.facts.history('p', 'gone')).toEqual(await source.facts.history('p', 'gone'))
+    expect(await target.stats()).toEqual(await source.stats())
+    // seq continues after the imported messages
+    expect((await target.messages.append('s1', { role: 'user', content: 'next' })).seq).toBe(3)
+  })
+
+  it('replaces one project and leaves the others alone', async () => {
+    const source = await openTestMemory()
+    await fill(source)
+    const dump = roundTrip(await source.export('p'))
+    const target = await openTestMemory()
+    await fill(target)
+    await target.facts.set('p', 'extra', true)
+    await target.sessions.start('p', { id: 'extra-session' })
+    const qBefore = await content(target, 'q')
+    const batches: Change[][] = []
+    target.changes.subscribe({}, (b) => batches.push(b))
+    await target.import(dump, { mode: 'replace' })
+    expect(await content(target, 'p')).toEqual(await content(source, 'p'))
+    expect(await target.sessions.get('extra-session')).toBeUndefined()
+    expect(await content(target, 'q')).toEqual(qBefore)
+    expect(batches).toHaveLength(1)
+    expect(batches[0]).toContainEqual(expect.objectContaining({ kind: 'facts', op: 'delete', projectId: 'p' }))
+    expect(batches[0]!.every((c) => c.projectId === 'p')).toBe(true)
+  })
+
+  it('replaces the whole store and keeps the user project', async () => {
+    const source = await openTestMemory()
+    await source.projects.create({ name: 'Only', id: 'only', sync: { enabled: true } })
+    await source.facts.set('only', 'k', 'v')
+    const dump = roundTrip(await source.export())
+    dump.tables.projects = dump.tables.projects!.filter((p) => (p as { id: string }).id !== 'user')
+    dump.tables.facts = dump.tables.facts!.filter((f) => (f as { projectId: string }).projectId !== 'user')
+    const target = await openTestMemory()
+    await fill(target)
+    await target.import(dump, { mode: 'replace' })
+    expect((await target.projects.list()).map((p) => p.id).sort()).toEqual(['only', 'user'])
+    expect(await target.stats()).toMatchObject({ facts: 1, sessions: 0, messages: 0, blocks: 0 })
+    expect(await target.facts.get('only', 'k')).toMatchObject({ value: 'v' })
+  })
+
+  it('merges twice without duplicating rows', async () => {
+    const source = await openTestMemory()
+    await fill(source)
+    const dump = roundTrip(await source.export('p'))
+    const target = await openTestMemory()
+    await target.projects.create({ name: 'P', id: 'p' })
+    await target.import(dump, { mode: 'merge' })
+    await target.import(dump, { mode: 'merge' })
+    expect(await target.stats('p')).toEqual(await source.stats('p'))
+  })
+
+  it('raises lastSeq when merged messages go past a stored session', async () => {
+    const source = await openTestMemory()
+    await source.projects.create({ name: 'P', id: 'p' })
+    await source.sessions.start('p', { id: 's' })
+    for (let i = 0; i < 4; i++) await source.messages.append('s', { role: 'user', content: `m${i}` })
+    const dump = roundTrip(await source.export('p'))
+    dump.tables.sessions = []
+    const target = await openTestMemory()
+    await target.projects.create({ name: 'P', id: 'p' })
+    await target.sessions.start('p', { id: 's' })
+    await target.import(dump, { mode: 'merge' })
+    expect((await target.messages.append('s', { role: 'user', content: 'after' })).seq).toBe(5)
+  })
+
+  it('rejects malformed dumps with invalid_input and writes nothing', async () => {
+    const source = await openTestMemory()
+    await fill(source)
+    const good = roundTrip(await source.export())
+    const target = await openTestMemory()
+    await target.projects.create({ name: 'Mine', id: 'mine' })
+    const before = await target.export()
+    const seen: Change[] = []
+    target.changes.subscribe({}, (b) => seen.push(...b))
+    const variant = (edit: (d: Dump) => void): Dump => {
+      const d = roundTrip(good)
+      edit(d)
+      return d
+    }
+    const bad: unknown[] = [
+      null, 'dump', [],
+      variant((d) => void ((d as { format: string }).format = 'other')),
+      variant((d) => void (d.version = 2)),
+      variant((d) => void ((d as { exportedAt: unknown }).exportedAt = 'now')),
+      variant((d) => void ((d as { tables: unknown }).tables = [])),
+      variant((d) => void (d.tables.postings = [])),
+      variant((d) => void (d.tables.outbox = [])),
+      variant((d) => void ((d.tables as Record<string, unknown>).facts = {})),
+      variant((d) => void d.tables.messages!.push('row')),
+      variant((d) => void delete (d.tables.messages![0] as Record<string, unknown>).sessionId),
+      variant((d) => void ((d.tables.messages![0] as Record<string, unknown>).seq = '1')),
+      variant((d) => void delete (d.tables.facts![0] as Record<string, unknown>).value),
+      variant((d) => void delete (d.tables.projects![0] as Record<string, unknown>).id),
+      variant((d) => void (d.projectId = 'p')),
+      variant((d) => void (d.tables.projects = [])),
+      variant((d) => void (d.tables.sessions = [])),
+    ]
+    for (const dump of bad) {
+      await expect(target.import(dump as Dump, { mode: 'merge' })).rejects.toMatchObject({ code: 'invalid_input' })
+      await expect(target.import(dump as Dump, { mode: 'replace' })).rejects.toMatchObject({ code: 'invalid_input' })
+    }
+    await expect(target.import(good, { mode: 'upsert' as never })).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(target.import(good, undefined as never)).rejects.toMatchObject({ code: 'invalid_input' })
+    expect(seen).toEqual([])
+    expect({ ...(await target.export()), exportedAt: 0 }).toEqual({ ...before, exportedAt: 0 })
+  })
+
+  it('rejects a replace whose rows name projects the replaced store will not have', async () => {
+    const target = await openTestMemory()
+    await target.projects.create({ name: 'Kept', id: 'kept' })
+    const dump: Dump = { format: 'engram-dump', version: 1, exportedAt: 0, tables: { facts: [{ id: 'x', projectId: 'kept', key: 'k', value: 1, version: 1, createdAt: 0, updatedAt: 0 }] } }
+    await expect(target.import(dump, { mode: 'replace' })).rejects.toMatchObject({ code: 'invalid_input' })
+    expect(await target.projects.get('kept')).toBeDefined()
+    expect(await target.import(dump, { mode: 'merge' })).toEqual({ written: 1 })
+  })
+
+  it('rebuilds the search index for imported rows', async () => {
+    const source = await openTestMemory()
+    await fill(source)
+    const dump = roundTrip(await source.export())
+    ;(dump.tables.projects!.find((p) => (p as { id: string }).id === 'p') as { sync: { enabled: boolean } }).sync.enabled = true
+    const { ctx, docs } = await openContext()
+    const api = createDump(ctx)
+    await api.import(dump, { mode: 'replace' })
+    expect([...ctx.syncedProjects]).toEqual(['p'])
+    expect((await ctx.db.outbox.toArray()).map((o) => o.kind).sort()).toEqual(['blocks', 'facts', 'facts', 'summaries'])
+    const kinds = [...docs.values()].map((d) => d.kind).sort()
+    expect(kinds).toEqual(['fact', 'fact', 'fact', 'message', 'message', 'message', 'summary'])
+    const message = (dump.tables.messages as { id: string }[])[0]!
+    expect(docs.get(`message:${message.id}`)).toMatchObject({ kind: 'message', projectId: 'p', sessionId: 's1', text: 'Where do I live?' })
+    expect([...docs.values()].find((d) => d.kind === 'fact' && d.projectId === 'p')?.text).toBe('city: Oslo')
+  })
+
+  it('rolls the whole import back when a write fails midway', async () => {
+    const source = await openTestMemory()
+    await fill(source)
+    const dump = roundTrip(await source.export())
+    ;(dump.tables.projects!.find((p) => (p as { id: string }).id === 'p') as { sync: { enabled: boolean } }).sync.enabled = true
+    const { ctx, docs } = await openContext()
+    const api = createDump(ctx)
+    const before = await api.export()
+    const seen: Change[] = []
+    ctx.feed.subscribe({}, (b) => seen.push(...b))
+    ctx.index.put = async (_w, doc) => {
+      if (doc.kind === 'summary') throw new Error('index broke')
+      docs.set(doc.docId, doc)
+    }
+    await expect(api.import(dump, { mode: 'replace' })).rejects.toMatchObject({ code: 'internal' })
+    expect({ ...(await api.export()), exportedAt: 0 }).toEqual({ ...before, exportedAt: 0 })
+    expect(seen).toEqual([])
+    expect(ctx.syncedProjects.size).toBe(0)
+    expect(await ctx.db.outbox.count()).toBe(0)
+  })
+
+  it('indexes messages as they are appended', async () => {
+    const { ctx, docs } = await openContext()
+    await createProjects(ctx).create({ name: 'P', id: 'p' })
+    const s = await createSessions(ctx).start('p')
+    const [u] = await createMessages(ctx).appendExchange(s.id, 'hello there', 'hi')
+    expect(docs.get(`message:${u.id}`)).toEqual({ docId: `message:${u.id}`, kind: 'message', projectId: 'p', sessionId: s.id, text: 'hello there', createdAt: u.createdAt })
+    expect(docs.size).toBe(2)
+  })
+
+  it('fails with closed after close()', async () => {
+    const memory = await openTestMemory()
+    const dump = await memory.export()
+    memory.close()
+    await expect(memory.export()).rejects.toMatchObject({ code: 'closed' })
+    await expect(memory.stats()).rejects.toMatchObject({ code: 'closed' })
+    await expect(memory.import(dump, { mode: 'merge' })).rejects.toMatchObject({ code: 'closed' })
+  })
+})
+
+/** A bare store context (as openMemory builds it) with an index that records what it is told. */
+async function openContext() {
+  const clock = testClock()
+  const db = new EngramDb('dump', { indexedDB: new IDBFactory(), IDBKeyRange })
+  await db.open()
+  const docs = new Map<string, IndexedDoc>()
+  const ctx: StoreContext = {
+    db, appId: 't', userId: 'u', now: clock.now, tokenizer: estimateTokenizer, embedder: undefined,
+    clock: createHybridClock('devA', clock.now), feed: createChangeFeed(), syncedProjects: new Set(),
+    index: {
+      tables: [],
+      put: async (_w, doc) => void docs.set(doc.docId, doc),
+      remove: async (_w, docId) => void docs.delete(docId),
+      removeProject: async (_w, projectId) => {
+        for (const [id, doc] of docs) if (doc.projectId === projectId) docs.delete(id)
+      },
+    },
+    options: {}, assertOpen() {}, onClose: [],
+  }
+  await prepareProjects(ctx)
+  return { ctx, docs }
+}
