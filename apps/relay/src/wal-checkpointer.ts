@@ -32,6 +32,8 @@ export function startWalCheckpointer (file: string, intervalMs = 1000): WalCheck
   const exited = new Promise<void>(resolve => { worker.once('exit', () => { resolve() }) })
   return {
     async stop () {
+      // Keep the process alive until the worker has closed its connection.
+      worker.ref()
       worker.postMessage('stop')
       await exited
     }
