@@ -1,4 +1,4 @@
-import * as blocksModule from './blocks.js'
+import { applyRemoteBlock, readBlockForSync } from './blocks.js'
 import { MemoryError } from './errors.js'
 import { factId } from './facts-rows.js'
 import { applyRemoteFact, readFactForSync, type RemoteFact } from './facts-sync.js'
@@ -81,12 +81,6 @@ export interface ReplicationApi {
   receiveClock(hlc: string): void
 }
 
-/** The contract blocks.ts implements for sync (looked up at run time, see {@link blockSync}). */
-interface BlockSync {
-  applyRemoteBlock(ctx: StoreContext, w: WriteScope, remote: BlockRow): Promise<boolean>
-  readBlockForSync(ctx: StoreContext, projectId: string, label: string): Promise<BlockRow | undefined>
-}
-
 /** Creates the replication namespace of a store (`memory.replication`). */
 export function createReplication(ctx: StoreContext): ReplicationApi {
   const { db } = ctx
@@ -100,7 +94,7 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
       return row && fromFact(row)
     }
     if (entry.kind === 'blocks') {
-      const row = await blockSync().readBlockForSync(ctx, entry.projectId, labelOfBlockId(entry.projectId, entry.id))
+      const row = await readBlockForSync(ctx, entry.projectId, labelOfBlockId(entry.projectId, entry.id))
       return row && fromBlock(row)
     }
     const row = await readSummaryForSync(ctx, entry.id)
@@ -189,18 +183,9 @@ async function applyOne(ctx: StoreContext, w: WriteScope, record: MirroredRecord
   }
   const row = { ...record.row, projectId: record.projectId, hlc: record.hlc }
   if (record.kind === 'facts') return applyRemoteFact(ctx, w, row as unknown as RemoteFact)
-  if (record.kind === 'blocks') return blockSync().applyRemoteBlock(ctx, w, row as unknown as BlockRow)
+  if (record.kind === 'blocks') return applyRemoteBlock(ctx, w, row as unknown as BlockRow)
   if (record.kind === 'summaries') return applyRemoteSummary(ctx, w, { ...row, id: record.id } as unknown as SummaryRow)
   throw new MemoryError('invalid_input', `Unknown mirrored kind ${JSON.stringify(record.kind)}`)
-}
-
-// blocks.ts is written in parallel; a namespace lookup keeps this module loadable before it lands.
-function blockSync(): BlockSync {
-  const mod = blocksModule as unknown as Partial<BlockSync>
-  if (typeof mod.applyRemoteBlock !== 'function' || typeof mod.readBlockForSync !== 'function') {
-    throw new MemoryError('internal', 'blocks.ts does not provide applyRemoteBlock/readBlockForSync yet')
-  }
-  return mod as BlockSync
 }
 
 /** The key of a fact id made by `factId(projectId, key)`. */
@@ -209,7 +194,7 @@ function keyOfFactId(projectId: string, id: string): string | undefined {
   return id.startsWith(prefix) ? decodeURIComponent(id.slice(prefix.length)) : undefined
 }
 
-/** Block changes carry the label (or `factId`-style `<project>/<label>`) as their id. */
+/** Block changes carry `blockId(projectId, label)` (older callers: the bare label) as their id. */
 function labelOfBlockId(projectId: string, id: string): string {
   const prefix = `${encodeURIComponent(projectId)}/`
   return id.startsWith(prefix) ? decodeURIComponent(id.slice(prefix.length)) : id

@@ -1,0 +1,46 @@
+import { IndexeddbPersistence } from 'y-indexeddb'
+import type * as Y from 'yjs'
+
+/** A project document kept in IndexedDB. */
+export interface DocPersistence {
+  /** Resolves once the stored document is loaded into the Y.Doc. */
+  whenLoaded(): Promise<void>
+  /** Resolves once every update made before this call is committed to IndexedDB. */
+  whenPersisted(): Promise<void>
+  destroy(): void
+}
+
+/** Persistence that keeps nothing (for `persistence: false`). */
+export const noPersistence: DocPersistence = { whenLoaded: async () => {}, whenPersisted: async () => {}, destroy() {} }
+
+/**
+ * Keeps `doc` in IndexedDB through y-indexeddb (the global `indexedDB`).
+ * y-indexeddb stores each update in its own readwrite transaction as the update
+ * happens; IndexedDB runs a later transaction over the same store only after
+ * earlier readwrite ones finished, so an empty read transaction opened now
+ * completes only after every update issued before it is durable.
+ */
+export function openDocPersistence(name: string, doc: Y.Doc): DocPersistence {
+  const persistence = new IndexeddbPersistence(name, doc)
+  return {
+    whenLoaded: async () => { await persistence.whenSynced },
+    whenPersisted() {
+      const db = persistence.db
+      if (db === null) return persistence.whenSynced.then(() => undefined)
+      return new Promise<void>((resolve, reject) => {
+        let tx: IDBTransaction
+        try {
+          tx = db.transaction(['updates'], 'readonly')
+          tx.objectStore('updates').count()
+        } catch (error) {
+          reject(error)
+          return
+        }
+        tx.oncomplete = () => resolve()
+        tx.onerror = () => reject(tx.error)
+        tx.onabort = () => reject(tx.error)
+      })
+    },
+    destroy: () => void persistence.destroy(),
+  }
+}

@@ -1,0 +1,6 @@
+export { startSync } from './start-sync.js'
+export type { Sync, SyncOptions, SyncStatus, ConnectionStatus, Connector, ConnectorContext, Connection } from './sync-types.js'
+export { websocketConnector, type WebsocketConnectorOptions } from './websocket-connector.js'
+export { backoffDelay, type BackoffOptions } from './backoff.js'
+export { LOCAL_ORIGIN } from './mirror-doc.js'
+export { createLoopbackNetwork, type LoopbackNetwork } from './loopback-network.js'

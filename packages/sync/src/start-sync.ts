@@ -1,0 +1,136 @@
+import { MemoryError, type Memory } from '@engram/core'
+import { noPersistence, openDocPersistence } from './idb-persistence.js'
+import { startProjectMirror, type ProjectMirror } from './project-mirror.js'
+import type { Connector, Sync, SyncOptions, SyncStatus } from './sync-types.js'
+import { websocketConnector } from './websocket-connector.js'
+
+/**
+ * Starts syncing every project of `memory` whose `sync.enabled` is true: one
+ * Y.Doc per project (room `<userId>/<projectId>`), kept offline with
+ * y-indexeddb and shared through the relay with y-websocket. Turning a
+ * project's sync on later starts mirroring it; turning it off (or archiving
+ * the project) stops mirroring and deletes nothing.
+ *
+ * @example
+ * const sync = startSync(memory, { url: 'wss://relay.example.com', token: () => fetchToken(), WebSocket: ws })
+ * sync.onStatus((projectId, status) => console.log(projectId, status))
+ * @throws MemoryError `invalid_input` when `url` or `token` is missing (and no `connect` is given), `closed` when memory is closed.
+ */
+export function startSync(memory: Memory, options: SyncOptions): Sync {
+  if (memory.closed) throw new MemoryError('closed', 'This memory store is closed; open it again before startSync()')
+  const onError = options?.onError ?? ((error: unknown, projectId: string | undefined) => console.warn(`[engram-sync]${projectId ? ` ${projectId}:` : ''}`, error))
+  const connect = connectorOf(options, onError)
+  const batchSize = options.batchSize ?? 500
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new MemoryError('invalid_input', 'batchSize must be a positive integer')
+  const docName = options.docName ?? ((projectId: string) => `engram-sync:${memory.appId}:${memory.userId}:${memory.deviceId}:${projectId}`)
+  const persist = options.persistence ?? true
+
+  const mirrors = new Map<string, ProjectMirror>()
+  const statuses = new Map<string, SyncStatus>()
+  const listeners = new Set<(projectId: string, status: SyncStatus) => void>()
+  const stopping = new Set<Promise<void>>()
+  let closed = false
+
+  function setStatus(projectId: string, status: SyncStatus): void {
+    if (statuses.get(projectId) === status || (status !== 'off' && !mirrors.has(projectId))) return
+    if (status === 'off') statuses.delete(projectId)
+    else statuses.set(projectId, status)
+    for (const listener of [...listeners]) {
+      try {
+        listener(projectId, status)
+      } catch (error) {
+        queueMicrotask(() => { throw error })
+      }
+    }
+  }
+
+  function startMirror(projectId: string): void {
+    if (closed || mirrors.has(projectId)) return
+    const mirror = startProjectMirror({
+      memory, projectId, connect, batchSize,
+      persistence: (doc) => (persist ? openDocPersistence(docName(projectId), doc) : noPersistence),
+      setStatus: (status) => setStatus(projectId, status),
+      onError: (error) => onError(error, projectId),
+    })
+    mirrors.set(projectId, mirror)
+    setStatus(projectId, 'connecting')
+  }
+
+  function stopMirror(projectId: string): void {
+    const mirror = mirrors.get(projectId)
+    if (!mirror) return
+    mirrors.delete(projectId)
+    setStatus(projectId, 'off')
+    const done = mirror.stop().finally(() => stopping.delete(done))
+    stopping.add(done)
+  }
+
+  async function refresh(projectIds?: readonly string[]): Promise<void> {
+    if (closed || memory.closed) return
+    const projects = await memory.projects.list({ includeArchived: true })
+    for (const project of projects) {
+      if (projectIds && !projectIds.includes(project.id)) continue
+      if (project.sync.enabled && project.archivedAt === undefined) startMirror(project.id)
+      else stopMirror(project.id)
+    }
+  }
+
+  const report = (error: unknown): void => {
+    if (!(error instanceof MemoryError && error.code === 'closed')) onError(error, undefined)
+  }
+  const unsubscribeProjects = memory.changes.subscribe({ kinds: ['projects'] }, (batch) => {
+    void refresh(batch.map((c) => c.id)).catch(report)
+  })
+  const unsubscribeWrites = memory.changes.subscribe({ kinds: ['facts', 'blocks', 'summaries'] }, (batch) => {
+    for (const projectId of new Set(batch.filter((c) => c.origin === 'local').map((c) => c.projectId))) {
+      void mirrors.get(projectId)?.drain().catch(report)
+    }
+  })
+  const initial = refresh().catch(report)
+
+  return {
+    status: (projectId) => statuses.get(projectId) ?? 'off',
+    onStatus(listener) {
+      if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'onStatus needs a listener function')
+      listeners.add(listener)
+      return () => void listeners.delete(listener)
+    },
+    async flush() {
+      await initial
+      await Promise.all([...mirrors.values()].map((m) => m.drain()))
+    },
+    whenSynced(projectId) {
+      return new Promise<void>((resolve, reject) => {
+        if (statuses.get(projectId) === 'synced') return resolve()
+        if (closed) return reject(new MemoryError('closed', 'sync is closed'))
+        const off = (): void => { listeners.delete(watch) }
+        const watch = (id: string, status: SyncStatus | 'closed'): void => {
+          if (status === 'closed') { off(); reject(new MemoryError('closed', 'sync closed before the project synced')) }
+          else if (id === projectId && status === 'synced') { off(); resolve() }
+        }
+        listeners.add(watch as (projectId: string, status: SyncStatus) => void)
+      })
+    },
+    async close() {
+      if (closed) return
+      unsubscribeProjects()
+      unsubscribeWrites()
+      await initial
+      for (const projectId of [...mirrors.keys()]) stopMirror(projectId)
+      closed = true
+      for (const listener of [...listeners]) (listener as (id: string, s: SyncStatus | 'closed') => void)('', 'closed')
+      await Promise.all([...stopping])
+    },
+  }
+}
+
+function connectorOf(options: SyncOptions, onError: (error: unknown, projectId: string) => void): Connector {
+  if (typeof options !== 'object' || options === null) throw new MemoryError('invalid_input', 'startSync needs options { url, token }')
+  if (options.connect !== undefined) {
+    if (typeof options.connect !== 'function') throw new MemoryError('invalid_input', 'connect must be a function')
+    return options.connect
+  }
+  if (typeof options.url !== 'string' || !/^(wss?|https?):\/\//.test(options.url)) throw new MemoryError('invalid_input', 'url must be the relay address, e.g. wss://relay.example.com')
+  if (typeof options.token !== 'function') throw new MemoryError('invalid_input', 'token must be a function returning a promise of a signed token')
+  return websocketConnector({ url: options.url, token: options.token, WebSocket: options.WebSocket, onError, ...(options.backoff ? { backoff: options.backoff } : {}) })
+}

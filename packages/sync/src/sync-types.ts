@@ -1,0 +1,61 @@
+import type * as Y from 'yjs'
+import type { BackoffOptions } from './backoff.js'
+
+/** Sync state of one project. */
+export type SyncStatus = 'off' | 'connecting' | 'synced' | 'offline' | 'error'
+
+/** What a network connector reports; the mirror adds 'off' when not mirroring. */
+export type ConnectionStatus = Exclude<SyncStatus, 'off'>
+
+/** What a {@link Connector} gets for one project document. */
+export interface ConnectorContext {
+  readonly doc: Y.Doc
+  /** `<userId>/<projectId>`. */
+  readonly room: string
+  readonly projectId: string
+  setStatus(status: ConnectionStatus, error?: unknown): void
+}
+
+/** A live network link of one project document. */
+export interface Connection {
+  destroy(): void
+}
+
+/** Connects a project document to other devices (default: y-websocket to the relay). */
+export type Connector = (ctx: ConnectorContext) => Connection
+
+/** Options of `startSync`. */
+export interface SyncOptions {
+  /** Relay URL, e.g. `wss://relay.example.com` (the room is appended as the path). */
+  url?: string
+  /** Returns a fresh signed token; called again on every (re)connect. */
+  token?: () => Promise<string>
+  /** WebSocket implementation; pass `ws` in Node. Default: the global WebSocket. */
+  WebSocket?: unknown
+  /** Reconnect backoff (jittered). */
+  backoff?: BackoffOptions
+  /** Replaces the y-websocket connector (tests, custom transports); `url`/`token` are then unused. */
+  connect?: Connector
+  /** Keep each project document in IndexedDB with y-indexeddb (default true; needs a global `indexedDB`). */
+  persistence?: boolean
+  /** Name of a project's y-indexeddb database. Default `engram-sync:<appId>:<userId>:<deviceId>:<projectId>`. */
+  docName?: (projectId: string) => string
+  /** Outbox entries drained per step. Default 500. */
+  batchSize?: number
+  /** Called with failures that sync reports as status 'error' (or retries). Default: console.warn. */
+  onError?: (error: unknown, projectId: string | undefined) => void
+}
+
+/** A running sync engine, see `startSync`. */
+export interface Sync {
+  /** Sync state of a project: 'off' when it is not mirrored. (sync) */
+  status(projectId: string): SyncStatus
+  /** Calls `listener` on every status change. @returns the unsubscribe function. */
+  onStatus(listener: (projectId: string, status: SyncStatus) => void): () => void
+  /** Drains the outbox of every mirrored project into its document now. */
+  flush(): Promise<void>
+  /** Resolves once the project is mirrored and its document synced with the relay. @throws MemoryError `closed` if sync closes first. */
+  whenSynced(projectId: string): Promise<void>
+  /** Stops mirroring and disconnects; nothing is deleted. Idempotent. */
+  close(): Promise<void>
+}

@@ -1,0 +1,145 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import * as Y from 'yjs'
+import type { Change } from '@engram/core'
+import { createLoopbackNetwork, startSync, type SyncStatus } from '@engram/sync'
+import { closeAll, mirroredState, openReplica, settle, type Replica } from '../test/replicas.js'
+
+let open: Replica[] = []
+afterEach(async () => {
+  await closeAll(open)
+  open = []
+})
+async function replicas(n: number, network = createLoopbackNetwork()) {
+  const list: Replica[] = []
+  for (let i = 0; i < n; i++) list.push(await openReplica(`r${i}`, network, { start: Date.UTC(2026, 0, 1) + i }))
+  open.push(...list)
+  return { network, list }
+}
+
+describe('startSync over a loopback network', () => {
+  it('mirrors facts, blocks and summaries both ways', async () => {
+    const { network, list: [a, b] } = await replicas(2)
+    await a!.memory.facts.set('p', 'color', 'blue', { tags: ['pref'] })
+    await b!.memory.blocks.set('p', 'persona', 'Helpful and brief')
+    await a!.memory.summaries.write({ projectId: 'p', kind: 'project', text: 'A project about colors' })
+    await settle(network, [a!, b!])
+    expect((await b!.memory.facts.get('p', 'color'))?.value).toBe('blue')
+    expect((await a!.memory.blocks.get('p', 'persona'))?.value).toBe('Helpful and brief')
+    expect((await b!.memory.summaries.latest('p'))?.text).toBe('A project about colors')
+    expect(await mirroredState(a!)).toEqual(await mirroredState(b!))
+    expect(a!.sync.status('p')).toBe('synced')
+    expect(a!.errors).toEqual([])
+  })
+
+  it('converges concurrent edits of one key on the latest HLC, on every device and in the document', async () => {
+    const { network, list: [a, b] } = await replicas(2)
+    network.disconnect('r0')
+    await b!.memory.facts.set('p', 'k', 'b wins')       // b's clock is 1 ms ahead
+    await a!.memory.facts.set('p', 'k', 'a loses')
+    network.reconnect('r0')
+    await settle(network, [a!, b!])
+    expect((await a!.memory.facts.get('p', 'k'))?.value).toBe('b wins')
+    expect((await b!.memory.facts.get('p', 'k'))?.value).toBe('b wins')
+    expect(await mirroredState(a!)).toEqual(await mirroredState(b!))
+    // the receiving device's history records the remote version
+    expect((await a!.memory.facts.history('p', 'k')).map((v) => v.value)).toEqual(['a loses', 'b wins'])
+  })
+
+  it('a restore newer than a delete on another device wins, and the reverse', async () => {
+    const { network, list: [a, b] } = await replicas(2)
+    await a!.memory.facts.set('p', 'k', 1)
+    await settle(network, [a!, b!])
+    network.disconnect('r1')
+    await b!.memory.facts.delete('p', 'k')
+    await a!.memory.facts.delete('p', 'k')
+    a!.clock.advance(10)
+    await a!.memory.facts.restore('p', 'k') // newer than b's delete
+    network.reconnect('r1')
+    await settle(network, [a!, b!])
+    expect((await b!.memory.facts.get('p', 'k'))?.value).toBe(1)
+    network.disconnect('r1')
+    await a!.memory.facts.set('p', 'k', 2)
+    b!.clock.advance(100)
+    await b!.memory.facts.delete('p', 'k')
+    network.reconnect('r1')
+    await settle(network, [a!, b!])
+    expect(await a!.memory.facts.get('p', 'k')).toBeUndefined()
+    expect(await mirroredState(a!)).toEqual(await mirroredState(b!))
+  })
+
+  it('remote changes reach the change feed as remote and cause no outbound update (no echo)', async () => {
+    const { network, list: [a, b] } = await replicas(2)
+    await settle(network, [a!, b!])
+    const seen: Change[] = []
+    b!.memory.changes.subscribe({ kinds: ['facts'] }, (batch) => seen.push(...batch))
+    const before = network.bytesSent
+    await a!.memory.facts.set('p', 'k', 'v')
+    await a!.sync.flush()
+    const sentByA = network.bytesSent - before
+    await settle(network, [a!, b!])
+    expect(seen).toEqual([{ kind: 'facts', op: 'put', id: 'p/k', projectId: 'p', origin: 'remote' }])
+    expect(network.bytesSent - before).toBe(sentByA) // b sent nothing back
+    expect(await b!.memory.replication.pending()).toEqual([])
+  })
+
+  it('a write committed before its mirror drained reaches the other replica after a restart (outbox crash)', async () => {
+    const network = createLoopbackNetwork()
+    const a = await openReplica('a', network, { docPrefix: 'crash' })
+    const b = await openReplica('b', network)
+    open.push(b)
+    await a.sync.close() // the mirror "crashes": writes keep landing in the outbox only
+    await a.memory.facts.set('p', 'k', 'written while down')
+    expect(await a.memory.replication.pending()).toHaveLength(1)
+    const restarted = startSync(a.memory, { connect: network.connector('a'), docName: (p) => `crash:a:${p}` })
+    open.push({ ...a, sync: restarted })
+    await settle(network, [{ ...a, sync: restarted }, b])
+    expect((await b.memory.facts.get('p', 'k'))?.value).toBe('written while down')
+    expect(await a.memory.replication.pending()).toEqual([])
+  })
+
+  it('keeps the document offline in IndexedDB: a reopened device serves what it had', async () => {
+    const network = createLoopbackNetwork()
+    const a = await openReplica('a', network, { docPrefix: 'persist' })
+    await a.memory.facts.set('p', 'k', 'kept')
+    await a.sync.flush()
+    await a.sync.close()
+    const doc = new Y.Doc()
+    const { IndexeddbPersistence } = await import('y-indexeddb')
+    const persisted = new IndexeddbPersistence('persist:a:p', doc)
+    await persisted.whenSynced
+    expect(JSON.stringify(doc.getArray('facts').toJSON())).toContain('kept')
+    await persisted.destroy()
+    a.memory.close()
+  })
+
+  it('turning sync on mirrors existing memory; turning it off stops without deleting', async () => {
+    const network = createLoopbackNetwork()
+    const a = await openReplica('a', network, { projectSync: false })
+    const b = await openReplica('b', network, { projectSync: false })
+    open.push(a, b)
+    await a.memory.facts.set('p', 'old', 'from before sync')
+    expect(a.sync.status('p')).toBe('off')
+    const statuses: SyncStatus[] = []
+    a.sync.onStatus((projectId, status) => { if (projectId === 'p') statuses.push(status) })
+    await a.memory.projects.update('p', { sync: { enabled: true } })
+    await b.memory.projects.update('p', { sync: { enabled: true } })
+    await a.sync.whenSynced('p')
+    await b.sync.whenSynced('p')
+    await settle(network, [a, b])
+    expect((await b.memory.facts.get('p', 'old'))?.value).toBe('from before sync')
+    await a.memory.projects.update('p', { sync: { enabled: false } })
+    await new Promise((r) => setTimeout(r, 20))
+    expect(a.sync.status('p')).toBe('off')
+    expect(statuses).toEqual(['connecting', 'synced', 'off'])
+    await a.memory.facts.set('p', 'later', 'stays local')
+    await settle(network, [a, b])
+    expect(await b.memory.facts.get('p', 'later')).toBeUndefined()
+    expect((await a.memory.facts.get('p', 'old'))?.value).toBe('from before sync')
+  })
+
+  it('rejects bad options before starting', async () => {
+    const [a] = (await replicas(1)).list
+    expect(() => startSync(a!.memory, { url: 'not a url', token: async () => 't' })).toThrow(/url/)
+    expect(() => startSync(a!.memory, { url: 'ws://127.0.0.1:1' } as never)).toThrow(/token/)
+  })
+})

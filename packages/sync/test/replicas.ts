@@ -1,0 +1,56 @@
+import 'fake-indexeddb/auto'
+import type { Memory } from '@engram/core'
+import { startSync, type LoopbackNetwork, type Sync, type SyncOptions } from '@engram/sync'
+import { openTestMemory, testClock } from '../../../test/support/memory.js'
+
+let run = 0
+
+/** One device: a memory store (own fake IndexedDB, own clock) with project `p` synced, and its sync engine. */
+export interface Replica {
+  name: string
+  memory: Memory & { indexedDB: IDBFactory }
+  sync: Sync
+  clock: ReturnType<typeof testClock>
+  errors: unknown[]
+}
+
+/** Opens a replica on a loopback network (or with other sync options). */
+export async function openReplica(name: string, network: LoopbackNetwork | undefined, options: Partial<SyncOptions> & { userId?: string; start?: number; projectSync?: boolean; indexedDB?: IDBFactory; docPrefix?: string } = {}): Promise<Replica> {
+  const clock = testClock(options.start)
+  const memory = await openTestMemory({ userId: options.userId ?? 'u1', now: clock.now, ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}) })
+  if (!(await memory.projects.get('p'))) await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: options.projectSync ?? true } })
+  const errors: unknown[] = []
+  const prefix = options.docPrefix ?? `t${++run}`
+  const sync = startSync(memory, {
+    ...(network ? { connect: network.connector(name) } : {}),
+    docName: (projectId) => `${prefix}:${name}:${projectId}`,
+    onError: (error) => errors.push(error),
+    ...options,
+  })
+  return { name, memory, sync, clock, errors }
+}
+
+/** Flushes every replica and delivers every message until the network is quiet. */
+export async function settle(network: LoopbackNetwork, replicas: readonly Replica[]): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    await Promise.all(replicas.map((r) => r.sync.flush()))
+    const delivered = await network.settle()
+    await Promise.all(replicas.map((r) => r.sync.flush()))
+    if (delivered === 0) return
+  }
+  throw new Error('the replicas did not settle in 100 rounds')
+}
+
+/** The mirrored state of project `p` in a replica's Dexie, comparable across devices. */
+export async function mirroredState(replica: Replica): Promise<Record<string, unknown>> {
+  const { records } = await replica.memory.replication.snapshot('p')
+  return Object.fromEntries(records.map((r) => [`${r.kind}:${r.id}`, r.row]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1)))
+}
+
+/** Closes sync and memory of every replica. */
+export async function closeAll(replicas: readonly Replica[]): Promise<void> {
+  for (const r of replicas) {
+    await r.sync.close()
+    r.memory.close()
+  }
+}
