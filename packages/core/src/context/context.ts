@@ -1,5 +1,11 @@
-import { pending } from '../pending.js'
-import type { StoreContext } from '../store-context.js'
+import { invalidInput } from '../errors.js'
+import type { Memory } from '../memory.js'
+import { USER_PROJECT, type StoreContext } from '../store-context.js'
+import type { Tokenizer } from '../token-estimate.js'
+import { checkId, checkNumber, checkOneOf, checkOptions, checkString } from '../validate.js'
+import { escapeMemoryText, SECTION_SEPARATOR } from './escape.js'
+import { fitBudget, SECTION_ORDER, type Draft, type FittedSection } from './fit-budget.js'
+import { clampLine, draftSections, type Gathered } from './section-drafts.js'
 
 /** A section of a built context. */
 export type SectionName = 'blocks' | 'facts' | 'recalled' | 'summaries' | 'recent' | 'lessons'
@@ -16,9 +22,121 @@ export interface BuildContextOptions { projectId: string; sessionId?: string; qu
 export interface Summarizer { summarize(texts: string[], maxTokens: number): Promise<string> }
 
 /** Builds prompts that fit a token budget. */
-export interface ContextApi { build(options: BuildContextOptions): Promise<Context> }
+export interface ContextApi {
+  /**
+   * Assembles labelled sections — blocks, facts, recalled, summaries, recent,
+   * lessons, always in that order, empty ones left out — whose text counts at
+   * most `budget` tokens with the store's tokenizer. The same memory and query
+   * give byte-identical text.
+   *
+   * @example const { text, omitted } = await memory.context.build({ projectId: 'p1', sessionId, query: userText, budget: 4000 })
+   * @throws MemoryError `invalid_input` on bad options, `not_found` for an unknown session.
+   */
+  build(options: BuildContextOptions): Promise<Context>
+}
 
-/** Creates the context builder of a store. */
-export function createContextBuilder(ctx: StoreContext, _memory: import("../memory.js").Memory): ContextApi {
-  return pending('context', ctx)
+/** Largest budget accepted (tokens). */
+export const MAX_BUDGET = 10_000_000
+/** Messages of the session read for the recent section. */
+const RECENT_WINDOW = 100
+/** Search hits read for the recalled and facts sections. */
+const RECALL_DEPTH = 40
+
+/** Creates the context builder of a store; it reads memory through the public namespaces. */
+export function createContextBuilder(ctx: StoreContext, memory: Memory): ContextApi {
+  return {
+    async build(options) {
+      const opts = checkOptions('options', options)
+      const projectId = checkId('projectId', opts.projectId)
+      const sessionId = opts.sessionId === undefined ? undefined : checkId('sessionId', opts.sessionId)
+      const query = opts.query === undefined ? undefined : checkString('query', opts.query, { maxLength: 10_000 })
+      const budget = checkNumber('budget', opts.budget, { min: 1, max: MAX_BUDGET, integer: true })
+      if (opts.sections !== undefined && (!Array.isArray(opts.sections) || opts.sections.length === 0)) throw invalidInput('sections must be a non-empty array of section names')
+      const wanted = new Set(opts.sections?.map((s) => checkOneOf('sections[]', s, SECTION_ORDER)) ?? SECTION_ORDER)
+      ctx.assertOpen()
+
+      const g = await gather(memory, projectId, sessionId, query, wanted)
+      const tokenizer = ctx.tokenizer
+      const maxItem = Math.max(8, Math.floor(budget * 0.4))
+      const drafts = (shown: ReadonlySet<string>) => draftSections(g, tokenizer, maxItem, shown).filter((d) => wanted.has(d.name))
+      // Pass 1 hides every tail message from recalled; pass 2 only those recent really kept.
+      const first = fitBudget(drafts(new Set(g.recent.map((m) => `message:${m.id}`))), budget, tokenizer)
+      let draft = drafts(keptKeys(first, 'recent'))
+      let fitted = fitBudget(draft, budget, tokenizer)
+      const omitted: Context['omitted'] = []
+
+      const summarizer = ctx.options.summarizer as Summarizer | undefined
+      const recentDropped = fitted.find((s) => s.name === 'recent')?.dropped.length ?? 0
+      if (summarizer && recentDropped > 0) {
+        const condensed = await condenseRecent(summarizer, g, draft, budget, tokenizer)
+        if (condensed) {
+          draft = condensed.draft
+          fitted = condensed.fitted
+          omitted.push({ name: 'recent', items: condensed.summarized, reason: 'summarized' })
+        }
+      }
+      for (const s of fitted) if (s.dropped.length > 0) omitted.push({ name: s.name, items: s.dropped.length, reason: 'over budget' })
+      const sections = fitted.filter((s) => s.kept.length > 0).map((s) => ({ name: s.name, text: s.text, tokens: s.tokens, items: s.kept.filter((i) => i.key !== SUMMARY_KEY).length }))
+      const text = sections.map((s) => s.text).join(SECTION_SEPARATOR)
+      return { sections, text, tokens: text ? tokenizer.count(text) : 0, omitted }
+    },
+  }
+}
+
+const SUMMARY_KEY = 'summary:condensed'
+
+function keptKeys(fitted: readonly FittedSection[], name: string): Set<string> {
+  return new Set(fitted.find((s) => s.name === name)?.kept.flatMap((i) => (i.key ? [i.key] : [])) ?? [])
+}
+
+/** Replaces the recent messages that did not fit with one summarized line at the top of recent. */
+async function condenseRecent(summarizer: Summarizer, g: Gathered, draft: Draft[], budget: number, tokenizer: Tokenizer) {
+  const reserve = Math.min(400, Math.floor(budget * 0.15))
+  if (reserve < 16) return undefined
+  // Refit without the reserve so the summary has room, then summarize what recent lost.
+  const tight = fitBudget(draft, budget - reserve, tokenizer)
+  const kept = keptKeys(tight, 'recent')
+  const lost = g.recent.filter((m) => !kept.has(`message:${m.id}`))
+  if (lost.length === 0) return undefined
+  let summary: string
+  try {
+    summary = await summarizer.summarize(lost.map((m) => `${m.role}: ${m.content}`), reserve - 16)
+    if (typeof summary !== 'string' || summary.trim() === '') return undefined
+  } catch {
+    return undefined // an app summarizer failing must not fail the prompt: drop instead
+  }
+  const line = clampLine(`(${lost.length} earlier messages, summarized) ${escapeMemoryText(summary)}`, reserve - 8, tokenizer)
+  const next = draft.map((d) => {
+    if (d.name !== 'recent') return d
+    const items = d.items.filter((i) => i.key !== undefined && kept.has(i.key))
+    return { ...d, items: [{ line, tokens: tokenizer.count(line), order: -1, key: SUMMARY_KEY }, ...items] }
+  })
+  return { draft: next, fitted: fitBudget(next, budget, tokenizer), summarized: lost.length }
+}
+
+async function gather(memory: Memory, projectId: string, sessionId: string | undefined, query: string | undefined, wanted: ReadonlySet<SectionName>): Promise<Gathered> {
+  const withUser = projectId !== USER_PROJECT
+  const has = (name: SectionName) => wanted.has(name)
+  const searching = query !== undefined && query.trim() !== '' && (has('recalled') || has('facts'))
+  const [blocks, userBlocks, facts, userFacts, hits, userHits, projectSummary, sessionSummary, recent, lessons] = await Promise.all([
+    has('blocks') ? memory.blocks.list(projectId) : [],
+    has('blocks') && withUser ? memory.blocks.list(USER_PROJECT) : [],
+    has('facts') ? memory.facts.list(projectId) : [],
+    has('facts') && withUser ? memory.facts.list(USER_PROJECT) : [],
+    searching ? memory.search(projectId, query!, { limit: RECALL_DEPTH }) : [],
+    searching && has('facts') && withUser ? memory.search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
+    has('summaries') ? memory.summaries.latest(projectId, { kind: 'project' }) : undefined,
+    has('summaries') && sessionId ? memory.summaries.latest(projectId, { sessionId, kind: 'session' }) : undefined,
+    has('recent') && sessionId ? memory.messages.tail(sessionId, RECENT_WINDOW) : [],
+    has('lessons') ? memory.lessons.list(projectId) : [],
+  ])
+  return {
+    projectId,
+    blocks: [...userBlocks, ...blocks],
+    facts: [...userFacts, ...facts],
+    hits: [...hits, ...userHits],
+    summaries: [projectSummary, sessionSummary].filter((s): s is NonNullable<typeof s> => s !== undefined),
+    recent,
+    lessons,
+  }
 }

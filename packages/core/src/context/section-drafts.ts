@@ -1,0 +1,85 @@
+import type { Memory } from '../memory.js'
+import type { Hit } from '../search/search.js'
+import { USER_PROJECT } from '../store-context.js'
+import type { Tokenizer } from '../token-estimate.js'
+import { escapeMemoryText, formatTime } from './escape.js'
+import type { Draft, DraftItem } from './fit-budget.js'
+
+/** What the drafts are made from, fetched once per build. */
+export interface Gathered {
+  projectId: string
+  blocks: Awaited<ReturnType<Memory['blocks']['list']>>
+  facts: Awaited<ReturnType<Memory['facts']['list']>>
+  /** Search hits, best first (facts and everything else). */
+  hits: Hit[]
+  summaries: NonNullable<Awaited<ReturnType<Memory['summaries']['latest']>>>[]
+  recent: Awaited<ReturnType<Memory['messages']['tail']>>
+  lessons: Awaited<ReturnType<Memory['lessons']['list']>>
+}
+
+const valueText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
+
+/** Cuts `line` so it counts at most `max` tokens (binary search on its length). */
+export function clampLine(line: string, max: number, tokenizer: Tokenizer): string {
+  if (tokenizer.count(line) <= max) return line
+  let lo = 0
+  let hi = line.length
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2)
+    if (tokenizer.count(`${line.slice(0, mid)} …`) <= max) lo = mid
+    else hi = mid - 1
+  }
+  return `${line.slice(0, lo)} …`
+}
+
+function item(line: string, order: number, tokenizer: Tokenizer, key?: string): DraftItem {
+  const out: DraftItem = { line, tokens: tokenizer.count(line), order }
+  if (key !== undefined) out.key = key
+  return out
+}
+
+/**
+ * Builds the draft of every section: escaped lines, selection priority and
+ * display order. Hits whose `kind:id` is in `shownInRecent` are left out of recalled.
+ */
+export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: number, shownInRecent: ReadonlySet<string>): Draft[] {
+  const owner = (projectId: string) => (projectId === USER_PROJECT && g.projectId !== USER_PROJECT ? 'user/' : '')
+  const clamp = (line: string) => clampLine(line, maxItemTokens, tokenizer)
+
+  // Blocks: user's first, then the project's, each by label.
+  const blocks = g.blocks.map((b, i) => item(clamp(`- ${owner(b.projectId)}${escapeMemoryText(b.label)}: ${escapeMemoryText(b.value)}`), i, tokenizer))
+
+  // Facts: shown by key (stable), kept by relevance to the query, then newest.
+  const rank = new Map(g.hits.filter((h) => h.kind === 'fact').map((h, i) => [`${h.projectId}\u0001${h.id}`, i]))
+  const shown = [...g.facts].sort((a, b) => (a.projectId === b.projectId ? 0 : a.projectId === USER_PROJECT ? -1 : 1) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  const factItems = shown.map((f, i) => ({ f, it: item(clamp(`- ${owner(f.projectId)}${escapeMemoryText(f.key)}: ${escapeMemoryText(valueText(f.value))}`), i, tokenizer) }))
+  factItems.sort((a, b) => {
+    const ra = rank.get(`${a.f.projectId}\u0001${a.f.id}`) ?? Infinity
+    const rb = rank.get(`${b.f.projectId}\u0001${b.f.id}`) ?? Infinity
+    return ra - rb || b.f.updatedAt - a.f.updatedAt || a.it.order - b.it.order
+  })
+
+  // Recalled: hits in rank order, minus what other sections show.
+  const shownSummaries = new Set(g.summaries.map((s) => s.id))
+  const recalled = g.hits
+    .filter((h) => h.kind !== 'fact' && !(h.kind === 'summary' && shownSummaries.has(h.id)) && !shownInRecent.has(`${h.kind}:${h.id}`))
+    .map((h, i) => item(clamp(`- (${formatTime(h.createdAt)}, ${h.kind}) ${escapeMemoryText(h.text)}`), i, tokenizer, `${h.kind}:${h.id}`))
+
+  const summaries = g.summaries.map((s, i) => item(clamp(`- (${s.kind} summary, ${formatTime(s.createdAt)}) ${escapeMemoryText(s.text)}`), i, tokenizer))
+
+  // Recent: newest kept first, shown oldest first.
+  const recent = g.recent.map((m) => item(clamp(`${m.role}: ${escapeMemoryText(m.content)}`), m.seq, tokenizer, `message:${m.id}`)).reverse()
+
+  const lessons = [...g.lessons]
+    .sort((a, b) => b.occurrences - a.occurrences || b.updatedAt - a.updatedAt || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0))
+    .map((l, i) => item(clamp(`- [${escapeMemoryText(l.domain)}] ${escapeMemoryText(l.rule)}`), i, tokenizer))
+
+  return [
+    { name: 'blocks', items: blocks, contiguous: false },
+    { name: 'facts', items: factItems.map((x) => x.it), contiguous: false },
+    { name: 'recalled', items: recalled, contiguous: false },
+    { name: 'summaries', items: summaries, contiguous: false },
+    { name: 'recent', items: recent, contiguous: true },
+    { name: 'lessons', items: lessons, contiguous: false },
+  ]
+}
