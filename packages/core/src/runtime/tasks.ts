@@ -16,8 +16,11 @@ export interface Task {
   id: string; projectId: string; description: string; dueAt: number; repeat: Repeat; kind?: string
   status: 'pending' | 'done' | 'failed' | 'cancelled'; retries: number; lastError?: string; createdAt: number
 }
-/** A stored task: `norm` is the normalised description, `anchorDay` the monthly day of month. */
-interface TaskRow extends Task { norm: string; anchorDay: number }
+/**
+ * A stored task: `norm` is the normalised description, `slotAt` the scheduled occurrence
+ * (retries and `defer` move `dueAt`, not the schedule), `anchorDay` the monthly day of month.
+ */
+interface TaskRow extends Task { norm: string; slotAt: number; anchorDay: number }
 
 const STATUSES = ['pending', 'done', 'failed', 'cancelled'] as const
 const REPEATS = ['daily', 'weekly', 'monthly'] as const
@@ -38,7 +41,8 @@ export interface TasksApi {
   due(now?: number): Promise<Task[]>
   /**
    * Completes a pending task: a one-shot task becomes `done`; a repeating one moves to its
-   * next occurrence after now (missed ones skipped), with retries reset.
+   * next scheduled occurrence after now (missed ones skipped; retry and defer delays do not
+   * shift the schedule), with retries reset.
    * @throws MemoryError `not_found` (no such id), `conflict` (not pending).
    */
   complete(id: string): Promise<Task>
@@ -58,7 +62,7 @@ export interface TasksApi {
    * @throws MemoryError `conflict` (ambiguous prefix), `invalid_input`.
    */
   update(idPrefix: string, changes: { description?: string; dueAt?: number; repeat?: Repeat }): Promise<boolean>
-  /** Moves a pending task's due time. @throws MemoryError `not_found`, `conflict` (not pending), `invalid_input`. */
+  /** Moves a pending task's due time (this occurrence only; `update` with `dueAt` changes the schedule). @throws MemoryError `not_found`, `conflict` (not pending), `invalid_input`. */
   defer(id: string, dueAt: number): Promise<void>
   /** Tasks by due time, optionally of one project and/or status. @throws MemoryError `invalid_input`. */
   list(options?: { projectId?: string; status?: Task['status'] }): Promise<Task[]>
@@ -105,7 +109,7 @@ export function createTasks(ctx: StoreContext): TasksApi {
         if (near) return toTask(near)
         const row: TaskRow = {
           id: newId(ctx.now()), projectId, description, dueAt, repeat, status: 'pending', retries: 0,
-          createdAt: ctx.now(), norm, anchorDay: dayOfMonth(dueAt),
+          createdAt: ctx.now(), norm, slotAt: dueAt, anchorDay: dayOfMonth(dueAt),
         }
         if (kind !== undefined) row.kind = kind
         return save(w, row)
@@ -125,7 +129,8 @@ export function createTasks(ctx: StoreContext): TasksApi {
       return write(ctx, TABLES, async (w) => {
         const row = await pendingById(id)
         if (row.repeat === null) return save(w, { ...row, status: 'done' })
-        const next: TaskRow = { ...row, dueAt: nextOccurrenceAfter(row.dueAt, row.repeat, row.anchorDay, ctx.now()), retries: 0 }
+        const slotAt = nextOccurrenceAfter(row.slotAt, row.repeat, row.anchorDay, ctx.now())
+        const next: TaskRow = { ...row, dueAt: slotAt, slotAt, retries: 0 }
         delete next.lastError
         return save(w, next)
       })
@@ -170,7 +175,7 @@ export function createTasks(ctx: StoreContext): TasksApi {
         if (!row) return false
         const next = { ...row }
         if (description !== undefined) Object.assign(next, { description, norm: normaliseText(description) })
-        if (dueAt !== undefined) Object.assign(next, { dueAt, anchorDay: dayOfMonth(dueAt) })
+        if (dueAt !== undefined) Object.assign(next, { dueAt, slotAt: dueAt, anchorDay: dayOfMonth(dueAt) })
         if (repeat !== undefined) next.repeat = repeat
         await save(w, next)
         return true
@@ -207,6 +212,6 @@ function checkRepeat(value: unknown): Repeat {
 }
 
 function toTask(row: TaskRow): Task {
-  const { norm: _norm, anchorDay: _anchor, ...task } = row
+  const { norm: _norm, slotAt: _slot, anchorDay: _anchor, ...task } = row
   return task
 }
