@@ -6,7 +6,7 @@ import { requireProject } from './projects.js'
 import type { FactRow, Source } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { checkId, checkLimit, checkOffset, checkOptions, checkString, checkTime, type Json } from './validate.js'
-import { read, write } from './write.js'
+import { read, write, type WriteScope } from './write.js'
 
 export { factId } from './facts-rows.js'
 export { applyRemoteFact, readFactForSync, type RemoteFact } from './facts-sync.js'
@@ -61,7 +61,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
   const { db } = ctx
   const tables = (): string[] => factTables(ctx)
 
-  /** Writes the next version of `stored` (or a first one) with the given state. */
+  /** The next state of a fact: version + 1 over `stored` (or version 1), stamped now (or at `deletedAt`). */
   function nextRow(stored: FactRow | undefined, base: Omit<FactRow, 'id' | 'createdAt' | 'updatedAt' | 'version' | 'hlc' | 'tagKeys'>, hlc: string, deletedAt?: number): FactRow {
     const now = deletedAt ?? ctx.now()
     const { deletedAt: _dropped, ...rest } = base as FactRow
@@ -73,7 +73,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
     return row
   }
 
-  async function softDelete(w: Parameters<Parameters<typeof write>[2]>[0], stored: FactRow, now: number): Promise<void> {
+  async function softDelete(w: WriteScope, stored: FactRow, now: number): Promise<void> {
     await storeFactRow(ctx, w, nextRow(stored, stored, w.hlc(), now), 'local')
   }
 
