@@ -135,31 +135,31 @@ describe('blocks.delete and tombstones', () => {
 
 describe('blocks validation and change feed', () => {
   type M = Awaited<ReturnType<typeof setup>>['blocks']
-  const bad: Array<[string, (b: M) => Promise<unknown>, string]> = [
-    ['empty project', (b) => b.set('', 'l', 'v'), 'invalid_input'],
-    ['padded label', (b) => b.set('p', 'l ', 'v'), 'invalid_input'],
-    ['non-string value', (b) => b.set('p', 'l', 3 as never), 'invalid_input'],
-    ['limit 0', (b) => b.set('p', 'l', '', { limit: 0 }), 'invalid_input'],
-    ['fractional limit', (b) => b.set('p', 'l', '', { limit: 1.5 }), 'invalid_input'],
-    ['huge limit', (b) => b.set('p', 'l', '', { limit: 1e9 }), 'invalid_input'],
-    ['readOnly not boolean', (b) => b.set('p', 'l', '', { readOnly: 'yes' as never }), 'invalid_input'],
-    ['description not string', (b) => b.set('p', 'l', '', { description: 1 as never }), 'invalid_input'],
-    ['description too long', (b) => b.set('p', 'l', '', { description: 'd'.repeat(2001) }), 'limit_exceeded'],
-    ['options not object', (b) => b.set('p', 'l', '', 'x' as never), 'invalid_input'],
-    ['unknown project', (b) => b.set('nope', 'l', 'v'), 'not_found'],
-    ['append empty text', (b) => b.append('p', 'l', ''), 'invalid_input'],
-    ['append non-string', (b) => b.append('p', 'l', null as never), 'invalid_input'],
-    ['append unknown project', (b) => b.append('nope', 'l', 'x'), 'not_found'],
-    ['replace empty oldText', (b) => b.replace('p', 'l', '', 'x'), 'invalid_input'],
-    ['replace bad newText', (b) => b.replace('p', 'l', 'v', undefined as never), 'invalid_input'],
-    ['replace unknown project', (b) => b.replace('nope', 'l', 'v', 'w'), 'not_found'],
-    ['delete bad label', (b) => b.delete('p', ''), 'invalid_input'],
-    ['delete unknown project', (b) => b.delete('nope', 'l'), 'not_found'],
-    ['get bad label', (b) => b.get('p', 7 as never), 'invalid_input'],
-    ['list bad project', (b) => b.list(''), 'invalid_input'],
+  const bad: Array<[string, string, (b: M) => Promise<unknown>]> = [
+    ['empty project', 'invalid_input', (b) => b.set('', 'l', 'v')],
+    ['padded label', 'invalid_input', (b) => b.set('p', 'l ', 'v')],
+    ['non-string value', 'invalid_input', (b) => b.set('p', 'l', 3 as never)],
+    ['limit 0', 'invalid_input', (b) => b.set('p', 'l', '', { limit: 0 })],
+    ['fractional limit', 'invalid_input', (b) => b.set('p', 'l', '', { limit: 1.5 })],
+    ['huge limit', 'invalid_input', (b) => b.set('p', 'l', '', { limit: 1e9 })],
+    ['readOnly not boolean', 'invalid_input', (b) => b.set('p', 'l', '', { readOnly: 'yes' as never })],
+    ['description not string', 'invalid_input', (b) => b.set('p', 'l', '', { description: 1 as never })],
+    ['description too long', 'limit_exceeded', (b) => b.set('p', 'l', '', { description: 'd'.repeat(2001) })],
+    ['options not object', 'invalid_input', (b) => b.set('p', 'l', '', 'x' as never)],
+    ['unknown project', 'not_found', (b) => b.set('nope', 'l', 'v')],
+    ['append empty text', 'invalid_input', (b) => b.append('p', 'l', '')],
+    ['append non-string', 'invalid_input', (b) => b.append('p', 'l', null as never)],
+    ['append unknown project', 'not_found', (b) => b.append('nope', 'l', 'x')],
+    ['replace empty oldText', 'invalid_input', (b) => b.replace('p', 'l', '', 'x')],
+    ['replace bad newText', 'invalid_input', (b) => b.replace('p', 'l', 'v', undefined as never)],
+    ['replace unknown project', 'not_found', (b) => b.replace('nope', 'l', 'v', 'w')],
+    ['delete bad label', 'invalid_input', (b) => b.delete('p', '')],
+    ['delete unknown project', 'not_found', (b) => b.delete('nope', 'l')],
+    ['get bad label', 'invalid_input', (b) => b.get('p', 7 as never)],
+    ['list bad project', 'invalid_input', (b) => b.list('')],
   ]
 
-  it.each(bad)('rejects %s with %s and writes nothing', async (_name, call, code) => {
+  it.each(bad)('rejects %s with %s and writes nothing', async (_name, code, call) => {
     const { blocks, batches } = await setup()
     await blocks.set('p', 'l', 'v')
     batches.length = 0
