@@ -1,8 +1,8 @@
-import { connectMemory } from '@engram/worker'
+import { connectMemory, type RemoteMemory } from '@engram/worker'
 import { extractMemory } from './agent/extractor.js'
 
 /** The remote memory the demo talks to: every call crosses into the worker. */
-export type DemoMemory = Awaited<ReturnType<typeof connectMemory>>
+export type DemoMemory = RemoteMemory
 
 /** What the demo server tells the page (absent when the page is served statically). */
 export interface DemoConfig { relayUrl?: string }

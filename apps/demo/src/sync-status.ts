@@ -1,7 +1,7 @@
+import type { SyncStatus } from '@engram/worker'
 import type { DemoMemory } from './connect.js'
 
-/** A project's sync state, as `@engram/sync` reports it. */
-export type SyncStatus = 'off' | 'connecting' | 'synced' | 'offline' | 'error'
+export type { SyncStatus }
 
 /** Where the demo reads sync status from. */
 export interface SyncStatusSource {
@@ -19,27 +19,36 @@ export const statusText: Record<SyncStatus, string> = {
   error: 'sync error',
 }
 
-/** Reads status from the worker's sync (connectMemory's `sync` option). */
-export function syncStatusOf(memory: DemoMemory): SyncStatusSource {
-  const sync = (memory as unknown as { sync?: SyncStatusSourceLike }).sync
-  if (sync === undefined) {
-    return { status: async () => 'off', onStatus: () => () => {} }
-  }
-  return {
-    status: async (projectId) => await sync.status(projectId),
-    onStatus: (listener) => {
-      let off: (() => void) | undefined
-      let cancelled = false
-      void Promise.resolve(sync.onStatus(listener)).then((unsubscribe) => {
-        if (cancelled) void unsubscribe()
-        else off = () => void unsubscribe()
-      })
-      return () => { cancelled = true; off?.() }
-    },
-  }
+/**
+ * While the browser says it is offline, a project that syncs is shown as
+ * `offline` even if its socket has not noticed yet (a half-open connection
+ * can look "synced" for a while).
+ */
+function effective(status: SyncStatus): SyncStatus {
+  return !navigator.onLine && status !== 'off' ? 'offline' : status
 }
 
-interface SyncStatusSourceLike {
-  status(projectId: string): SyncStatus | Promise<SyncStatus>
-  onStatus(listener: (projectId: string, status: SyncStatus) => void): (() => void) | Promise<() => void | Promise<void>>
+/** Status from the worker's sync (connectMemory's `sync` option), with a synchronous unsubscribe. */
+export function syncStatusOf(memory: DemoMemory): SyncStatusSource {
+  const known = new Map<string, SyncStatus>()
+  const listeners = new Set<(projectId: string, status: SyncStatus) => void>()
+  const emit = (projectId: string, status: SyncStatus): void => {
+    known.set(projectId, status)
+    for (const listener of listeners) listener(projectId, effective(status))
+  }
+  const replay = (): void => { for (const [projectId, status] of known) emit(projectId, status) }
+  window.addEventListener('online', replay)
+  window.addEventListener('offline', replay)
+  memory.sync.onStatus(emit).catch(() => {})
+  return {
+    status: async (projectId) => {
+      const status = await memory.sync.status(projectId)
+      known.set(projectId, status)
+      return effective(status)
+    },
+    onStatus: (listener) => {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+  }
 }
