@@ -12,8 +12,8 @@ export interface CoordinatorLimits {
   maxEntries: number
 }
 
-/** Default bounds: results kept 10 minutes, at most 1,000 keys. */
-export const DEFAULT_COORDINATOR_LIMITS: CoordinatorLimits = { ttlMs: 10 * 60_000, maxEntries: 1_000 }
+/** Default bounds: results kept 5 minutes, at most 256 keys (a result holds a built context). */
+export const DEFAULT_COORDINATOR_LIMITS: CoordinatorLimits = { ttlMs: 5 * 60_000, maxEntries: 256 }
 
 /** Shares in-flight and recent results per key. */
 export interface TurnCoordinator {

@@ -75,7 +75,8 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
     }
   }
 
-  function sameTurn(row: TurnRow, projectId: string, prompt: string): { context: Context } {
+  /** Every caller checks the begun turn against its own call, also when the result was shared. */
+  function sameTurn(row: Pick<TurnRow, 'sessionId' | 'turnId' | 'projectId' | 'prompt' | 'context'>, projectId: string, prompt: string): { context: Context } {
     if (row.projectId !== projectId || row.prompt !== prompt) {
       throw new MemoryError('conflict', `Turn ${JSON.stringify(row.turnId)} of session ${JSON.stringify(row.sessionId)} was begun with another ${row.projectId !== projectId ? 'project' : 'prompt'}; use a new turnId`)
     }
@@ -120,9 +121,9 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
       const turnId = checkId('turnId', t.turnId)
       const prompt = checkString('prompt', t.prompt, { nonEmpty: true, maxLength: MAX_TEXT })
       const budget = checkNumber('budget', t.budget, { min: 1, integer: true })
-      return coordinator.run(`begin\u0001${sessionId}\u0001${turnId}`, async () => {
+      const begun = await coordinator.run(`begin\u0001${sessionId}\u0001${turnId}`, async (): Promise<TurnRow> => {
         const stored = await read(ctx, ['turns'], () => turns().get([sessionId, turnId]))
-        if (stored) return sameTurn(stored, projectId, prompt)
+        if (stored) return stored
         const session = await conversation(sessionId)
         if (session && session.projectId !== projectId) throw invalidInput(`Session ${JSON.stringify(sessionId)} belongs to project ${JSON.stringify(session.projectId)}, not ${JSON.stringify(projectId)}`)
         await write(ctx, allTables(), async (w) => {
@@ -133,15 +134,17 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
         const context = await memory.context.build({ projectId, ...(session ? { sessionId } : {}), query: prompt, budget })
         return write(ctx, allTables(), async (w) => {
           const raced = await turns().get([sessionId, turnId])
-          if (raced) return sameTurn(raced, projectId, prompt)
+          if (raced) return raced
           await reconcile(w, sessionId, turnId)
           const now = ctx.now()
-          await turns().add({ sessionId, turnId, projectId, prompt, budget, status: 'open', context, createdAt: now, updatedAt: now })
+          const row: TurnRow = { sessionId, turnId, projectId, prompt, budget, status: 'open', context, createdAt: now, updatedAt: now }
+          await turns().add(row)
           await appendEntry(ctx, w, sessionId, { kind: 'turn.begin', payload: { turnId, projectId, prompt, contextTokens: context.tokens } })
           if (session) await memory.messages.append(sessionId, { role: 'user', content: prompt, meta: { turnId } })
-          return { context }
+          return row
         })
       })
+      return sameTurn(begun, projectId, prompt)
     },
 
     async end(turn) {
