@@ -1,0 +1,55 @@
+/**
+ * `npm run size`: each package's minified + gzipped size, for its README.
+ * Own code only (dependencies external), and the full bundle with dependencies
+ * as an app would ship it.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { build, type Rolldown } from 'vite'
+import { engramAliases } from '../vitest.config.js'
+
+/** What an app imports: each entry is measured as that import alone, so tree-shaking applies. */
+const packages = [
+  { name: '@engram/core', own: 'core', code: "export { openMemory, MemoryError } from '@engram/core'" },
+  { name: '@engram/sync', own: 'sync', code: "export { startSync } from '@engram/sync'" },
+  { name: '@engram/worker (UI client)', own: 'worker', code: "export { connectMemory } from '@engram/worker'" },
+  { name: '@engram/worker/host', own: 'worker', code: "import '@engram/worker/host'" },
+]
+const entryDir = join(import.meta.dirname, '..', 'node_modules', '.cache', 'engram-size')
+mkdirSync(entryDir, { recursive: true })
+
+async function bundleSize(entry: string, own: string | undefined): Promise<{ min: number; gzip: number }> {
+  const result = await build({
+    configFile: false,
+    logLevel: 'silent',
+    resolve: { alias: engramAliases },
+    build: {
+      write: false,
+      minify: true,
+      lib: { entry, formats: ['es'], fileName: 'bundle' },
+      rolldownOptions: { external: own === undefined ? [] : (id: string) => isExternal(id, entry, own) },
+    },
+  })
+  const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[]
+  const code = outputs.flatMap((o) => o.output).filter((c) => c.type === 'chunk').map((c) => ('code' in c ? c.code : '')).join('\n')
+  return { min: code.length, gzip: gzipSync(code).length }
+}
+
+/** Own code = the entry and its package's sources; everything else (deps, other @engram packages) is external. */
+function isExternal(id: string, entry: string, own: string): boolean {
+  if (id === entry || id.startsWith('.')) return false
+  if (id.startsWith('@engram/')) return !id.startsWith(`@engram/${own}`)
+  return !id.includes(`/packages/${own}/src/`)
+}
+
+const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`
+console.log('| package | own code min | own code min+gz | with dependencies min+gz |')
+console.log('| --- | ---: | ---: | ---: |')
+for (const [i, { name, own: pkg, code }] of packages.entries()) {
+  const entry = join(entryDir, `entry-${i}.ts`)
+  writeFileSync(entry, code + '\n')
+  const own = await bundleSize(entry, pkg)
+  const all = await bundleSize(entry, undefined)
+  console.log(`| ${name} | ${kb(own.min)} | ${kb(own.gzip)} | ${kb(all.gzip)} |`)
+}
