@@ -1,3 +1,4 @@
+import { Dexie } from 'dexie'
 import { blockId } from './blocks.js'
 import type { Change } from './change-feed.js'
 import { invalidInput } from './errors.js'
@@ -6,7 +7,7 @@ import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type Proje
 import type { Dump } from './dump-validate.js'
 import { indexMessage } from './messages.js'
 import type { FactRow, MessageRow, SummaryRow } from './schema.js'
-import { USER_PROJECT, type StoreContext } from './store-context.js'
+import { USER_PROJECT, type IndexedDoc, type StoreContext } from './store-context.js'
 import { indexSummary } from './summaries.js'
 import { write, type WriteScope } from './write.js'
 
@@ -159,17 +160,22 @@ async function raiseLastSeq(ctx: StoreContext, sessionSeq: Map<string, number>, 
   if (raised.length > 0) await ctx.db.sessions.bulkPut(raised)
 }
 
-/** Rebuilds the search-index entries of imported rows, in the import's transaction. */
+/**
+ * Rebuilds the search-index entries of imported rows, in the import's transaction. Each
+ * call is awaited through a Dexie promise: a long run of native awaits that touch no
+ * table (a disabled or in-memory index) would otherwise lose Dexie's transaction zone.
+ */
 async function indexRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[]): Promise<void> {
-  if (table === 'messages') for (const row of rows) await indexMessage(ctx, w, row as unknown as MessageRow)
-  else if (table === 'summaries') for (const row of rows) await indexSummary(ctx, w, row as unknown as SummaryRow)
+  const put = (doc: IndexedDoc) => Dexie.Promise.resolve(ctx.index.put(w, doc))
+  if (table === 'messages') for (const row of rows) await Dexie.Promise.resolve(indexMessage(ctx, w, row as unknown as MessageRow))
+  else if (table === 'summaries') for (const row of rows) await Dexie.Promise.resolve(indexSummary(ctx, w, row as unknown as SummaryRow))
   else if (table === 'passages') {
-    for (const p of rows) await ctx.index.put(w, { docId: `passage:${String(p.id)}`, kind: 'passage', projectId: p.projectId as string, text: p.text as string, createdAt: p.createdAt as number })
+    for (const p of rows) await put({ docId: `passage:${String(p.id)}`, kind: 'passage', projectId: p.projectId as string, text: p.text as string, createdAt: p.createdAt as number })
   } else if (table === 'facts') {
     for (const row of rows) {
       const f = row as unknown as FactRow
-      if (f.deletedAt !== undefined) await ctx.index.remove(w, `fact:${f.id}`)
-      else await ctx.index.put(w, { docId: `fact:${f.id}`, kind: 'fact', projectId: f.projectId, text: factText(f.key, f.value), createdAt: f.updatedAt })
+      if (f.deletedAt !== undefined) await Dexie.Promise.resolve(ctx.index.remove(w, `fact:${f.id}`))
+      else await put({ docId: `fact:${f.id}`, kind: 'fact', projectId: f.projectId, text: factText(f.key, f.value), createdAt: f.updatedAt })
     }
   }
 }

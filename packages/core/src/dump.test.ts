@@ -252,6 +252,15 @@ describe('import', () => {
     expect(await ctx.db.outbox.count()).toBe(0)
   })
 
+  it('imports thousands of rows when the index touches no table (keeps the transaction zone)', async () => {
+    const { ctx, docs } = await openContext()
+    const messages = Array.from({ length: 1500 }, (_, i) => ({ id: `m${i}`, sessionId: 's', projectId: 'user', seq: i + 1, role: 'user', content: `hello ${i}`, tokens: 2, createdAt: i }))
+    const dump: Dump = { format: 'engram-dump', version: 1, exportedAt: 0, tables: { sessions: [{ id: 's', projectId: 'user', status: 'active', startedAt: 0, lastActiveAt: 0 }], messages } }
+    expect(await createDump(ctx).import(dump, { mode: 'merge' })).toEqual({ written: 1501 })
+    expect(docs.size).toBe(1500)
+    expect(await ctx.db.sessions.get('s')).toMatchObject({ lastSeq: 1500 })
+  })
+
   it('indexes messages as they are appended', async () => {
     const { ctx, docs } = await openContext()
     await createProjects(ctx).create({ name: 'P', id: 'p' })
