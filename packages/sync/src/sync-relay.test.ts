@@ -1,0 +1,95 @@
+import 'fake-indexeddb/auto'
+import { isDeepStrictEqual } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { startSync } from '@engram/sync'
+import { closeAll, mirroredState, openReplica, type Replica } from '../test/replicas.js'
+import { startTestRelay, type TestRelay } from '../test/relay.js'
+
+let relay: TestRelay
+beforeAll(async () => { relay = await startTestRelay() }, 60_000)
+afterAll(async () => { await relay?.stop() })
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+/** A `ws` WebSocket whose network can be pulled: while `down`, connections fail and open ones drop. */
+function flakyWebSocket() {
+  const sockets = new Set<WebSocket>()
+  const state = { down: false }
+  class FlakyWebSocket extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(state.down ? 'ws://127.0.0.1:9/' : url, protocols)
+      sockets.add(this)
+      this.on('close', () => sockets.delete(this))
+    }
+  }
+  return {
+    WebSocket: FlakyWebSocket,
+    down() { state.down = true; for (const s of sockets) s.terminate() },
+    up() { state.down = false },
+  }
+}
+
+describe('sync through the real relay on 127.0.0.1', () => {
+  it('two stores converge, one goes offline, both edit, it comes back and both converge', async () => {
+    const userId = 'u-relay'
+    const flaky = flakyWebSocket()
+    let tokens = 0
+    const token = () => { tokens++; return relay.token(userId) }
+    const a: Replica = await openReplica('a', undefined, { userId, url: relay.url, token, WebSocket: flaky.WebSocket, backoff: { initialMs: 40, maxMs: 200 } })
+    const b: Replica = await openReplica('b', undefined, { userId, url: relay.url, token: () => relay.token(userId), WebSocket, start: Date.UTC(2026, 0, 1) + 5 })
+    try {
+      await Promise.all([a.sync.whenSynced('p'), b.sync.whenSynced('p')])
+      await a.memory.facts.set('p', 'greeting', 'hello')
+      await b.memory.blocks.set('p', 'persona', 'calm')
+      await until(async () => (await b.memory.facts.get('p', 'greeting'))?.value === 'hello' && (await a.memory.blocks.get('p', 'persona')) !== undefined, 'first exchange')
+
+      const tokensBefore = tokens
+      flaky.down()
+      await until(async () => a.sync.status('p') === 'offline', 'a offline')
+      await a.memory.facts.set('p', 'greeting', 'hello from a (older)')
+      await a.memory.facts.set('p', 'only-a', 1)
+      b.clock.advance(1000)
+      await b.memory.facts.set('p', 'greeting', 'hello from b (newer)')
+      await b.memory.facts.delete('p', 'only-a') // nothing to delete on b yet: a no-op
+      await b.memory.facts.set('p', 'only-b', 2)
+      flaky.up()
+      await a.sync.whenSynced('p')
+      expect(tokens).toBeGreaterThan(tokensBefore) // a fresh token for the reconnect
+      await until(async () => isDeepStrictEqual(await mirroredState(a), await mirroredState(b)), 'convergence')
+      expect((await a.memory.facts.get('p', 'greeting'))?.value).toBe('hello from b (newer)')
+      expect((await b.memory.facts.get('p', 'only-a'))?.value).toBe(1)
+      expect((await a.memory.facts.get('p', 'only-b'))?.value).toBe(2)
+      await until(async () => (await a.memory.replication.pending()).length === 0, 'outbox drained')
+      expect(a.errors).toEqual([])
+      expect(b.errors).toEqual([])
+    } finally {
+      await closeAll([a, b])
+    }
+  }, 60_000)
+
+  it('reports error for a room the token does not cover, and off after close', async () => {
+    const m = await openReplica('c', undefined, { userId: 'u-other', url: relay.url, token: () => relay.token('someone-else'), WebSocket })
+    try {
+      await until(async () => m.sync.status('p') === 'error', 'status error')
+      expect(String(m.errors[0])).toMatch(/4403/)
+    } finally {
+      await m.sync.close()
+      expect(m.sync.status('p')).toBe('off')
+      m.memory.close()
+    }
+  }, 30_000)
+
+  it('startSync refuses a closed store', async () => {
+    const m = await openReplica('d', undefined, { url: relay.url, token: () => relay.token('u1'), WebSocket })
+    await m.sync.close()
+    m.memory.close()
+    expect(() => startSync(m.memory, { url: relay.url, token: () => relay.token('u1') })).toThrow(/closed/)
+  })
+})
