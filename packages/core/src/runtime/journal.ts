@@ -182,10 +182,10 @@ export function createJournal(ctx: StoreContext): JournalApi {
       if (o.limit === undefined) throw invalidInput('limit is required')
       const limit = checkLimit('limit', o.limit, 100)
       return read(ctx, tables, async () => {
-        const rows = await bySeq(sessionId, after)
-          .filter((r) => r.occurredAt >= since && r.occurredAt <= until)
-          .limit(limit + 1)
-          .toArray()
+        const range = bySeq(sessionId, after)
+        // A filter makes Dexie walk a cursor; without a time range one bounded getAll does.
+        const ranged = since === -Infinity && until === Infinity ? range : range.filter((r) => r.occurredAt >= since && r.occurredAt <= until)
+        const rows = await ranged.limit(limit + 1).toArray()
         const items = rows.slice(0, limit).map(toRecord)
         return rows.length > limit ? { items, next: items[items.length - 1]!.seq } : { items }
       })
