@@ -59,7 +59,7 @@ function cpuMs (pid: number): number {
 async function memory (child: ChildProcess, file: string): Promise<{ js: number, rss: number }> {
   rmSync(file, { force: true })
   child.kill('SIGUSR2')
-  const until = Date.now() + 5000
+  const until = Date.now() + 30_000
   while (!existsSync(file)) {
     if (Date.now() > until) throw new Error('relay did not report memory')
     await new Promise(resolve => setTimeout(resolve, 20))
@@ -118,6 +118,11 @@ async function runAgainst (kind: 'engram' | 'reference'): Promise<ServerRun> {
     const result = await next<LoadResult & { type: string }>('measure-end')
     const cpu1 = cpuMs(server.pid as number)
     const after = await memory(server, memFile)
+    if (kind === 'engram') {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+      const pick = (name: string): string => text.split('\n').filter(l => l.startsWith(name)).map(l => l.slice(name.length)).join(' ')
+      console.log(`engram relay during the run: event-loop delay ${pick('nodejs_eventloop_delay_seconds')}; persist ${pick('engram_relay_persist_seconds_sum')} s over ${pick('engram_relay_persist_seconds_count')} writes`)
+    }
     client.send({ type: 'stop' })
     const perConnection = (withConns.js - withDocs.js) / (load.connections - load.rooms)
     const perDocument = (withDocs.js - idle.js - perConnection * load.rooms) / load.rooms
@@ -146,8 +151,8 @@ async function runAgainst (kind: 'engram' | 'reference'): Promise<ServerRun> {
 export async function runRelayBench (): Promise<void> {
   console.log(`\nRelay load: ${load.connections} connections / ${load.rooms} rooms, each client writes every ${load.writeIntervalMs} ms; ` +
     `${load.warmupMs / 1000} s warm-up, ${load.measureMs / 1000} s measured; load clients in a separate process; 127.0.0.1.`)
-  const ours = await runAgainst('engram')
   const ref = await runAgainst('reference')
+  const ours = await runAgainst('engram')
   const baselineName = '@y/websocket-server 0.1.1'
   printTable('Relay under load: Engram relay (JWT auth + SQLite WAL) vs reference server (no auth, no persistence)', [
     { name: 'propagation latency median', ours: median(ours.latencies), baseline: median(ref.latencies), unit: 'ms', baselineName, goal: '≤ 1.5× reference' },

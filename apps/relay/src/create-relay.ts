@@ -12,7 +12,7 @@ import { createKeyedRateLimiter, defaultLimits } from './limits.js'
 import type { RelayLimits } from './limits.js'
 import { errorMessage, silentLogger } from './log.js'
 import type { Logger } from './log.js'
-import { createMetrics, increment } from './metrics.js'
+import { createMetrics, increment, watchEventLoop } from './metrics.js'
 import type { RelayGauges, RelayMetrics } from './metrics.js'
 import type { RelayStore } from './persistence.js'
 import { loadRoom } from './room.js'
@@ -60,6 +60,7 @@ export function createRelay (options: RelayOptions): Relay {
   const { store } = options
   const key = secretKey(options.secret)
   const metrics = createMetrics()
+  watchEventLoop()
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false })
   const rooms = new Map<string, Room>()
   const unloadTimers = new Map<string, NodeJS.Timeout>()

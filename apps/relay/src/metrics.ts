@@ -1,3 +1,5 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+
 /** Counters and gauges the relay exports at `/metrics`. */
 export interface RelayMetrics {
   connectionsOpened: number
@@ -66,6 +68,15 @@ export interface RelayGauges {
   users: number
 }
 
+const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+let loopDelayEnabled = false
+
+/** Start sampling event-loop delay (once per process). */
+export function watchEventLoop (): void {
+  if (!loopDelayEnabled) loopDelay.enable()
+  loopDelayEnabled = true
+}
+
 /** Render metrics as Prometheus text exposition format (version 0.0.4). */
 export function renderMetrics (m: RelayMetrics, g: RelayGauges): string {
   const out: string[] = []
@@ -97,6 +108,13 @@ export function renderMetrics (m: RelayMetrics, g: RelayGauges): string {
   const mem = process.memoryUsage()
   metric('process_resident_memory_bytes', 'gauge', 'Resident set size.', mem.rss)
   metric('nodejs_heap_used_bytes', 'gauge', 'V8 heap in use.', mem.heapUsed)
+  if (loopDelayEnabled) {
+    // Since the previous scrape; reset so each scrape reports its own window.
+    out.push('# HELP nodejs_eventloop_delay_seconds Event-loop delay since the previous scrape.', '# TYPE nodejs_eventloop_delay_seconds gauge')
+    for (const q of [50, 99]) out.push(`nodejs_eventloop_delay_seconds{quantile="${q / 100}"} ${loopDelay.count > 0 ? loopDelay.percentile(q) / 1e9 : 0}`)
+    out.push(`nodejs_eventloop_delay_seconds{quantile="1"} ${loopDelay.count > 0 ? loopDelay.max / 1e9 : 0}`)
+    loopDelay.reset()
+  }
   const cpu = process.cpuUsage()
   metric('process_cpu_seconds_total', 'counter', 'User and system CPU time.', (cpu.user + cpu.system) / 1e6)
   return out.join('\n') + '\n'
