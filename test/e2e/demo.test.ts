@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import type { BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchProfile } from './demo-support/chromium.js'
+import { launchProfile, type Profile } from './support/chromium.js'
 import { openDemoPage, type DemoPage } from './demo-support/demo-page.js'
 import { startDemoStack, type DemoStack } from './demo-support/stack.js'
 
@@ -11,6 +11,8 @@ const hostile = '<img src=x onerror=alert(1)>'
 
 describe('demo: two devices of one user, syncing through the relay', () => {
   let stack: DemoStack
+  let profileA: Profile
+  let profileB: Profile
   let contextA: BrowserContext
   let contextB: BrowserContext
   let a: DemoPage
@@ -20,14 +22,17 @@ describe('demo: two devices of one user, syncing through the relay', () => {
   beforeAll(async () => {
     await mkdir(artifacts, { recursive: true })
     stack = await startDemoStack()
-    contextA = await launchProfile(stack.dir, 'A')
-    contextB = await launchProfile(stack.dir, 'B')
+    profileA = await launchProfile('demo-A')
+    profileB = await launchProfile('demo-B')
+    contextA = profileA.context
+    contextB = profileB.context
+    for (const context of [contextA, contextB]) await context.pages()[0]?.setViewportSize({ width: 1280, height: 900 })
     a = await openDemoPage(contextA.pages()[0] ?? await contextA.newPage(), stack.url, 'A', user)
     b = await openDemoPage(contextB.pages()[0] ?? await contextB.newPage(), stack.url, 'B', user)
   })
 
   afterAll(async () => {
-    await Promise.allSettled([contextA?.close(), contextB?.close()])
+    await Promise.allSettled([profileA?.close(), profileB?.close()])
     await stack?.close()
   })
 

@@ -10,7 +10,7 @@ import { startRelayProcess, type RelayProcess } from '../../../scripts/relay-pro
 export interface DemoStack {
   /** The demo's http URL. */
   readonly url: string
-  /** A folder for browser profiles and other per-run files. */
+  /** The per-run folder (built demo, relay data); removed by close(). */
   readonly dir: string
   stopRelay(): Promise<void>
   /** Starts the relay again on the same port with the same data. */

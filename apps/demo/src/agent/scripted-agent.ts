@@ -11,7 +11,7 @@ export interface AgentInput { prompt: string; context: Context; facts: Fact[] }
  */
 export function scriptedReply(input: AgentInput): string {
   const parts = sentences(input.prompt).map(s => answer(parseIntent(s), input))
-  const useful = parts.filter(p => p !== '')
+  const useful = parts.filter(p => p !== '').map(p => p.charAt(0).toUpperCase() + p.slice(1))
   if (useful.length > 0) return useful.join(' ')
   const sections = input.context.sections.filter(s => s.items > 0).map(s => `${s.name} (${s.items})`)
   return `I'm a scripted agent, not a model. A real one would get ${input.context.tokens} tokens of context` +

@@ -7,6 +7,8 @@ import { section, serialRefresh, stateLine } from './panel.js'
 export function blocksPanel(app: App): HTMLElement {
   const state = stateLine()
   const list = el('div', { class: 'blocks' })
+  /** Labels of blocks with edits not saved yet. */
+  const unsaved = new Set<string>()
   const label = el('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off', placeholder: 'persona' })
   const limit = el('input', { type: 'number', min: 1, max: 100000, value: '500' })
   const form = el('form', { class: 'inline-form', on: { submit: (e) => { e.preventDefault(); void create() } } },
@@ -30,12 +32,17 @@ export function blocksPanel(app: App): HTMLElement {
       count.textContent = `${text.value.length} / ${block.limit} characters`
       count.classList.toggle('over', text.value.length > block.limit)
     }
-    text.addEventListener('input', measure)
+    text.addEventListener('input', () => {
+      measure()
+      if (text.value === block.value) unsaved.delete(block.label)
+      else unsaved.add(block.label)
+    })
     measure()
     meter.setAttribute('aria-label', `${block.label}: characters used of ${block.limit}`)
     const save = (): void => {
-      app.memory.blocks.set(app.projectId, block.label, text.value, { limit: block.limit, readOnly: block.readOnly, ...(block.description ? { description: block.description } : {}) })
-        .then(() => state.clear(), (error: unknown) => state.error(error, `save block ${block.label}`))
+      const value = text.value
+      app.memory.blocks.set(app.projectId, block.label, value, { limit: block.limit, readOnly: block.readOnly, ...(block.description ? { description: block.description } : {}) })
+        .then(() => { unsaved.delete(block.label); state.clear(); refresh() }, (error: unknown) => state.error(error, `save block ${block.label}`))
     }
     return el('form', { class: 'block', 'data-label': block.label, on: { submit: (e) => { e.preventDefault(); save() } } },
       field(block.readOnly ? `${block.label} (read-only)` : block.label, text, block.description),
@@ -50,9 +57,8 @@ export function blocksPanel(app: App): HTMLElement {
     try {
       const blocks = await app.memory.blocks.list(projectId)
       if (projectId !== app.projectId) return
-      // Keep a block the user is typing in: a remote change must not eat unsaved text.
-      const focused = document.activeElement instanceof HTMLTextAreaElement && list.contains(document.activeElement)
-      if (focused) return
+      // A remote change must not eat unsaved text: wait until it is saved or reverted.
+      if (unsaved.size > 0) return
       replace(list, ...blocks.map(editor))
       if (blocks.length === 0) state.empty('No core blocks yet. Add one (e.g. "persona") below.')
       else state.clear()
@@ -64,6 +70,6 @@ export function blocksPanel(app: App): HTMLElement {
   state.loading()
   refresh()
   app.onMemoryChange(['blocks'], refresh)
-  app.onSelect(refresh)
+  app.onSelect(() => { unsaved.clear(); refresh() })
   return section('blocks', 'Core blocks', state.element, list, form)
 }

@@ -15,6 +15,10 @@ export function factsPanel(app: App): HTMLElement {
       el('th', { scope: 'col' }, 'Key'), valueHeader, el('th', { scope: 'col' }, 'Tags'),
       el('th', { scope: 'col' }, 'Updated'), el('th', { scope: 'col' }, 'v'), el('th', { scope: 'col' }, 'Actions'))),
     body)
+  /** Keys being edited in place: a refresh (e.g. a remote change) waits until they are saved or cancelled. */
+  const editing = new Set<string>()
+  /** After an in-place edit, keyboard focus returns to that row's Edit button. */
+  let refocus: string | undefined
   const deletedList = el('ul', { class: 'deleted', 'aria-label': 'Deleted facts' })
   const deleted = el('details', { class: 'deleted-facts' }, el('summary', {}, 'Deleted facts'), deletedList)
   const asOf = el('input', { type: 'datetime-local', step: 1 })
@@ -42,13 +46,16 @@ export function factsPanel(app: App): HTMLElement {
     const edit = (): void => {
       const input = el('input', { type: 'text', value: formatValue(fact.value), 'aria-label': `New value of ${fact.key}` })
       const cell = row.cells[1]!
+      const done = (): void => { editing.delete(fact.key); refocus = fact.key; refresh() }
       const save = (): void => {
         app.memory.facts.set(app.projectId, fact.key, parseValue(input.value) as never, { tags: fact.tags, source: { note: `demo device ${app.device}` } })
-          .catch((error: unknown) => state.error(error, 'edit the fact'))
+          .then(done, (error: unknown) => state.error(error, 'edit the fact'))
       }
+      editing.add(fact.key)
       replace(cell, el('form', { class: 'inline-form', on: { submit: (e) => { e.preventDefault(); save() } } },
         input, el('button', { type: 'submit' }, 'Save'),
-        el('button', { type: 'button', on: { click: () => refresh() } }, 'Cancel')))
+        el('button', { type: 'button', on: { click: done } }, 'Cancel')))
+      input.addEventListener('keydown', (e) => { if (e.key === 'Escape') done() })
       input.focus()
     }
     const history = factHistory(app, fact.key, state)
@@ -80,6 +87,7 @@ export function factsPanel(app: App): HTMLElement {
 
   const refresh = serialRefresh(async () => {
     const projectId = app.projectId
+    if (editing.size > 0) return
     try {
       const time = asOf.value === '' ? undefined : new Date(asOf.value).getTime()
       valueHeader.textContent = time === undefined ? 'Value' : `Value as of ${formatTime(time)}`
@@ -88,6 +96,10 @@ export function factsPanel(app: App): HTMLElement {
       const gone = await app.memory.facts.deleted(projectId)
       if (projectId !== app.projectId) return
       replace(body, ...rows)
+      if (refocus !== undefined) {
+        body.querySelector<HTMLButtonElement>(`tr[data-key="${CSS.escape(refocus)}"] button`)?.focus()
+        refocus = undefined
+      }
       replace(deletedList, ...gone.map(f => el('li', { 'data-key': f.key },
         el('span', { class: 'key' }, f.key), ' = ', el('span', { class: 'value' }, formatValue(f.value)),
         el('small', {}, ` deleted ${formatTime(f.deletedAt)} `),
@@ -104,6 +116,6 @@ export function factsPanel(app: App): HTMLElement {
   state.loading()
   refresh()
   app.onMemoryChange(['facts'], refresh)
-  app.onSelect(refresh)
+  app.onSelect(() => { editing.clear(); refresh() })
   return section('facts', 'Facts', asOfControls, state.element, table, deleted, form)
 }
