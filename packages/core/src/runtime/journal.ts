@@ -24,7 +24,7 @@ export interface JournalSessionRow { sessionId: string; lastSeq: number; count: 
 export const OUTCOME_KIND = 'outcome'
 export const APPROVAL_PENDING = 'approval.pending'
 export const APPROVAL_RESOLVED = 'approval.resolved'
-/** Largest payload by default (bytes of JSON text); `options.journal.maxPayloadBytes` overrides. */
+/** Largest payload (bytes of its JSON text). */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024
 const MAX_KIND = 200
 
@@ -75,22 +75,17 @@ export type CheckedEntry = JournalEntry
  * Validates an entry completely before anything is written.
  * @throws MemoryError `invalid_input`, `limit_exceeded`.
  */
-export function checkEntry(ctx: StoreContext, entry: unknown): CheckedEntry {
+export function checkEntry(entry: unknown): CheckedEntry {
   const e = checkOptions('entry', entry as JournalEntry)
   const kind = checkId('kind', e.kind)
   if (kind.length > MAX_KIND) throw invalidInput(`kind is longer than ${MAX_KIND} characters`)
   if (!('payload' in e)) throw invalidInput('entry.payload is required (use null for no payload)')
-  checkJson('payload', e.payload, maxPayloadBytes(ctx))
+  checkJson('payload', e.payload, MAX_PAYLOAD_BYTES)
   const out: CheckedEntry = { kind, payload: e.payload as Json }
   if (e.triggerId !== undefined) out.triggerId = checkId('triggerId', e.triggerId)
   if (e.idempotencyKey !== undefined) out.idempotencyKey = checkId('idempotencyKey', e.idempotencyKey)
   if (e.occurredAt !== undefined) out.occurredAt = checkTime('occurredAt', e.occurredAt)
   return out
-}
-
-function maxPayloadBytes(ctx: StoreContext): number {
-  const limit = (ctx.options.journal as { maxPayloadBytes?: unknown } | undefined)?.maxPayloadBytes
-  return typeof limit === 'number' && limit > 0 ? limit : MAX_PAYLOAD_BYTES
 }
 
 /**
@@ -152,7 +147,7 @@ export function createJournal(ctx: StoreContext): JournalApi {
   return {
     async append(sessionId, entry) {
       checkId('sessionId', sessionId)
-      const checked = checkEntry(ctx, entry)
+      const checked = checkEntry(entry)
       return write(ctx, tables, (w) => appendEntry(ctx, w, sessionId, checked))
     },
 
