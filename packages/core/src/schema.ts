@@ -80,8 +80,7 @@ export const SCHEMA_V1: Record<string, string> = {
   passages: 'id, [projectId+createdAt]',
   outbox: '++seq, projectId',
   // search index (issue 3)
-  postings: '[term+docId]',
-  searchDocs: 'docId, projectId',
+  searchDocs: 'docId, projectId, *terms',
   corpusStats: 'projectId',
   vectors: 'docId, projectId',
   embedQueue: '++seq, &docId, projectId',

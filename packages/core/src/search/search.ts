@@ -1,4 +1,3 @@
-import { Dexie } from 'dexie'
 import { invalidInput, MemoryError } from '../errors.js'
 import type { StoreContext } from '../store-context.js'
 import { checkId, checkLimit, checkOneOf, checkOptions, checkString } from '../validate.js'
@@ -7,9 +6,8 @@ import { rankBm25, type Candidate, type PostingFilter } from './bm25.js'
 import { startEmbedQueue } from './embed-queue.js'
 import { fuseRanked } from './fusion.js'
 import { resolveHits } from './hit-text.js'
-import type { PostingRow } from './index-rows.js'
-import { termKey } from './index-rows.js'
-import { searchEngineOf, type SearchEngine } from './text-index.js'
+import { postingIn, termKey, type PostingRow } from './index-rows.js'
+import { readPostings, searchEngineOf, type SearchEngine } from './text-index.js'
 import { normalize, VectorCache } from './vector-cache.js'
 
 /** The kind of memory a search hit comes from. */
@@ -30,7 +28,7 @@ const KINDS: readonly HitKind[] = ['message', 'fact', 'summary', 'passage']
 const MODES = ['hybrid', 'text', 'vector'] as const
 /** Longest query accepted (characters). */
 export const MAX_QUERY_LENGTH = 10_000
-const SEARCH_TABLES = ['projects', 'postings', 'corpusStats', 'vectors', 'messages', 'facts', 'summaries', 'passages']
+const SEARCH_TABLES = ['projects', 'searchDocs', 'corpusStats', 'vectors', 'messages', 'facts', 'summaries', 'passages']
 
 /**
  * Creates the search function of a store (and starts its embed queue when an
@@ -95,9 +93,12 @@ async function textCandidates(engine: SearchEngine, projectId: string, terms: st
     terms.map(async (term) => {
       const cached = cache.list(term)
       if (cached) return cached
-      const rows = await t.postings.where('[term+docId]').between([term, Dexie.minKey], [term, Dexie.maxKey]).toArray()
+      const docs = await readPostings(engine, term)
       const list = new Map<string, PostingRow>()
-      for (const row of rows) list.set(row.docId, row)
+      for (const doc of docs) {
+        const row = postingIn(doc, term)
+        if (row) list.set(doc.docId, row)
+      }
       cache.keepList(term, list, epoch)
       return list
     }),

@@ -1,15 +1,14 @@
-import { Dexie, type Transaction } from 'dexie'
+import type { Dexie, Transaction } from 'dexie'
 import type { EngramDb } from '../schema.js'
 import type { Embedder, IndexedDoc, TextIndex } from '../store-context.js'
 import type { WriteScope } from '../write.js'
 import { englishAnalyzer, type Analyzer } from './analyzer.js'
-import { termKey, type CorpusStatsRow, type EmbedQueueRow, type PostingRow, type SearchDocRow, type VectorRow } from './index-rows.js'
+import { postingsOf, termKey, type CorpusStatsRow, type EmbedQueueRow, type SearchDocRow, type VectorRow } from './index-rows.js'
 import { PostingCache, type IndexDelta } from './posting-cache.js'
 import { VectorCache } from './vector-cache.js'
 
 /** The search-index tables, typed (schema.ts declares them untyped). */
 export interface IndexTables {
-  postings: Dexie.Table<PostingRow, [string, string]>
   searchDocs: Dexie.Table<SearchDocRow, string>
   corpusStats: Dexie.Table<CorpusStatsRow, string>
   vectors: Dexie.Table<VectorRow, string>
@@ -41,7 +40,7 @@ export interface SearchEngine extends TextIndex {
 /** Kinds that get embeddings when an embedder is set. */
 const EMBEDDED_KINDS = new Set(['message', 'passage'])
 /** Every table the index writes; callers add them to their write transactions. */
-export const INDEX_TABLES = ['postings', 'searchDocs', 'corpusStats', 'vectors', 'embedQueue'] as const
+export const INDEX_TABLES = ['searchDocs', 'corpusStats', 'vectors', 'embedQueue'] as const
 
 const engines = new WeakMap<TextIndex, SearchEngine>()
 
@@ -50,7 +49,8 @@ export function searchEngineOf(index: TextIndex): SearchEngine | undefined {
   return engines.get(index)
 }
 
-interface TxLog { deltas: IndexDelta[]; embed: boolean }
+/** What one transaction did to the index: replayed on the caches after it commits. */
+interface TxLog { deltas: IndexDelta[]; embed: boolean; stats: Map<string, CorpusStatsRow> }
 
 /**
  * Creates the incremental BM25 index kept in IndexedDB. `put` and `remove`
@@ -72,7 +72,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   function logOf(w: WriteScope): TxLog {
     let log = logs.get(w.tx)
     if (!log) {
-      const created: TxLog = { deltas: [], embed: false }
+      const created: TxLog = { deltas: [], embed: false, stats: new Map() }
       log = created
       logs.set(w.tx, created)
       w.tx.on('complete', () => {
@@ -84,17 +84,28 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     return log
   }
 
-  async function removeDoc(log: TxLog, doc: SearchDocRow, stats: CorpusStatsRow): Promise<void> {
-    const terms = doc.tokens.map((token) => termKey(doc.projectId, token))
+  /** The corpus statistics of a project, read once per transaction. */
+  async function statsOf(log: TxLog, projectId: string): Promise<CorpusStatsRow> {
+    let stats = log.stats.get(projectId)
+    if (!stats) {
+      stats = (await t.corpusStats.get(projectId)) ?? { projectId, docs: 0, length: 0 }
+      log.stats.set(projectId, stats)
+    }
+    return stats
+  }
+
+  async function removeDoc(log: TxLog, doc: SearchDocRow): Promise<void> {
+    const stats = await statsOf(log, doc.projectId)
+    stats.docs = Math.max(0, stats.docs - 1)
+    stats.length = Math.max(0, stats.length - doc.len)
+    // Vectors and queue rows may exist from a session opened with an embedder: always clear them.
     await Promise.all([
-      t.postings.bulkDelete(terms.map((term) => [term, doc.docId] as [string, string])),
       t.searchDocs.delete(doc.docId),
+      t.corpusStats.put({ ...stats }),
       t.vectors.delete(doc.docId),
       t.embedQueue.where('docId').equals(doc.docId).delete(),
     ])
-    stats.docs -= 1
-    stats.length -= doc.len
-    log.deltas.push({ op: 'remove', projectId: doc.projectId, docId: doc.docId, terms })
+    log.deltas.push({ op: 'remove', projectId: doc.projectId, docId: doc.docId, terms: doc.terms })
   }
 
   const engine: SearchEngine = {
@@ -108,50 +119,37 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       const tokens = analyzer.terms(doc.text)
       const tf = new Map<string, number>()
       for (const token of tokens) tf.set(token, (tf.get(token) ?? 0) + 1)
-      const [old, current] = await Promise.all([t.searchDocs.get(doc.docId), t.corpusStats.get(doc.projectId)])
-      const stats = current ?? { projectId: doc.projectId, docs: 0, length: 0 }
-      if (old) {
-        const oldStats = old.projectId === doc.projectId ? stats : ((await t.corpusStats.get(old.projectId)) ?? { projectId: old.projectId, docs: 1, length: old.len })
-        await removeDoc(log, old, oldStats)
-        if (oldStats !== stats) await t.corpusStats.put(oldStats)
+      const old = await t.searchDocs.get(doc.docId)
+      if (old) await removeDoc(log, old)
+      const row: SearchDocRow = {
+        docId: doc.docId, projectId: doc.projectId, kind: doc.kind, createdAt: doc.createdAt, len: tokens.length,
+        terms: [...tf.keys()].map((token) => termKey(doc.projectId, token)), tfs: [...tf.values()],
       }
-      const len = tokens.length
-      const rows: PostingRow[] = []
-      for (const [token, count] of tf) {
-        const row: PostingRow = { term: termKey(doc.projectId, token), docId: doc.docId, tf: count, len, kind: doc.kind, at: doc.createdAt }
-        if (doc.sessionId !== undefined) row.sid = doc.sessionId
-        rows.push(row)
-      }
-      const docRow: SearchDocRow = { docId: doc.docId, projectId: doc.projectId, kind: doc.kind, createdAt: doc.createdAt, len, tokens: [...tf.keys()] }
-      if (doc.sessionId !== undefined) docRow.sessionId = doc.sessionId
+      if (doc.sessionId !== undefined) row.sessionId = doc.sessionId
+      const stats = await statsOf(log, doc.projectId)
       stats.docs += 1
-      stats.length += len
-      const writes: Promise<unknown>[] = [t.postings.bulkPut(rows), t.searchDocs.put(docRow), t.corpusStats.put(stats)]
+      stats.length += row.len
+      const writes: Promise<unknown>[] = [t.searchDocs.put(row), t.corpusStats.put({ ...stats })]
       if (embedder && EMBEDDED_KINDS.has(doc.kind) && doc.text.trim().length > 0) {
-        // A re-put of the same document replaced its queue row in removeDoc above.
+        // A re-put of the same document dropped its old queue row in removeDoc above.
         writes.push(t.embedQueue.add({ docId: doc.docId, projectId: doc.projectId, text: doc.text, attempts: 0, notBefore: 0 }))
         log.embed = true
       }
       await Promise.all(writes)
-      log.deltas.push({ op: 'put', projectId: doc.projectId, rows })
+      log.deltas.push({ op: 'put', projectId: doc.projectId, rows: postingsOf(row) })
     },
 
     async remove(w, docId) {
       if (!enabled) return
       const doc = await t.searchDocs.get(docId)
-      if (!doc) return
-      const log = logOf(w)
-      const stats = (await t.corpusStats.get(doc.projectId)) ?? { projectId: doc.projectId, docs: 1, length: doc.len }
-      await removeDoc(log, doc, stats)
-      await t.corpusStats.put(stats)
+      if (doc) await removeDoc(logOf(w), doc)
     },
 
     async removeProject(w, projectId) {
       if (!enabled) return
       const log = logOf(w)
-      const prefix = termKey(projectId, '')
+      log.stats.delete(projectId)
       await Promise.all([
-        t.postings.where('[term+docId]').between([prefix, Dexie.minKey], [`${prefix}\uffff`, Dexie.maxKey]).delete(),
         t.searchDocs.where('projectId').equals(projectId).delete(),
         t.corpusStats.delete(projectId),
         t.vectors.where('projectId').equals(projectId).delete(),
@@ -162,4 +160,9 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   }
   engines.set(engine, engine)
   return engine
+}
+
+/** Reads the postings of one term: one range of the multi-entry `terms` index. */
+export function readPostings(engine: SearchEngine, term: string): Promise<SearchDocRow[]> {
+  return engine.t.searchDocs.where('terms').equals(term).toArray()
 }
