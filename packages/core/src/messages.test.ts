@@ -94,6 +94,8 @@ describe('messages', () => {
     const { memory } = await setup()
     await memory.projects.archive('p')
     await expect(memory.messages.append('s', { role: 'user', content: 'x' })).rejects.toMatchObject({ code: 'not_found' })
+    expect(await memory.messages.tail('s', 5)).toEqual([])
+    expect(await memory.sessions.get('s')).toMatchObject({ lastActiveAt: Date.UTC(2026, 0, 1) })
   })
 
   it('tails the last n oldest first', async () => {

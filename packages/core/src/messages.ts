@@ -69,8 +69,6 @@ export function createMessages(ctx: StoreContext): MessagesApi {
     return write(ctx, tables, async (w) => {
       const session = await requireSession(ctx, sessionId)
       assertActive(session)
-      const project = await db.projects.get(session.projectId)
-      if (!project || project.archivedAt !== undefined) throw new MemoryError('not_found', `The project of session ${JSON.stringify(sessionId)} is archived`)
       const now = ctx.now()
       const rows = inputs.map((p, i): MessageRow => {
         const row: MessageRow = { id: newId(now), sessionId, projectId: session.projectId, seq: session.lastSeq + i + 1, role: p.role, content: p.content, tokens: p.tokens, createdAt: now }
@@ -78,8 +76,9 @@ export function createMessages(ctx: StoreContext): MessagesApi {
         return row
       })
       const next: SessionRow = { ...session, lastSeq: session.lastSeq + rows.length, lastActiveAt: Math.max(session.lastActiveAt, now) }
-      await db.messages.bulkAdd(rows)
-      await db.sessions.put(next)
+      // Issued together to save round trips; a thrown error below still rolls all of it back.
+      const [project] = await Promise.all([db.projects.get(session.projectId), db.messages.bulkAdd(rows), db.sessions.put(next)])
+      if (!project || project.archivedAt !== undefined) throw new MemoryError('not_found', `The project of session ${JSON.stringify(sessionId)} is archived`)
       for (const row of rows) {
         await indexMessage(ctx, w, row)
         w.change('messages', 'put', row.id, row.projectId)
