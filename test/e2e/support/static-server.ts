@@ -16,8 +16,15 @@ export interface StaticServer {
   close(): Promise<void>
 }
 
+/** Options of {@link serveStatic}. */
+export interface ServeOptions {
+  /** Send COOP/COEP so pages are cross-origin isolated (fine-grained `performance.now()` for benchmarks). */
+  isolated?: boolean
+}
+
 /** Serves `root` on 127.0.0.1 at a free port (no caching, no directory listing). */
-export async function serveStatic(root: string): Promise<StaticServer> {
+export async function serveStatic(root: string, options: ServeOptions = {}): Promise<StaticServer> {
+  const isolation = options.isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {}
   const base = normalize(root + sep)
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -26,7 +33,7 @@ export async function serveStatic(root: string): Promise<StaticServer> {
       if (!file.startsWith(base)) return void res.writeHead(403).end()
       const info = await stat(file).catch(() => undefined)
       if (!info?.isFile()) return void res.writeHead(404).end('not found')
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store', 'content-length': info.size })
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store', 'content-length': info.size, ...isolation })
       createReadStream(file).pipe(res)
     })().catch(() => res.writeHead(500).end())
   })
