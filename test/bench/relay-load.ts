@@ -20,7 +20,15 @@ import type { LoadConfig, LoadResult } from './relay-load-client.js'
 const here = fileURLToPath(new URL('.', import.meta.url))
 const root = resolve(here, '../..')
 const secret = 'relay-bench-secret-0123456789abcdef'
-const load = { rooms: 200, connections: 1000, writeIntervalMs: 1000, warmupMs: 3000, measureMs: 15_000 }
+const envNumber = (name: string, fallback: number): number => Number(process.env[name] ?? fallback)
+/** The load; RELAY_BENCH_* environment variables override it for experiments. */
+const load = {
+  rooms: envNumber('RELAY_BENCH_ROOMS', 200),
+  connections: envNumber('RELAY_BENCH_CONNECTIONS', 1000),
+  writeIntervalMs: envNumber('RELAY_BENCH_WRITE_INTERVAL_MS', 1000),
+  warmupMs: 3000,
+  measureMs: envNumber('RELAY_BENCH_MEASURE_MS', 15_000)
+}
 const tsxArgs = ['--conditions=source', '--import', 'tsx']
 
 interface ServerRun {

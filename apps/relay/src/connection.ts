@@ -23,8 +23,6 @@ export interface Connection extends Peer {
 interface ConnectionContext {
   limits: RelayLimits
   metrics: RelayMetrics
-  /** The room could not persist: the relay must unload it. */
-  onRoomFailure (room: Room): void
   /** Called once when the connection has left its room. */
   onLeft (conn: Connection): void
 }
@@ -93,8 +91,7 @@ export function openConnection (ws: WebSocket, user: string, room: Room, ctx: Co
     if (!isBinary) return conn.close('malformedMessage')
     if (!limiter.take()) return conn.close('rateLimited')
     const reason = room.receive(conn, bytes)
-    if (reason === 'internalError') ctx.onRoomFailure(room)
-    else if (reason !== null) conn.close(reason)
+    if (reason !== null) conn.close(reason)
   })
   ws.on('pong', () => { conn.alive = true })
   ws.on('error', (err: Error & { code?: string }) => {

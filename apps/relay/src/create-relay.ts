@@ -16,6 +16,7 @@ import { createMetrics, increment, watchEventLoop } from './metrics.js'
 import type { RelayGauges, RelayMetrics } from './metrics.js'
 import type { RelayStore } from './persistence.js'
 import { loadRoom } from './room.js'
+import { createWriteBatch } from './write-batch.js'
 import type { Room } from './room.js'
 
 /** What a relay needs: the token secret, a durable store, and optional limits and logger. */
@@ -100,18 +101,24 @@ export function createRelay (options: RelayOptions): Relay {
     }
     let room = rooms.get(name)
     if (room === undefined) {
-      room = loadRoom(name, { store, metrics, log, maxDocumentBytes: limits.maxDocumentBytes, compactAfterUpdates: limits.compactAfterUpdates })
+      room = loadRoom(name, { store, batch, metrics, log, maxDocumentBytes: limits.maxDocumentBytes, compactAfterUpdates: limits.compactAfterUpdates })
       rooms.set(name, room)
       metrics.documentsLoadedTotal++
     }
     return room
   }
 
-  const onRoomFailure = (room: Room): void => {
-    log.error('persistence failed, room unloaded', { room: room.name })
-    for (const peer of Array.from(room.peers.keys())) (peer as Connection).close('internalError')
-    unload(room, false)
+  /** A commit failed: these rooms hold updates that are not on disk, so drop them; clients resync on reconnect. */
+  const onCommitFailure = (names: Set<string>, err: unknown): void => {
+    for (const name of names) {
+      const room = rooms.get(name)
+      if (room === undefined) continue
+      log.error('persistence failed, room unloaded', { room: name, error: errorMessage(err) })
+      for (const peer of Array.from(room.peers.keys())) (peer as Connection).close('internalError')
+      unload(room, false)
+    }
   }
+  const batch = createWriteBatch(store, metrics, onCommitFailure)
 
   const onLeft = (conn: Connection): void => {
     connections.delete(conn)
@@ -144,7 +151,7 @@ export function createRelay (options: RelayOptions): Relay {
     }
     perUser.set(user, (perUser.get(user) ?? 0) + 1)
     metrics.connectionsOpened++
-    const conn = openConnection(ws, user, room, { limits, metrics, onRoomFailure, onLeft })
+    const conn = openConnection(ws, user, room, { limits, metrics, onLeft })
     connections.add(conn)
   }
 
@@ -190,6 +197,7 @@ export function createRelay (options: RelayOptions): Relay {
       closing = true
       clearInterval(pingTimer)
       const open = Array.from(connections)
+      batch.flush()
       for (const conn of open) conn.close('goingAway')
       // Give clients a moment to answer the close frame, then drop the rest.
       await new Promise(resolve => setTimeout(resolve, open.length > 0 ? 200 : 0))

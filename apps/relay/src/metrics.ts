@@ -15,7 +15,9 @@ export interface RelayMetrics {
   documentsUnloadedTotal: number
   compactions: number
   persistErrors: number
-  /** Latency of each synchronous store write, in seconds. */
+  /** Updates written to the store (several per commit under load). */
+  persistedUpdates: number
+  /** Latency of each store commit, in seconds. */
   persistLatency: Histogram
 }
 
@@ -43,6 +45,7 @@ export function createMetrics (): RelayMetrics {
     documentsUnloadedTotal: 0,
     compactions: 0,
     persistErrors: 0,
+    persistedUpdates: 0,
     persistLatency: { buckets: persistBuckets, counts: persistBuckets.map(() => 0), sum: 0, count: 0 }
   }
 }
@@ -100,9 +103,10 @@ export function renderMetrics (m: RelayMetrics, g: RelayGauges): string {
   metric('engram_relay_documents_loaded_total', 'counter', 'Documents loaded from the store.', m.documentsLoadedTotal)
   metric('engram_relay_documents_unloaded_total', 'counter', 'Documents flushed and unloaded.', m.documentsUnloadedTotal)
   metric('engram_relay_compactions_total', 'counter', 'Stored updates merged into one snapshot.', m.compactions)
-  metric('engram_relay_persist_errors_total', 'counter', 'Failed store writes.', m.persistErrors)
+  metric('engram_relay_persist_errors_total', 'counter', 'Failed store commits.', m.persistErrors)
+  metric('engram_relay_persisted_updates_total', 'counter', 'Updates committed to the store.', m.persistedUpdates)
   const h = m.persistLatency
-  out.push('# HELP engram_relay_persist_seconds Latency of durable store writes.', '# TYPE engram_relay_persist_seconds histogram')
+  out.push('# HELP engram_relay_persist_seconds Latency of durable store commits (one per event-loop turn with updates).', '# TYPE engram_relay_persist_seconds histogram')
   h.buckets.forEach((le, i) => { out.push(`engram_relay_persist_seconds_bucket{le="${le}"} ${h.counts[i] ?? 0}`) })
   out.push(`engram_relay_persist_seconds_bucket{le="+Inf"} ${h.count}`, `engram_relay_persist_seconds_sum ${h.sum}`, `engram_relay_persist_seconds_count ${h.count}`)
   const mem = process.memoryUsage()

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { RelayStore } from './persistence.js'
+import type { RelayStore, StoredUpdate } from './persistence.js'
 import { startWalCheckpointer } from './wal-checkpointer.js'
 
 /** How hard SQLite syncs: `normal` survives a killed process, `full` also a power loss. */
@@ -34,31 +34,32 @@ export function openSqliteStore (dir: string, options: { sync?: SqliteSync } = {
   );
   CREATE INDEX IF NOT EXISTS updates_room_id ON updates (room, id);`)
 
-  const selectRoom = db.prepare<[string], { id: number, data: Buffer }>('SELECT id, data FROM updates WHERE room = ? ORDER BY id')
+  const selectRoom = db.prepare<[string], { data: Buffer }>('SELECT data FROM updates WHERE room = ? ORDER BY id')
   const insert = db.prepare<[string, Uint8Array]>('INSERT INTO updates (room, data) VALUES (?, ?)')
-  const deleteUpTo = db.prepare<[string, number]>('DELETE FROM updates WHERE room = ? AND id <= ?')
-  const compactTx = db.transaction((room: string, snapshot: Uint8Array, uptoId: number): number => {
-    deleteUpTo.run(room, uptoId)
-    return Number(insert.run(room, snapshot).lastInsertRowid)
+  const deleteRoom = db.prepare<[string]>('DELETE FROM updates WHERE room = ?')
+  const appendTx = db.transaction((entries: ReadonlyArray<StoredUpdate>) => {
+    for (const e of entries) insert.run(e.room, e.update)
   })
-
+  const compactTx = db.transaction((room: string, snapshot: Uint8Array) => {
+    deleteRoom.run(room)
+    insert.run(room, snapshot)
+  })
   const checkpointer = startWalCheckpointer(file)
 
   return {
     load (room) {
-      const rows = selectRoom.all(room)
       let bytes = 0
-      const updates = rows.map(r => {
+      const updates = selectRoom.all(room).map(r => {
         bytes += r.data.byteLength
         return new Uint8Array(r.data.buffer, r.data.byteOffset, r.data.byteLength)
       })
-      return { updates, lastId: rows.at(-1)?.id ?? 0, bytes }
+      return { updates, bytes }
     },
-    append (room, update) {
-      return Number(insert.run(room, update).lastInsertRowid)
+    appendMany (entries) {
+      appendTx(entries)
     },
-    compact (room, snapshot, uptoId) {
-      return compactTx(room, snapshot, uptoId)
+    compact (room, snapshot) {
+      compactTx(room, snapshot)
     },
     async close () {
       await checkpointer.stop()

@@ -4,15 +4,19 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadRoom } from './room.js'
-import type { Peer } from './room.js'
+import type { Peer, Room } from './room.js'
 import { createMetrics } from './metrics.js'
 import { silentLogger } from './log.js'
 import { openSqliteStore } from './persistence-sqlite.js'
 import type { RelayStore } from './persistence.js'
 import { encodeUpdate } from './protocol.js'
+import { createWriteBatch } from './write-batch.js'
 
 const tempStore = (name: string): RelayStore => openSqliteStore(mkdtempSync(join(tmpdir(), `engram-room-${name}-`)))
-const context = (store: RelayStore, compactAfterUpdates = 1000) => ({ store, metrics: createMetrics(), log: silentLogger, maxDocumentBytes: 1e7, compactAfterUpdates })
+const context = (store: RelayStore, compactAfterUpdates = 1000, onFailure = (_rooms: Set<string>) => {}) => {
+  const metrics = createMetrics()
+  return { store, batch: createWriteBatch(store, metrics, onFailure), metrics, log: silentLogger, maxDocumentBytes: 1e7, compactAfterUpdates }
+}
 const recorder = (): Peer & { got: Uint8Array[] } => {
   const got: Uint8Array[] = []
   return { got, send (m) { got.push(m) } }
@@ -24,21 +28,40 @@ const updateFrom = (fn: (doc: Y.Doc) => void, doc = new Y.Doc()): Uint8Array => 
   if (update === null) throw new Error('no update')
   return update
 }
+const nextTurn = async (): Promise<void> => { await new Promise(resolve => setImmediate(resolve)) }
+const step1 = (doc: Y.Doc): Uint8Array => Uint8Array.from([0, 0, ...(() => { const sv = Y.encodeStateVector(doc); return [sv.length, ...sv] })()])
 
 describe('room', () => {
-  it('stores an update before any peer receives it', async () => {
+  it('commits updates before any peer receives them, one commit per event-loop turn', async () => {
     const store = tempStore('order')
     const events: string[] = []
-    const spy: RelayStore = { ...store, append: (room, u) => { events.push('append'); return store.append(room, u) } }
+    const spy: RelayStore = { ...store, appendMany: entries => { events.push(`commit ${entries.length}`); store.appendMany(entries) } }
     const room = loadRoom('u/p', context(spy))
     const from = recorder()
     const to: Peer = { send () { events.push('send') } }
     room.join(from)
     room.join(to)
     events.length = 0
-    expect(room.receive(from, encodeUpdate(updateFrom(d => d.getMap('m').set('a', 1))))).toBeNull()
-    expect(events).toEqual(['append', 'send'])
+    const source = new Y.Doc()
+    for (let i = 0; i < 3; i++) expect(room.receive(from, encodeUpdate(updateFrom(d => d.getMap('m').set('a', i), source)))).toBeNull()
+    expect(events).toEqual([])
+    await nextTurn()
+    expect(events).toEqual(['commit 3', 'send', 'send', 'send'])
     await store.close()
+  })
+
+  it('commits queued updates before answering sync step 1', () => {
+    const store = tempStore('step2')
+    const room = loadRoom('u/p', context(store))
+    const writer = recorder()
+    const reader = recorder()
+    room.join(writer)
+    room.join(reader)
+    room.receive(writer, encodeUpdate(updateFrom(d => d.getMap('m').set('a', 1))))
+    expect(store.load('u/p').updates).toHaveLength(0)
+    room.receive(reader, step1(new Y.Doc()))
+    expect(store.load('u/p').updates).toHaveLength(1)
+    void store.close()
   })
 
   it('compacts stored updates into one snapshot past the threshold and reloads the same state', async () => {
@@ -47,8 +70,12 @@ describe('room', () => {
     const peer = recorder()
     room.join(peer)
     const source = new Y.Doc()
-    for (let i = 0; i < 95; i++) room.receive(peer, encodeUpdate(updateFrom(d => d.getArray('a').push([i]), source)))
-    expect(store.load('u/p').updates.length).toBeLessThanOrEqual(10)
+    for (let i = 0; i < 95; i++) {
+      room.receive(peer, encodeUpdate(updateFrom(d => d.getArray('a').push([i]), source)))
+      if (i % 7 === 0) await nextTurn()
+    }
+    await nextTurn()
+    expect(store.load('u/p').updates.length).toBeLessThanOrEqual(11)
     room.unload()
     expect(store.load('u/p').updates).toHaveLength(1)
     const again = loadRoom('u/p', context(store))
@@ -73,18 +100,21 @@ describe('room', () => {
     await store.close()
   })
 
-  it('sends nothing and reports internalError when the store fails', async () => {
+  it('relays nothing and reports the rooms whose commit failed', async () => {
     const store = tempStore('fail')
-    const failing: RelayStore = { ...store, append: () => { throw new Error('disk full') } }
-    const ctx = context(failing)
-    const room = loadRoom('u/p', ctx)
+    const failing: RelayStore = { ...store, appendMany: () => { throw new Error('disk full') } }
+    const failed: string[] = []
+    const ctx = context(failing, 1000, rooms => { failed.push(...rooms) })
+    const room: Room = loadRoom('u/p', ctx)
     const from = recorder()
     const to = recorder()
     room.join(from)
     room.join(to)
     const sentBefore = to.got.length
-    expect(room.receive(from, encodeUpdate(updateFrom(d => d.getMap('m').set('a', 1))))).toBe('internalError')
+    expect(room.receive(from, encodeUpdate(updateFrom(d => d.getMap('m').set('a', 1))))).toBeNull()
+    await nextTurn()
     expect(to.got.length).toBe(sentBefore)
+    expect(failed).toEqual(['u/p'])
     expect(ctx.metrics.persistErrors).toBe(1)
     await store.close()
   })

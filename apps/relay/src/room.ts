@@ -4,9 +4,9 @@ import * as syncProtocol from 'y-protocols/sync'
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
 import { MessageType, encodeAwareness, encodeSyncStep1, encodeUpdate } from './protocol.js'
-import { observe } from './metrics.js'
 import type { RelayMetrics } from './metrics.js'
 import type { RelayStore } from './persistence.js'
+import type { WriteBatch } from './write-batch.js'
 import type { CloseReason } from './close-codes.js'
 import type { Logger } from './log.js'
 import { errorMessage } from './log.js'
@@ -31,12 +31,13 @@ export interface Room {
   receive (peer: Peer, message: Uint8Array): CloseReason | null
   /** Merge stored updates into one snapshot (no-op when already one). */
   compact (): void
-  /** Compact and free the in-memory document. */
+  /** Commit, compact and free the in-memory document (`flush: false` after a failed commit). */
   unload (options?: { flush?: boolean }): void
 }
 
 interface RoomContext {
   store: RelayStore
+  batch: WriteBatch
   metrics: RelayMetrics
   log: Logger
   maxDocumentBytes: number
@@ -45,7 +46,8 @@ interface RoomContext {
 
 /**
  * Load a room from the store into a fresh `Y.Doc`. Every later update is
- * appended to the store before it is broadcast to the other peers.
+ * committed to the store (through the write batch) before it is broadcast to
+ * the other peers, and before any sync step 2 that could carry it is sent.
  */
 export function loadRoom (name: string, ctx: RoomContext): Room {
   const { store, metrics, log } = ctx
@@ -60,18 +62,15 @@ export function loadRoom (name: string, ctx: RoomContext): Room {
       }
     }
   })
-  let lastId = stored.lastId
   let rows = stored.updates.length
   let storedBytes = stored.bytes
-  let persistFailure: unknown = null
+  let unloaded = false
   const peers = new Map<Peer, Set<number>>()
   const awareness = new awarenessProtocol.Awareness(doc)
   awareness.setLocalState(null)
 
-  const persist = (update: Uint8Array): void => {
-    const started = performance.now()
-    lastId = store.append(name, update)
-    observe(metrics.persistLatency, (performance.now() - started) / 1000)
+  const persist = (update: Uint8Array, onCommitted?: () => void): void => {
+    ctx.batch.add(name, update, onCommitted)
     rows++
     storedBytes += update.byteLength
   }
@@ -81,16 +80,9 @@ export function loadRoom (name: string, ctx: RoomContext): Room {
   }
 
   doc.on('update', (update: Uint8Array, origin: unknown) => {
-    try {
-      persist(update)
-    } catch (err) {
-      // Nothing unpersisted may reach a client: remember the failure, send nothing.
-      persistFailure = err
-      metrics.persistErrors++
-      return
-    }
-    broadcast(encodeUpdate(update), origin)
-    if (rows > ctx.compactAfterUpdates) room.compact()
+    const message = encodeUpdate(update)
+    // Relayed only once committed: nothing that is not on disk reaches a client.
+    persist(update, () => { if (!unloaded) broadcast(message, origin) })
   })
 
   awareness.on('update', ({ added, updated, removed }: { added: number[], updated: number[], removed: number[] }, origin: unknown) => {
@@ -109,26 +101,17 @@ export function loadRoom (name: string, ctx: RoomContext): Room {
       if (storedBytes + update.byteLength > ctx.maxDocumentBytes) return 'documentTooLarge'
     }
     const { pendingStructs, pendingDs } = doc.store
-    let reason: CloseReason | null = null
     try {
       Y.applyUpdate(doc, update, peer)
     } catch {
-      reason = 'malformedMessage'
+      return 'malformedMessage'
     }
-    if (persistFailure !== null) return 'internalError'
     // Structs waiting for missing dependencies are served by sync step 2 but are
     // not in any 'update' event: store the raw update so they survive a restart.
-    if (reason === null && (doc.store.pendingStructs !== pendingStructs || doc.store.pendingDs !== pendingDs) &&
-        (doc.store.pendingStructs !== null || doc.store.pendingDs !== null)) {
-      try {
-        persist(update)
-      } catch (err) {
-        metrics.persistErrors++
-        persistFailure = err
-        return 'internalError'
-      }
-    }
-    return reason
+    if ((doc.store.pendingStructs !== pendingStructs || doc.store.pendingDs !== pendingDs) &&
+        (doc.store.pendingStructs !== null || doc.store.pendingDs !== null)) persist(update)
+    if (rows > ctx.compactAfterUpdates) room.compact()
+    return null
   }
 
   const receiveSync = (peer: Peer, decoder: decoding.Decoder, size: number): CloseReason | null => {
@@ -136,6 +119,9 @@ export function loadRoom (name: string, ctx: RoomContext): Room {
     const payload = decoding.readVarUint8Array(decoder)
     if (decoder.pos !== size) return 'malformedMessage'
     if (kind === syncProtocol.messageYjsSyncStep1) {
+      // The reply carries document state: commit what is queued first. On failure
+      // the relay has already closed this room's peers.
+      if (!ctx.batch.flush()) return null
       const encoder = encoding.createEncoder()
       encoding.writeVarUint(encoder, MessageType.sync)
       encoding.writeVarUint(encoder, syncProtocol.messageYjsSyncStep2)
@@ -184,25 +170,28 @@ export function loadRoom (name: string, ctx: RoomContext): Room {
             return 'malformedMessage'
         }
       } catch {
-        return persistFailure !== null ? 'internalError' : 'malformedMessage'
+        return 'malformedMessage'
       }
     },
     compact () {
-      if (rows <= 1 || persistFailure !== null) return
+      if (unloaded || !ctx.batch.flush() || unloaded || rows <= 1) return
       const snapshot = Y.encodeStateAsUpdate(doc)
-      lastId = store.compact(name, snapshot, lastId)
+      ctx.store.compact(name, snapshot)
       rows = 1
       storedBytes = snapshot.byteLength
       metrics.compactions++
     },
     unload ({ flush = true } = {}) {
+      if (unloaded) return
       if (flush) {
         try {
           room.compact()
         } catch (err) {
           log.error('compaction failed', { room: name, error: errorMessage(err) })
         }
+        if (unloaded) return // the commit failed and the relay unloaded the room meanwhile
       }
+      unloaded = true
       peers.clear()
       awareness.destroy()
       doc.destroy()
