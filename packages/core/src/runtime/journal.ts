@@ -134,6 +134,8 @@ function resumeTokenOf(row: JournalRow): string | undefined {
 
 /** A stored row as the public record (internal lookup fields dropped). */
 export function toRecord(row: JournalRow): JournalRecord {
+  // Most rows have no lookup field: hand them out as read, without a copy (load is a hot path).
+  if (row.resumeToken === undefined) return row
   const { resumeToken: _token, ...record } = row
   return record
 }
@@ -153,7 +155,7 @@ export function createJournal(ctx: StoreContext): JournalApi {
 
     async load(sessionId) {
       checkId('sessionId', sessionId)
-      return read(ctx, tables, async () => {
+      return read(ctx, ['journal'], async () => {
         const rows = await bySeq(sessionId).toArray()
         const snapshot: JournalSnapshot = { sessionId, records: rows.map(toRecord) }
         const last = rows[rows.length - 1]
