@@ -18,6 +18,7 @@ describe('demo: two devices of one user, syncing through the relay', () => {
   let a: DemoPage
   let b: DemoPage
   const user = `e2e-${Date.now().toString(36)}`
+  let redWrittenBy = 0
 
   beforeAll(async () => {
     await mkdir(artifacts, { recursive: true })
@@ -61,8 +62,10 @@ describe('demo: two devices of one user, syncing through the relay', () => {
       await expect.poll(() => b.page.evaluate(() => navigator.onLine)).toBe(false)
       await b.waitForSync('offline', 10_000)
       await a.setFact('color', 'red')
+      redWrittenBy = Date.now()
       await a.setFact('only_a', 'from A')
-      await new Promise(resolve => setTimeout(resolve, 20))
+      // Past the next whole second, so the "as of" view (second precision) can tell red from blue.
+      await new Promise(resolve => setTimeout(resolve, 1_100))
       await b.setFact('color', 'blue')
       await b.setFact('only_b', 'from B')
       // B really is cut off: neither sees the other's write.
@@ -80,6 +83,70 @@ describe('demo: two devices of one user, syncing through the relay', () => {
       await device.waitForFact('only_b', 'from B', 15_000)
     }
     await b.waitForSync('synced', 15_000)
+  })
+
+  it('inspects: core block with a limit meter, history, delete and restore, as of, search by kind, omitted context', async () => {
+    const page = a.page
+    // Core block: created, edited, measured against its limit, synced to B.
+    const blocks = page.locator('#blocks')
+    await blocks.getByLabel('Block label').fill('persona')
+    await blocks.getByLabel('Limit (characters)').fill('60')
+    await blocks.getByRole('button', { name: 'Add block' }).click()
+    const persona = blocks.locator('.block[data-label="persona"]')
+    const text = 'Prefers short answers. Lives in Lisbon.'
+    await persona.getByLabel('persona', { exact: true }).fill(text)
+    expect(await persona.locator('.count').textContent()).toBe(`${text.length} / 60 characters`)
+    expect(await persona.locator('meter').evaluate((m: HTMLMeterElement) => [m.value, m.max])).toEqual([text.length, 60])
+    await persona.getByRole('button', { name: 'Save' }).click()
+    await expect.poll(() => b.page.locator('#blocks .block[data-label="persona"] textarea').inputValue().catch(() => ''), { timeout: 5_000 }).toBe(text)
+    // Over the limit: the meter says so and the store refuses with limit_exceeded.
+    await persona.getByLabel('persona', { exact: true }).fill(text + ' And a very long tail.')
+    expect(await persona.locator('.count.over').count()).toBe(1)
+    await persona.getByRole('button', { name: 'Save' }).click()
+    await expect.poll(() => blocks.locator('.state').textContent()).toContain('limit_exceeded')
+    await persona.getByLabel('persona', { exact: true }).fill(text)
+
+    // History of a key edited on both devices.
+    const facts = page.locator('#facts')
+    await facts.locator('tr[data-key="color"] summary').click()
+    await expect.poll(() => facts.locator('tr[data-key="color"] .history li').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('red'), expect.stringContaining('blue')]))
+
+    // "As of" a time between red (A) and blue (B): red.
+    const t = new Date(Math.ceil(redWrittenBy / 1000) * 1000)
+    const pad = (n: number): string => String(n).padStart(2, '0')
+    await facts.getByLabel('As of').fill(`${t.getFullYear()}-${pad(t.getMonth() + 1)}-${pad(t.getDate())}T${pad(t.getHours())}:${pad(t.getMinutes())}:${pad(t.getSeconds())}`)
+    await a.waitForFact('color', 'red')
+    await facts.getByRole('button', { name: 'Now' }).click()
+    await a.waitForFact('color', 'blue')
+
+    // Delete on A: gone on both, listed as deleted; restore brings it back everywhere.
+    await facts.getByRole('button', { name: 'Delete only_a' }).click()
+    await expect.poll(() => a.factValue('only_a')).toBeUndefined()
+    await expect.poll(() => b.factValue('only_a'), { timeout: 5_000 }).toBeUndefined()
+    await facts.locator('details.deleted-facts > summary').click()
+    expect(await facts.locator('.deleted li[data-key="only_a"] .value').textContent()).toBe('from A')
+    await facts.getByRole('button', { name: 'Restore only_a' }).click()
+    await a.waitForFact('only_a', 'from A')
+    await b.waitForFact('only_a', 'from A', 5_000)
+
+    // Search, hits grouped by kind.
+    const search = page.locator('#search')
+    await search.getByLabel('Search memory').fill('Lisbon')
+    await search.getByRole('button', { name: 'Search' }).click()
+    await expect.poll(() => search.locator('.hit-group[data-kind="fact"] .hit').count()).toBeGreaterThan(0)
+    expect(await search.locator('.hit-group[data-kind="fact"]').textContent()).toContain('Lisbon')
+
+    // A small budget: the preview stays within it and lists what it left out.
+    const preview = page.locator('#context')
+    await preview.getByLabel('Prompt').fill('colour')
+    await preview.getByLabel('Budget (tokens)').fill('20')
+    await preview.getByRole('button', { name: 'Preview context' }).click()
+    await expect.poll(() => preview.locator('.omitted li').count()).toBeGreaterThan(0)
+    const total = await preview.locator('meter.total').evaluate((m: HTMLMeterElement) => [m.value, m.max])
+    expect(total[0]).toBeLessThanOrEqual(20)
+    expect(total[1]).toBe(20)
+    await preview.screenshot({ path: `${artifacts}demo-context-omitted.png` })
   })
 
   it('chats: turns.begin shows the context, the extractor writes facts that sync', async () => {
