@@ -127,6 +127,18 @@ describe('@engram/worker in Chromium', () => {
     expect(await b.evaluate(async () => (await window.harness.memory().facts.get('user', 'from-a'))?.value)).toBe(1)
   })
 
+  it("relays changes between tabs that each run a dedicated worker", async () => {
+    const p = await profile()
+    const [a, b] = [await tab(p), await tab(p)]
+    const u = user()
+    await a.evaluate((id) => window.harness.open('dedicated', id), u)
+    await b.evaluate((id) => window.harness.open('dedicated', id), u)
+    await b.evaluate(() => window.harness.watch())
+    await a.evaluate(() => window.harness.memory().facts.set('user', 'from-a', 'hello'))
+    await b.waitForFunction(() => window.harness.seen.some((c) => c.kind === 'facts' && c.projectId === 'user'), undefined, { timeout: 5_000 })
+    expect(await b.evaluate(async () => (await window.harness.memory().facts.get('user', 'from-a'))?.value)).toBe('hello')
+  })
+
   it('works over a MessagePort handed to the worker (the Electron path)', async () => {
     const page = await tab(await profile())
     expect((await page.evaluate((u) => window.harness.open('port', u), user())).mode).toBe('port')

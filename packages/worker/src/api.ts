@@ -15,8 +15,10 @@ export type SyncStatus = 'off' | 'connecting' | 'synced' | 'offline' | 'error'
 export interface SyncHandle {
   status(projectId: string): SyncStatus
   onStatus(listener: (projectId: string, status: SyncStatus) => void): () => void
-  flush(): void
-  close(): void
+  flush(): void | Promise<void>
+  /** Resolves once the project's doc has synced with the relay (when the sync supports it). */
+  whenSynced?(projectId: string): Promise<void>
+  close(): void | Promise<void>
 }
 
 /** Options the host passes to `startSync`. */
@@ -84,7 +86,12 @@ export interface HostSyncApi {
   status(projectId: string): SyncStatus
   onStatus(listener: (projectId: string, status: SyncStatus) => void): () => void
   /** Drains the outbox now (no-op when this host is not the leader). */
-  flush(): void
+  flush(): void | Promise<void>
+  /**
+   * Resolves once the project has synced with the relay.
+   * @throws MemoryError `invalid_input` when this host does not run sync (not requested, or not the leader).
+   */
+  whenSynced(projectId: string): Promise<void>
   /** True while this host holds the sync lock and runs sync. */
   isLeader(): boolean
   onLeaderChange(listener: (leader: boolean) => void): () => void
@@ -128,6 +135,8 @@ export interface RemoteSync {
   status(projectId: string): Promise<SyncStatus>
   onStatus(listener: (projectId: string, status: SyncStatus) => void): Promise<() => Promise<void>>
   flush(): Promise<void>
+  /** @throws MemoryError `invalid_input` when this tab does not run sync (see `isLeader`). */
+  whenSynced(projectId: string): Promise<void>
   isLeader(): Promise<boolean>
   onLeaderChange(listener: (leader: boolean) => void): Promise<() => Promise<void>>
 }

@@ -152,6 +152,7 @@ function remoteSync(remote: Comlink.Remote<WorkerContract>, guard: Guard, isClos
   return {
     status: guard((projectId: string) => sync.status(projectId) as Promise<SyncStatus>),
     flush: guard(() => sync.flush() as Promise<void>),
+    whenSynced: guard((projectId: string) => sync.whenSynced(projectId) as Promise<void>),
     isLeader: guard(() => sync.isLeader() as Promise<boolean>),
     onStatus: guard(async (listener: (projectId: string, status: SyncStatus) => void) => {
       const off = await sync.onStatus(Comlink.proxy((projectId: string, status: SyncStatus) => listener(projectId, status)))

@@ -131,7 +131,7 @@ describe('worker host and client over a MessageChannel', () => {
       quota: () => { throw new MemoryError('quota_exceeded', 'out of credits', { cause: new RangeError('402') }) },
       plain: () => { throw new TypeError('boom') },
     }, port1)
-    const remote = Comlink.wrap<{ quota(): never; plain(): never }>(port2)
+    const remote = Comlink.wrap<{ quota(): void; plain(): void }>(port2)
     const quota = await remote.quota().catch((e: unknown) => e) as MemoryError
     expect(quota).toBeInstanceOf(MemoryError)
     expect([quota.code, quota.message]).toEqual(['quota_exceeded', 'out of credits'])

@@ -1,6 +1,7 @@
 import * as Comlink from 'comlink'
 import { databaseName, openMemory, type Embedder, type Extractor, type Memory, type MemoryOptions, type Summarizer } from '@engram/core'
 import type { OpenRequest, StartSync, SyncHandle, SyncStatus } from './api.js'
+import { relayChanges, type CrossTabChanges } from './cross-tab-changes.js'
 import { electLeader, type Election } from './election.js'
 import type { LockManagerLike } from './web-locks.js'
 import { createPluginPool, type PluginPool } from './plugin-pool.js'
@@ -14,6 +15,8 @@ export interface HostStore {
   election: Election | undefined
   sync: SyncHandle | undefined
   readonly statusListeners: Set<(projectId: string, status: SyncStatus) => void>
+  /** Batches committed by other tabs' hosts on the same database. */
+  readonly otherTabs: CrossTabChanges | undefined
 }
 
 /** Host-wide settings every store of a host is opened with. */
@@ -48,7 +51,8 @@ export function createHostStores(settings: StoreSettings): HostStores {
       ...(request.summarizer ? { summarizer: remoteSummarizer(pool) } : {}),
       ...(request.extractor ? { extractor: remoteExtractor(pool) } : {}),
     })
-    return { key: databaseName(request.appId, request.userId), memory, pool, refs: 0, election: undefined, sync: undefined, statusListeners: new Set() }
+    const key = databaseName(request.appId, request.userId)
+    return { key, memory, pool, refs: 0, election: undefined, sync: undefined, statusListeners: new Set(), otherTabs: relayChanges(memory, `engram-changes:${key}`) }
   }
 
   return {
@@ -68,6 +72,7 @@ export function createHostStores(settings: StoreSettings): HostStores {
       if (--store.refs > 0) return
       stores.delete(store.key)
       store.election?.resign()
+      store.otherTabs?.close()
       store.memory.close()
     },
     ensureSync(store, sync) {
@@ -97,8 +102,9 @@ function leadSync(store: HostStore, url: string, load: () => Promise<StartSync>)
   return () => {
     stopped = true
     offStatus?.()
-    store.sync?.close()
+    const handle = store.sync
     store.sync = undefined
+    if (handle) void Promise.resolve().then(() => handle.close()).catch(() => {})
   }
 }
 

@@ -71,8 +71,8 @@ export function exposeMemory(options: ExposeOptions = {}): MemoryHost {
 }
 
 async function loadStartSync(): Promise<StartSync> {
-  const mod = await import('@engram/sync')
-  return (mod as unknown as { startSync: StartSync }).startSync
+  const { startSync } = await import('@engram/sync')
+  return (memory, options) => startSync(memory, options)
 }
 
 function connectGlobalScope(host: MemoryHost): void {
@@ -135,6 +135,11 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
       return track(listener as Listener<[string, SyncStatus]>, () => s.statusListeners.delete(forward))
     },
     flush: () => store?.sync?.flush(),
+    async whenSynced(projectId) {
+      const handle = needStore().sync
+      if (!handle?.whenSynced) throw new MemoryError('invalid_input', 'Sync does not run in this tab (not requested, or another tab is the sync leader)')
+      return handle.whenSynced(projectId)
+    },
     isLeader: () => store?.election?.isLeader ?? false,
     onLeaderChange(listener) {
       const off = needStore().election?.onChange((leader) => void Promise.resolve(listener(leader)).catch(() => {})) ?? (() => {})
@@ -180,8 +185,11 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     get replication() { return need().replication },
     changes: {
       subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): () => void {
-        const off = need().changes.subscribe(filter, (batch) => void Promise.resolve(listener(batch)).catch(() => {}))
-        return track(listener as Listener<[Change[]]>, off)
+        const s = needStore()
+        const forward = (batch: Change[]): void => void Promise.resolve(listener(batch)).catch(() => {})
+        const offLocal = s.memory.changes.subscribe(filter, forward)
+        const offOthers = s.otherTabs?.subscribe(filter, forward)
+        return track(listener as Listener<[Change[]]>, () => { offLocal(); offOthers?.() })
       },
     },
     stats: (projectId?: string) => need().stats(projectId),

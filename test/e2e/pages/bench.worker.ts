@@ -1,5 +1,5 @@
 // The SDK host plus the raw baselines measured in the same worker: an echo and a bare Dexie get.
-import Dexie from 'dexie'
+import { Dexie } from 'dexie'
 import { openMemory, type Memory } from '@engram/core'
 import { exposeMemory } from '@engram/worker'
 
