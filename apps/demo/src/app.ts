@@ -13,8 +13,8 @@ export interface App {
   projectId: string
   /** The chat session of the selected project, once there is one. */
   sessionId: string | undefined
-  /** Calls `listener` on every selection change; returns its unsubscribe. */
-  onSelect(listener: () => void): () => void
+  /** Calls `listener` on every selection change (`projectChanged` when another project was picked); returns its unsubscribe. */
+  onSelect(listener: (projectChanged: boolean) => void): () => void
   select(selection: { projectId?: string; sessionId?: string | undefined }): void
   /** Calls `listener` (debounced) when memory of these kinds changes, local or remote. */
   onMemoryChange(kinds: ChangeKind[], listener: () => void): void

@@ -29,7 +29,7 @@ async function start(): Promise<void> {
     localStorage.setItem(autoSyncKey, '1')
   }
 
-  const selectListeners = new Set<() => void>()
+  const selectListeners = new Set<(projectChanged: boolean) => void>()
   const changeListeners: { kinds: ChangeKind[]; listener: () => void; timer?: ReturnType<typeof setTimeout> }[] = []
   const alert = el('div', { class: 'global-alert', role: 'alert' })
   alert.hidden = true
@@ -47,9 +47,10 @@ async function start(): Promise<void> {
       return () => selectListeners.delete(listener)
     },
     select(selection) {
+      const projectChanged = selection.projectId !== undefined && selection.projectId !== app.projectId
       if (selection.projectId !== undefined) app.projectId = selection.projectId
       if ('sessionId' in selection) app.sessionId = selection.sessionId
-      for (const listener of selectListeners) listener()
+      for (const listener of selectListeners) listener(projectChanged)
     },
     onMemoryChange(kinds, listener) {
       changeListeners.push({ kinds, listener })

@@ -70,6 +70,6 @@ export function blocksPanel(app: App): HTMLElement {
   state.loading()
   refresh()
   app.onMemoryChange(['blocks'], refresh)
-  app.onSelect(() => { unsaved.clear(); refresh() })
+  app.onSelect((projectChanged) => { if (projectChanged) unsaved.clear(); refresh() })
   return section('blocks', 'Core blocks', state.element, list, form)
 }

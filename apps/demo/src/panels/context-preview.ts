@@ -50,6 +50,6 @@ export function contextPreview(app: App): ContextPreview {
         : el('p', { class: 'omitted-none' }, 'Nothing omitted.'))
   }
 
-  app.onSelect(() => replace(output))
+  app.onSelect((projectChanged) => { if (projectChanged) replace(output) })
   return { element: section('context', 'Context preview', form, state.element, output), show }
 }

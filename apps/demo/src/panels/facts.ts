@@ -116,6 +116,6 @@ export function factsPanel(app: App): HTMLElement {
   state.loading()
   refresh()
   app.onMemoryChange(['facts'], refresh)
-  app.onSelect(() => { editing.clear(); refresh() })
+  app.onSelect((projectChanged) => { if (projectChanged) editing.clear(); refresh() })
   return section('facts', 'Facts', asOfControls, state.element, table, deleted, form)
 }

@@ -34,7 +34,7 @@ export function searchPanel(app: App): HTMLElement {
     }
   }
 
-  app.onSelect(() => { replace(results); state.clear() })
+  app.onSelect((projectChanged) => { if (projectChanged) { replace(results); state.clear() } })
   return section('search', 'Search', form, state.element, results)
 }
 
