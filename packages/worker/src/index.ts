@@ -1,3 +1,4 @@
+export { MemoryError, isMemoryError, type MemoryErrorCode } from '@engram/core'
 export { connectMemory, sendPort, type MemoryTarget } from './client.js'
 export { exposeMemory, type ExposeOptions, type MemoryHost } from './host.js'
 export { electLeader, type Election, type ElectOptions } from './election.js'
