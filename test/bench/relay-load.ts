@@ -11,7 +11,7 @@ import { fork, spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { median, percentile, printRows, printTable } from './stats.js'
@@ -27,16 +27,17 @@ const load = {
   connections: envNumber('RELAY_BENCH_CONNECTIONS', 1000),
   writeIntervalMs: envNumber('RELAY_BENCH_WRITE_INTERVAL_MS', 1000),
   warmupMs: 3000,
-  measureMs: envNumber('RELAY_BENCH_MEASURE_MS', 15_000)
+  measureMs: envNumber('RELAY_BENCH_MEASURE_MS', 10_000)
 }
 const tsxArgs = ['--conditions=source', '--import', 'tsx']
 
 interface ServerRun {
   name: string
   latencies: number[]
-  messagesPerSecond: number
-  writesPerSecond: number
-  cpuUsPerWrite: number
+  messages: number
+  writes: number
+  seconds: number
+  cpuMs: number
   memPerConnectionKb: number
   memPerDocumentKb: number
   rssMb: number
@@ -91,7 +92,8 @@ async function waitHealthy (url: string, child: ChildProcess): Promise<void> {
 }
 
 async function startServer (kind: 'engram' | 'reference', port: number, memFile: string, data: string): Promise<ChildProcess> {
-  const hook = ['--expose-gc', ...tsxArgs, '--import', pathToFileURL(join(here, 'relay-gc-hook.ts')).href]
+  const profile = process.env.RELAY_BENCH_PROFILE !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${process.env.RELAY_BENCH_PROFILE}`] : []
+  const hook = [...profile, '--expose-gc', ...tsxArgs, '--import', pathToFileURL(join(here, 'relay-gc-hook.ts')).href]
   const env = { ...process.env, RELAY_BENCH_MEM_FILE: memFile }
   const child = kind === 'engram'
     ? spawn(process.execPath, [...hook, 'apps/relay/src/main.ts', '--host', '127.0.0.1', '--port', String(port), '--data', data, '--secret', secret, '--log-level', 'warn'], { cwd: root, env, stdio: 'inherit' })
@@ -138,9 +140,10 @@ async function runAgainst (kind: 'engram' | 'reference'): Promise<ServerRun> {
     return {
       name: kind,
       latencies: result.latencies,
-      messagesPerSecond: (result.writes + result.received) / seconds,
-      writesPerSecond: result.writes / seconds,
-      cpuUsPerWrite: ((cpu1 - cpu0) * 1000) / result.writes,
+      messages: result.writes + result.received,
+      writes: result.writes,
+      seconds,
+      cpuMs: cpu1 - cpu0,
       memPerConnectionKb: perConnection / 1024,
       memPerDocumentKb: perDocument / 1024,
       rssMb: after.rss / 1e6,
@@ -149,18 +152,42 @@ async function runAgainst (kind: 'engram' | 'reference'): Promise<ServerRun> {
     }
   } finally {
     client.kill('SIGKILL')
-    server.kill('SIGKILL')
-    await new Promise(resolve => setTimeout(resolve, 300))
+    server.kill(process.env.RELAY_BENCH_PROFILE !== undefined ? 'SIGINT' : 'SIGKILL')
+    await new Promise(resolve => setTimeout(resolve, process.env.RELAY_BENCH_PROFILE !== undefined ? 3000 : 300))
     rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+interface Pooled { name: string, latencies: number[], messagesPerSecond: number, writesPerSecond: number, cpuUsPerWrite: number, memPerConnectionKb: number, memPerDocumentKb: number, rssMb: number, clientCpuShare: number, maxLoopLagMs: number }
+
+function pool (runs: ServerRun[]): Pooled {
+  const sum = (f: (r: ServerRun) => number): number => runs.reduce((a, r) => a + f(r), 0)
+  const mean = (f: (r: ServerRun) => number): number => sum(f) / runs.length
+  const seconds = sum(r => r.seconds)
+  return {
+    name: runs[0]?.name ?? '?',
+    latencies: runs.flatMap(r => r.latencies),
+    messagesPerSecond: sum(r => r.messages) / seconds,
+    writesPerSecond: sum(r => r.writes) / seconds,
+    cpuUsPerWrite: (sum(r => r.cpuMs) * 1000) / sum(r => r.writes),
+    memPerConnectionKb: mean(r => r.memPerConnectionKb),
+    memPerDocumentKb: mean(r => r.memPerDocumentKb),
+    rssMb: mean(r => r.rssMb),
+    clientCpuShare: mean(r => r.clientCpuShare),
+    maxLoopLagMs: Math.max(...runs.map(r => r.maxLoopLagMs))
   }
 }
 
 /** Run the relay load benchmark and print its tables. */
 export async function runRelayBench (): Promise<void> {
   console.log(`\nRelay load: ${load.connections} connections / ${load.rooms} rooms, each client writes every ${load.writeIntervalMs} ms; ` +
-    `${load.warmupMs / 1000} s warm-up, ${load.measureMs / 1000} s measured; load clients in a separate process; 127.0.0.1.`)
-  const ref = await runAgainst('reference')
-  const ours = await runAgainst('engram')
+    `${load.warmupMs / 1000} s warm-up, ${load.measureMs / 1000} s measured per run; load clients in a separate process; 127.0.0.1.`)
+  // ABBA order, pooled per server, so drift in the machine's load hits both alike.
+  const runs: ServerRun[] = []
+  const order = process.env.RELAY_BENCH_ORDER?.split(',') as Array<'engram' | 'reference'> | undefined
+  for (const kind of order ?? ['engram', 'reference', 'reference', 'engram'] as const) runs.push(await runAgainst(kind))
+  const ours = pool(runs.filter(r => r.name === 'engram'))
+  const ref = pool(runs.filter(r => r.name === 'reference'))
   const baselineName = '@y/websocket-server 0.1.1'
   printTable('Relay under load: Engram relay (JWT auth + SQLite WAL) vs reference server (no auth, no persistence)', [
     { name: 'propagation latency median', ours: median(ours.latencies), baseline: median(ref.latencies), unit: 'ms', baselineName, goal: '≤ 1.5× reference' },
@@ -171,8 +198,10 @@ export async function runRelayBench (): Promise<void> {
     { name: 'memory per loaded document (heap + external)', ours: ours.memPerDocumentKb, baseline: ref.memPerDocumentKb, unit: 'KiB', baselineName },
     { name: 'relay RSS after the run', ours: ours.rssMb, baseline: ref.rssMb, unit: 'MB', baselineName }
   ])
-  printRows('Relay load: run conditions', ['server', 'updates/s written', 'latency samples', 'load-client CPU share', 'load-client max loop lag (ms)'], [ours, ref].map(r =>
-    [r.name, r.writesPerSecond, r.latencies.length, `${(r.clientCpuShare * 100).toFixed(0)} %`, r.maxLoopLagMs]))
+  printRows('Relay load: run conditions (two runs per server, ABBA, pooled)', ['server', 'updates/s written', 'latency samples', 'load-client CPU share', 'load-client max loop lag (ms)', 'per-run median / p99 (ms)'], [ours, ref].map(r =>
+    [r.name, r.writesPerSecond, r.latencies.length, `${(r.clientCpuShare * 100).toFixed(0)} %`, r.maxLoopLagMs,
+      runs.filter(x => x.name === r.name).map(x => `${median(x.latencies).toFixed(1)} / ${percentile(x.latencies, 99).toFixed(1)}`).join(', ')]))
+  console.log(`machine load average during the run: ${loadavg().map(n => n.toFixed(1)).join(' ')} (${cpus().length} cores)`)
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,3 +1,4 @@
+import { webcrypto } from 'node:crypto'
 import { SignJWT, jwtVerify, errors } from 'jose'
 import { CloseCode } from './close-codes.js'
 
@@ -12,9 +13,20 @@ export type RefusalReason = 'tokenMissing' | 'tokenInvalid' | 'tokenExpired' | '
 const maxRoomLength = 512
 const encoder = new TextEncoder()
 
-/** The HMAC key for a shared secret. */
+/** The raw HMAC key bytes of a shared secret. */
 export function secretKey (secret: string | Uint8Array): Uint8Array {
   return typeof secret === 'string' ? encoder.encode(secret) : secret
+}
+
+/** A key to verify with, or the raw secret bytes. */
+export type VerifyKey = webcrypto.CryptoKey | Uint8Array
+
+/**
+ * Import the secret once as a WebCrypto HMAC key: passing raw bytes to `jose`
+ * re-imports them on every verification, which dominated connection setup.
+ */
+export async function importVerifyKey (secret: string | Uint8Array): Promise<webcrypto.CryptoKey> {
+  return await webcrypto.subtle.importKey('raw', secretKey(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
 }
 
 /**
@@ -40,7 +52,7 @@ export async function mintToken (secret: string | Uint8Array, user: string, ttlS
  * Verify a token and return its user, mapping each failure to a refusal reason.
  * A `sub` containing `/` is invalid: it would let `a` reach `a/b`'s rooms.
  */
-export async function verifyToken (token: string | null, key: Uint8Array): Promise<{ ok: true, user: string } | { ok: false, reason: 'tokenMissing' | 'tokenInvalid' | 'tokenExpired' }> {
+export async function verifyToken (token: string | null, key: VerifyKey): Promise<{ ok: true, user: string } | { ok: false, reason: 'tokenMissing' | 'tokenInvalid' | 'tokenExpired' }> {
   if (token === null || token === '') return { ok: false, reason: 'tokenMissing' }
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['sub', 'exp'] })
@@ -78,9 +90,9 @@ export function mayJoin (user: string, room: string): boolean {
  * Authenticate an upgrade request URL (`/u1/p1?token=…`): token first, then room.
  * Never logs or returns the token.
  */
-export async function authenticate (url: string, key: Uint8Array): Promise<AuthResult> {
+export async function authenticate (url: string, key: VerifyKey | Promise<VerifyKey>): Promise<AuthResult> {
   const parsed = new URL(url, 'http://relay.invalid')
-  const verified = await verifyToken(parsed.searchParams.get('token'), key)
+  const verified = await verifyToken(parsed.searchParams.get('token'), await key)
   if (!verified.ok) return { ok: false, code: CloseCode[verified.reason], reason: verified.reason }
   const room = roomFromPath(parsed.pathname)
   if (room === null) return { ok: false, code: CloseCode.roomInvalid, reason: 'roomInvalid' }

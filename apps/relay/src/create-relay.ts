@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import type { WebSocket } from 'ws'
-import { authenticate, secretKey } from './auth.js'
+import { authenticate, importVerifyKey } from './auth.js'
 import { CloseCode } from './close-codes.js'
 import type { CloseReason } from './close-codes.js'
 import { openConnection } from './connection.js'
@@ -59,7 +59,8 @@ export function createRelay (options: RelayOptions): Relay {
   const limits: RelayLimits = { ...defaultLimits, ...options.limits }
   const log = options.log ?? silentLogger
   const { store } = options
-  const key = secretKey(options.secret)
+  const key = importVerifyKey(options.secret)
+  key.catch(() => {}) // surfaces per connection, as an upgrade failure
   const metrics = createMetrics()
   watchEventLoop()
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false })
