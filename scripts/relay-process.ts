@@ -20,6 +20,8 @@ export interface RelayProcess {
   /** `ws://host:port`, for y-websocket clients. */
   readonly url: string
   readonly port: number
+  /** Resolves with the exit code (or signal) when the process ends, for whatever reason. */
+  readonly exited: Promise<number | string | null>
   /** Stops it with SIGTERM (graceful: flush, close sockets), SIGKILL after 5 s. Idempotent. */
   stop(): Promise<void>
 }
@@ -43,11 +45,13 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     env: { ...process.env, ENGRAM_RELAY_SECRET: options.secret },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)))
   const port = await waitForListening(child, options.log)
   let stopped: Promise<void> | undefined
   return {
     url: `ws://${host}:${port}`,
     port,
+    exited,
     stop: () => (stopped ??= stopChild(child)),
   }
 }

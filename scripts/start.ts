@@ -66,6 +66,9 @@ async function main(): Promise<void> {
     log: values.verbose === true ? (line) => process.stdout.write(`[relay] ${line}\n`) : undefined,
   })
   const relayUrl = relay.url
+  void relay.exited.then((code) => {
+    if (!stopping) process.stderr.write(`\nthe relay stopped unexpectedly (${String(code)}); the demo keeps working offline. Run with --verbose to see its log.\n`)
+  })
   demo = await serveDemo({ root: resolve('apps/demo/dist'), host, port: demoPort, relayUrl: () => relayUrl, secret })
   if (stopping) return
   process.stdout.write([
