@@ -104,6 +104,22 @@ describe('worker host and client over a MessageChannel', () => {
     await b.close()
   })
 
+  it('relays change batches between two hosts on one database (dedicated workers in two tabs)', async () => {
+    const indexedDB = new IDBFactory()
+    const userId = `relay${++counter}`
+    const ports = [new MessageChannel(), new MessageChannel()]
+    for (const { port1 } of ports) exposeMemory({ endpoint: port1, memory: { indexedDB, IDBKeyRange }, locks: null })
+    const [a, b] = await Promise.all(ports.map(({ port2 }) => connectMemory(port2, { appId: 'worker-test', userId })))
+    const seen: Change[] = []
+    const off = await b!.changes.subscribe({ projectId: 'user', kinds: ['facts'] }, (batch) => seen.push(...batch))
+    await a!.facts.set('user', 'from-a', 1)
+    await a!.projects.create({ name: 'not matched by the filter' })
+    for (let i = 0; i < 50 && seen.length === 0; i++) await nextTick()
+    expect(seen.map((c) => [c.kind, c.projectId])).toEqual([['facts', 'user']])
+    await off()
+    await Promise.all([a!.close(), b!.close()])
+  })
+
   it('rejects bad connect options before talking to the worker', async () => {
     const { port2 } = new MessageChannel()
     const error = await connectMemory(port2, { appId: 'x', userId: 'u', embedder: { dimensions: 0, embed: async () => [] } }).catch((e: unknown) => e)
