@@ -46,7 +46,7 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
 
   const removed = mode === 'replace' ? await clearScope(ctx, w, scope) : []
   let count = 0
-  const changes: Change[] = []
+  const written: Change[] = []
   for (const table of MEMORY_TABLES) {
     const source = rowsOf(table)
     if (source.length === 0) continue
@@ -56,7 +56,7 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
     await indexRows(ctx, w, table, rows)
     for (const row of rows) {
       const change = changeOf(table, row, dump.projectId)
-      if (change) changes.push(change)
+      if (change) written.push(change)
     }
   }
   await raiseLastSeq(ctx, sessionSeq, new Set(rowsOf('sessions').map((s) => s.id as string)))
@@ -66,16 +66,28 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
   }
   // Before commit, so write() queues mirrored rows of now-synced projects to the outbox.
   await trackSyncedProjects(ctx)
+  recordChanges(w, written, removed)
+  return count
+}
+
+/** Kinds whose change id is not a row's own key: several rows may name the same record. */
+const SHARED_IDS = new Set<Change['kind']>(['runs', 'lessons', 'usage'])
+
+/** One change per written record (and a delete per removed mirrored record not written back). */
+function recordChanges(w: WriteScope, written: Change[], removed: Change[]): void {
   const key = (c: Change) => `${c.kind}\u0000${c.id}`
-  const rewritten = new Set(changes.map(key))
-  for (const c of removed) if (!rewritten.has(key(c))) w.change(c.kind, 'delete', c.id, c.projectId)
+  if (removed.length > 0) {
+    const rewritten = new Set(written.filter((c) => (MIRRORED_TABLES as readonly string[]).includes(c.kind)).map(key))
+    for (const c of removed) if (!rewritten.has(key(c))) w.change(c.kind, 'delete', c.id, c.projectId)
+  }
   const seen = new Set<string>()
-  for (const c of changes) {
-    if (seen.has(key(c))) continue
-    seen.add(key(c))
+  for (const c of written) {
+    if (SHARED_IDS.has(c.kind)) {
+      if (seen.has(key(c))) continue
+      seen.add(key(c))
+    }
     w.change(c.kind, c.op, c.id, c.projectId)
   }
-  return count
 }
 
 async function trackSyncedProjects(ctx: StoreContext): Promise<void> {
