@@ -5,7 +5,7 @@ import { requireProject } from './projects.js'
 import type { BlockRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { checkId, checkNumber, checkOptionalString, checkOptions, checkString, checkTime, describe } from './validate.js'
-import { read, write, type WriteScope } from './write.js'
+import { read, readOne, write, type WriteScope } from './write.js'
 
 /** A MemGPT-style core block: labelled text with a character limit. */
 export interface Block { projectId: string; label: string; value: string; limit: number; description?: string; readOnly: boolean; updatedAt: number }
@@ -85,7 +85,7 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
     async get(projectId, label) {
       checkId('projectId', projectId)
       checkId('label', label)
-      const row = await read(ctx, ['blocks'], () => live(projectId, label))
+      const row = await readOne(ctx, () => live(projectId, label))
       return row && toBlock(row)
     },
 

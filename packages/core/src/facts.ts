@@ -6,7 +6,7 @@ import { requireProject } from './projects.js'
 import type { FactRow, Source } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { checkId, checkLimit, checkOffset, checkOptions, checkString, checkTime, type Json } from './validate.js'
-import { read, write, type WriteScope } from './write.js'
+import { type WriteScope, read, readOne, write } from './write.js'
 
 export { factId } from './facts-rows.js'
 export { applyRemoteFact, readFactForSync, type RemoteFact } from './facts-sync.js'
@@ -92,7 +92,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
     async get(projectId, key) {
       checkId('projectId', projectId)
       checkId('key', key)
-      const row = await read(ctx, ['facts'], () => db.facts.get([projectId, key]))
+      const row = await readOne(ctx, () => db.facts.get([projectId, key]))
       return row && row.deletedAt === undefined ? toFact(row) : undefined
     },
 

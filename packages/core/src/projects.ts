@@ -3,7 +3,7 @@ import type { ProjectRow } from './schema.js'
 import { USER_PROJECT, type StoreContext } from './store-context.js'
 import { checkId, checkOptions, checkString } from './validate.js'
 import { newId } from './ids.js'
-import { read, write } from './write.js'
+import { read, readOne, write } from './write.js'
 
 /** A project: the scope of most memory, with its sync setting. */
 export type Project = ProjectRow
@@ -52,7 +52,7 @@ export function createProjects(ctx: StoreContext): ProjectsApi {
     },
     async get(id) {
       checkId('id', id)
-      return read(ctx, ['projects'], () => db.projects.get(id))
+      return readOne(ctx, () => db.projects.get(id))
     },
     async list(options) {
       const { includeArchived } = checkOptions('options', options)

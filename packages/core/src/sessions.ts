@@ -6,7 +6,7 @@ import type { SessionRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { storeSummary, MAX_SUMMARY_LENGTH } from './summaries.js'
 import { checkId, checkLimit, checkNumber, checkOffset, checkOneOf, checkOptionalString, checkOptions, checkString, checkTime } from './validate.js'
-import { read, write } from './write.js'
+import { read, readOne, write } from './write.js'
 
 /** A conversation session. */
 export interface Session {
@@ -96,7 +96,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
 
     async get(id) {
       checkId('id', id)
-      const row = await read(ctx, ['sessions'], () => db.sessions.get(id))
+      const row = await readOne(ctx, () => db.sessions.get(id))
       return row && toSession(row)
     },
 

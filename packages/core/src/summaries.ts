@@ -6,7 +6,7 @@ import { requireProject } from './projects.js'
 import type { SummaryRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { checkId, checkLimit, checkOneOf, checkOptions, checkString, checkTime } from './validate.js'
-import { read, write, type WriteScope } from './write.js'
+import { type WriteScope, read, readOne, write } from './write.js'
 
 /** A session or project summary. `coversUntil`: epoch ms of the newest memory it covers. */
 export interface Summary { id: string; projectId: string; sessionId?: string; kind: 'session' | 'project'; text: string; coversUntil?: number; createdAt: number }
@@ -85,7 +85,7 @@ export async function applyRemoteSummary(ctx: StoreContext, w: WriteScope, remot
 /** Reads a summary row as sync mirrors it (with `hlc`, also when deleted). @throws MemoryError `invalid_input`. */
 export async function readSummaryForSync(ctx: StoreContext, id: string): Promise<SummaryRow | undefined> {
   checkId('id', id)
-  return read(ctx, ['summaries'], () => ctx.db.summaries.get(id))
+  return readOne(ctx, () => ctx.db.summaries.get(id))
 }
 
 function checkSummaryRow(row: SummaryRow): void {

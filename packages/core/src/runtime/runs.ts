@@ -1,7 +1,7 @@
 import { Dexie, type Table } from 'dexie'
 import type { StoreContext } from '../store-context.js'
 import { checkId, checkJson, checkOptionalNumber, checkOptionalString, checkOptions, checkString, type Json } from '../validate.js'
-import { read, write } from '../write.js'
+import { read, readOne, write } from '../write.js'
 
 /** A phase checkpoint of a run. */
 export interface Checkpoint { runId: string; phase: string; status: string; output?: Json; error?: string; attempt: number; createdAt: number; updatedAt: number }
@@ -134,7 +134,7 @@ export function createRuns(ctx: StoreContext): RunsApi {
 
     async get(runId) {
       checkId('runId', runId)
-      return read(ctx, TABLES, () => runs().get(runId))
+      return readOne(ctx, () => runs().get(runId))
     },
   }
 }

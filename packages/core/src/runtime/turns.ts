@@ -6,7 +6,7 @@ import type { Memory } from '../memory.js'
 import { requireProject } from '../projects.js'
 import type { StoreContext } from '../store-context.js'
 import { checkId, checkNumber, checkOptions, checkString } from '../validate.js'
-import { read, write, type WriteScope } from '../write.js'
+import { type WriteScope, readOne, write } from '../write.js'
 import { appendEntry } from './journal.js'
 import { createTurnCoordinator, DEFAULT_COORDINATOR_LIMITS, type CoordinatorLimits } from './turn-coordinator.js'
 import { applyOperation, checkOperations, memoryView, type Extractor } from './turn-extraction.js'
@@ -122,7 +122,7 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
       const prompt = checkString('prompt', t.prompt, { nonEmpty: true, maxLength: MAX_TEXT })
       const budget = checkNumber('budget', t.budget, { min: 1, integer: true })
       const begun = await coordinator.run(`begin\u0001${sessionId}\u0001${turnId}`, async (): Promise<TurnRow> => {
-        const stored = await read(ctx, ['turns'], () => turns().get([sessionId, turnId]))
+        const stored = await readOne(ctx, () => turns().get([sessionId, turnId]))
         if (stored) return stored
         const session = await conversation(sessionId)
         if (session && session.projectId !== projectId) throw invalidInput(`Session ${JSON.stringify(sessionId)} belongs to project ${JSON.stringify(session.projectId)}, not ${JSON.stringify(projectId)}`)
