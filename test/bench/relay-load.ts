@@ -131,7 +131,7 @@ async function runAgainst (kind: 'engram' | 'reference'): Promise<ServerRun> {
     if (kind === 'engram') {
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
       const pick = (name: string): string => text.split('\n').filter(l => l.startsWith(name)).map(l => l.slice(name.length)).join(' ')
-      console.log(`engram relay during the run: event-loop delay ${pick('nodejs_eventloop_delay_seconds')}; persist ${pick('engram_relay_persist_seconds_sum')} s over ${pick('engram_relay_persist_seconds_count')} writes`)
+      console.log(`engram relay during the run: event-loop delay ${pick('nodejs_eventloop_delay_seconds')}; ${pick('engram_relay_persisted_updates_total')} updates persisted in ${pick('engram_relay_persist_seconds_count')} commits taking ${pick('engram_relay_persist_seconds_sum')} s`)
     }
     client.send({ type: 'stop' })
     const perConnection = (withConns.js - withDocs.js) / (load.connections - load.rooms)

@@ -154,6 +154,7 @@ export function createRelay (options: RelayOptions): Relay {
     metrics.connectionsOpened++
     const conn = openConnection(ws, user, room, { limits, metrics, onLeft })
     connections.add(conn)
+    log.debug('connected', { user, room: roomName, connections: connections.size })
   }
 
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { connectClient, scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
 import type { Client, RelayProcess } from './relay-process.js'
@@ -62,4 +62,39 @@ it('refuses updates that would grow a document past maxDocumentBytes with 4413',
   expect(await a.firstClose).toBe(CloseCode.documentTooLarge)
   await new Promise(resolve => setTimeout(resolve, 100))
   expect(b.doc.getText('t').length).toBe(5000)
+})
+
+describe('connection caps', () => {
+  it('refuses connection attempts past the per-address burst with 4529, and past --max-connections with 4503', async () => {
+    const capped = await startRelay({ args: ['--upgrade-burst', '4', '--upgrades-per-second', '0.01', '--max-connections', '2'] })
+    try {
+      const token = await tokenFor('nina')
+      const open: Client[] = []
+      const attempt = (room: string): Client => {
+        const c = connectClient(capped, room, token)
+        open.push(c)
+        return c
+      }
+      const a = attempt('nina/a')
+      const b = attempt('nina/b')
+      await Promise.all([a.synced, b.synced])
+      const third = attempt('nina/c')
+      expect(await third.firstClose).toBe(CloseCode.unavailable)
+      third.destroy()
+      const fourth = attempt('nina/d')
+      expect(await fourth.firstClose).toBe(CloseCode.unavailable)
+      fourth.destroy()
+      // The burst of 4 attempts is spent: the 5th is refused before auth.
+      const fifth = attempt('nina/e')
+      expect(await fifth.firstClose).toBe(CloseCode.rateLimited)
+      fifth.destroy()
+      const m = await scrape(capped)
+      expect(m.get('engram_relay_connections_refused_total{reason="unavailable"}')).toBe(2)
+      expect(m.get('engram_relay_connections_refused_total{reason="rateLimited"}')).toBe(1)
+      expect(m.get('engram_relay_documents_loaded_total')).toBe(2)
+      for (const c of open) c.destroy()
+    } finally {
+      await capped.stop()
+    }
+  })
 })
