@@ -9,8 +9,23 @@ export const MIRRORED_KINDS: readonly MirroredKind[] = ['facts', 'blocks', 'summ
 /** Transaction origin of everything this device writes into a project document. */
 export const LOCAL_ORIGIN: unique symbol = Symbol('engram-sync-local')
 
-/** A value as stored in the document: the record's row, which always carries `hlc`. */
+/** A value as stored in the document: the record's row without what the entry already names (project, key), with `hlc`. */
 export type DocValue = MirroredRecord['row'] & { hlc: string }
+
+/** The row field each kind's document id stands for; it is left out of stored values (smaller documents). */
+const IDENTITY: Record<MirroredKind, string> = { facts: 'key', blocks: 'label', summaries: 'id' }
+
+/** The identity field value of a record id: a fact id is `factId(projectId, key)`, the others are the field itself. */
+function identityOf(kind: MirroredKind, projectId: string, id: string): string | undefined {
+  if (kind !== 'facts') return id
+  const prefix = `${encodeURIComponent(projectId)}/`
+  if (!id.startsWith(prefix)) return undefined
+  try {
+    return decodeURIComponent(id.slice(prefix.length))
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * One project's `Y.Doc` as the mirror sees it: `facts`, `blocks` and
@@ -42,9 +57,11 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string): MirrorDoc {
   const kv = (kind: MirroredKind): YKeyValue<DocValue> => maps.get(kind)!
 
   function toRecord(kind: MirroredKind, id: string, val: DocValue | undefined): MirroredRecord | undefined {
-    // A foreign or malformed value (another project's row, no stamp) is never applied.
-    if (typeof val !== 'object' || val === null || typeof val.hlc !== 'string' || val.projectId !== projectId) return undefined
-    return { kind, projectId, id, hlc: val.hlc, row: val }
+    // A malformed value (no stamp, an id of another project) is never applied.
+    if (typeof val !== 'object' || val === null || typeof val.hlc !== 'string') return undefined
+    const identity = identityOf(kind, projectId, id)
+    if (identity === undefined) return undefined
+    return { kind, projectId, id, hlc: val.hlc, row: { ...val, projectId, [IDENTITY[kind]]: identity } }
   }
 
   return {
@@ -66,7 +83,8 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string): MirrorDoc {
         for (const record of records) {
           const held = kv(record.kind).get(record.id)
           if (held !== undefined && compareHlc(held.hlc, record.hlc) >= 0) continue
-          kv(record.kind).set(record.id, { ...record.row, projectId, hlc: record.hlc })
+          const { projectId: _project, [IDENTITY[record.kind]]: _identity, ...value } = record.row
+          kv(record.kind).set(record.id, { ...value, hlc: record.hlc })
           written++
         }
       }, LOCAL_ORIGIN)

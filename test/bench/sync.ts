@@ -1,0 +1,167 @@
+/**
+ * Sync benchmark (issue 6): the document layout measurement (Y.Map of whole
+ * values vs YKeyValue), bytes on the wire per fact write, and the latency from
+ * a fact write on one store to its row in another store's Dexie through the
+ * real relay on loopback — beside a bare Yjs update between two stock
+ * y-websocket clients through the same relay, measured in the same run.
+ *
+ * Run alone: `npm run bench -- sync`
+ */
+import 'fake-indexeddb/auto'
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { WebSocket } from 'ws'
+import * as Y from 'yjs'
+import { WebsocketProvider } from 'y-websocket'
+import { openMemory, type Memory, type MirroredRecord } from '@engram/core'
+import { createMirrorDoc, startSync, type Sync } from '@engram/sync'
+import { startTestRelay, type TestRelay } from '../../packages/sync/test/relay.js'
+import { median, percentile, printRows, printTable } from './stats.js'
+
+const LAYOUT = { facts: 10_000, overwrites: 10 }
+const LATENCY_WRITES = Number(process.env.SYNC_BENCH_WRITES ?? 1000)
+/** Figures from the issue for the bare reference relay on this machine. */
+const REFERENCE = { median: 0.2, p99: 1.6 }
+
+/** A fact row as the mirror stores it in the document. */
+function factRow(i: number, round: number, deleted = false): Record<string, unknown> {
+  const t = Date.UTC(2026, 0, 1) + round * LAYOUT.facts + i + 1
+  const row: Record<string, unknown> = {
+    projectId: 'p', key: `pref.item.${i}`, value: { text: `value ${i} round ${round}`, n: i * round }, confidence: 0.9,
+    tags: ['pref'], createdAt: Date.UTC(2026, 0, 1), updatedAt: t, hlc: `${String(t).padStart(13, '0')}.00000.dev0123456789ab`,
+  }
+  if (deleted) row.deletedAt = t
+  return row
+}
+
+/** 10,000 facts written once and overwritten 10 times (round-robin), then half of them deleted (tombstones). */
+function measureLayout(layout: 'Y.Map' | 'YKeyValue'): { bytes: number; live: number; perWrite: number; ms: number } {
+  const doc = new Y.Doc()
+  let wire = 0
+  doc.on('update', (u: Uint8Array) => { wire += u.byteLength })
+  // YKeyValue is measured through the mirror's own document code; Y.Map stores the same values.
+  const mirror = createMirrorDoc(doc, 'p')
+  const map = doc.getMap<unknown>('facts-map')
+  const set = (row: Record<string, unknown>): void => {
+    const id = `p/${String(row.key)}`
+    if (layout === 'YKeyValue') {
+      mirror.publish([{ kind: 'facts', projectId: 'p', id, hlc: String(row.hlc), row: row as MirroredRecord['row'] }])
+    } else {
+      const { projectId: _p, key: _k, ...value } = row
+      doc.transact(() => map.set(id, value))
+    }
+  }
+  const t0 = performance.now()
+  let writes = 0
+  for (let round = 0; round <= LAYOUT.overwrites; round++) {
+    for (let i = 0; i < LAYOUT.facts; i++, writes++) set(factRow(i, round))
+  }
+  for (let i = 0; i < LAYOUT.facts; i += 2, writes++) set(factRow(i, LAYOUT.overwrites + 1, true))
+  const ms = performance.now() - t0
+  let live = 0
+  for (let i = 1; i < LAYOUT.facts; i += 2) live += JSON.stringify(factRow(i, LAYOUT.overwrites)).length
+  return { bytes: Y.encodeStateAsUpdate(doc).byteLength, live, perWrite: wire / writes, ms }
+}
+
+async function openStore(userId: string, relay: TestRelay, WS: typeof WebSocket = WebSocket): Promise<{ memory: Memory; sync: Sync }> {
+  const memory = await openMemory({ appId: 'bench', userId, indexedDB: new IDBFactory(), IDBKeyRange })
+  await memory.projects.create({ id: 'p', name: 'bench', sync: { enabled: true } })
+  const sync = startSync(memory, { url: relay.url, token: () => relay.token(userId), WebSocket: WS, onError: (e) => console.warn(e) })
+  await sync.whenSynced('p')
+  return { memory, sync }
+}
+
+/** Write on A → the row in B's Dexie, through the relay. Also counts bytes A sends per write. */
+async function measureMirrorLatency(relay: TestRelay): Promise<{ samples: number[]; local: number[]; wirePerWrite: number; factJson: number }> {
+  const userId = `bench-${Date.now()}`
+  let sent = 0
+  class CountingWebSocket extends WebSocket {
+    override send(data: never, ...rest: never[]): void {
+      sent += (data as Uint8Array).byteLength
+      ;(super.send as (...args: unknown[]) => void)(data, ...rest)
+    }
+  }
+  const a = await openStore(userId, relay, CountingWebSocket)
+  const b = await openStore(userId, relay)
+  await new Promise((r) => setTimeout(r, 100))
+  sent = 0
+  const samples: number[] = []
+  const local: number[] = []
+  let waiting: { key: string; done: () => void } | undefined
+  b.memory.changes.subscribe({ projectId: 'p', kinds: ['facts'] }, (batch) => {
+    if (waiting && batch.some((c) => c.origin === 'remote' && c.id === `p/${waiting!.key}`)) waiting.done()
+  })
+  let factJson = 0
+  for (let i = 0; i < LATENCY_WRITES + 20; i++) {
+    const key = `k${i % 200}`
+    const arrived = new Promise<void>((done) => { waiting = { key, done } })
+    const t0 = performance.now()
+    const fact = await a.memory.facts.set('p', key, { note: `value ${i}`, i })
+    const committed = performance.now() - t0
+    await arrived
+    if (i >= 20) { // the first 20 warm up
+      samples.push(performance.now() - t0)
+      local.push(committed)
+    }
+    factJson += JSON.stringify(fact).length
+  }
+  await a.sync.close(); await b.sync.close()
+  a.memory.close(); b.memory.close()
+  const writes = LATENCY_WRITES + 20
+  return { samples, local, wirePerWrite: sent / writes, factJson: factJson / writes }
+}
+
+/** The baseline: a Y.Map update between two stock y-websocket clients through the same relay. */
+async function measureBareLatency(relay: TestRelay): Promise<number[]> {
+  const userId = `bare-${Date.now()}`
+  const token = await relay.token(userId)
+  const docA = new Y.Doc(); const docB = new Y.Doc()
+  const opts = { WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket, params: { token }, disableBc: true }
+  const pa = new WebsocketProvider(relay.url, `${userId}/bare`, docA, opts)
+  const pb = new WebsocketProvider(relay.url, `${userId}/bare`, docB, opts)
+  await Promise.all([pa, pb].map((p) => new Promise<void>((r) => (p.synced ? r() : p.once('sync', () => r())))))
+  const samples: number[] = []
+  let waiting: { i: number; done: () => void } | undefined
+  docB.getMap('m').observe(() => { if (waiting && docB.getMap('m').get('i') === waiting.i) waiting.done() })
+  for (let i = 0; i < LATENCY_WRITES + 20; i++) {
+    const arrived = new Promise<void>((done) => { waiting = { i, done } })
+    const t0 = performance.now()
+    docA.getMap('m').set('i', i)
+    await arrived
+    if (i >= 20) samples.push(performance.now() - t0)
+  }
+  pa.destroy(); pb.destroy()
+  return samples
+}
+
+/** Runs the sync benchmark and prints its tables. */
+export async function runSyncBench(): Promise<void> {
+  if (process.env.SYNC_BENCH_LAYOUT !== '0') {
+  const map = measureLayout('Y.Map')
+  const kv = measureLayout('YKeyValue')
+  printRows(`Document size after ${LAYOUT.facts.toLocaleString('en')} facts × ${LAYOUT.overwrites} overwrites, half deleted (goal ≤ 2× live JSON)`, ['layout', 'doc bytes', 'live facts JSON bytes', 'doc / live JSON', 'update bytes per write', 'write time (ms)'], [
+    ['Y.Map of whole values', map.bytes, map.live, map.bytes / map.live, map.perWrite, map.ms],
+    ['YKeyValue (y-utility) — chosen', kv.bytes, kv.live, kv.bytes / kv.live, kv.perWrite, kv.ms],
+  ])
+  }
+  if (process.env.SYNC_BENCH_RELAY === '0') return
+  const relay = await startTestRelay()
+  try {
+    const bare = await measureBareLatency(relay)
+    const mirror = await measureMirrorLatency(relay)
+    printTable(`Fact write → row in the other store's Dexie, through the relay on loopback (${LATENCY_WRITES} writes)`, [
+      { name: 'median', ours: median(mirror.samples), baseline: median(bare), unit: 'ms', baselineName: 'bare Yjs update, 2 stock clients, same relay', goal: `< 10 ms (reference relay ${REFERENCE.median} ms)` },
+      { name: 'p99', ours: percentile(mirror.samples, 99), baseline: percentile(bare, 99), unit: 'ms', baselineName: 'bare Yjs update, 2 stock clients, same relay', goal: `< 50 ms (reference relay ${REFERENCE.p99} ms)` },
+    ])
+    printRows('Where the time goes (median / p99, ms)', ['part', 'median', 'p99'], [
+      ['the local facts.set itself (Dexie on fake-indexeddb, included above)', median(mirror.local), percentile(mirror.local, 99)],
+      ['commit → row in the other Dexie (outbox read, doc, relay, remote apply)', median(mirror.samples.map((s, i) => s - mirror.local[i]!)), percentile(mirror.samples.map((s, i) => s - mirror.local[i]!), 99)],
+    ])
+    printTable('Bytes on the wire per fact write (y-websocket frames the writer sends, awareness included)', [
+      { name: 'bytes per fact write', ours: mirror.wirePerWrite, baseline: mirror.factJson, unit: 'B', baselineName: 'the fact as JSON (API shape)' },
+    ])
+  } finally {
+    await relay.stop()
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runSyncBench()
