@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SignJWT } from 'jose'
-import { authenticate, mayJoin, mintToken, roomFromPath, secretKey, verifyToken } from './auth.js'
+import { authenticate, importVerifyKey, mayJoin, mintToken, roomFromPath, secretKey, verifyToken } from './auth.js'
 import { CloseCode } from './close-codes.js'
 
 const secret = 'unit-test-secret-0123456789abcdef'
@@ -9,6 +9,11 @@ const key = secretKey(secret)
 describe('verifyToken', () => {
   it('accepts a minted token and returns its user', async () => {
     expect(await verifyToken(await mintToken(secret, 'u1'), key)).toEqual({ ok: true, user: 'u1' })
+  })
+  it('verifies with a pre-imported WebCrypto key', async () => {
+    const imported = await importVerifyKey(secret)
+    expect(await verifyToken(await mintToken(secret, 'u1'), imported)).toEqual({ ok: true, user: 'u1' })
+    expect(await verifyToken(await mintToken('other-secret-0123456789abcdef', 'u1'), imported)).toEqual({ ok: false, reason: 'tokenInvalid' })
   })
   it.each([
     ['missing', async () => null, 'tokenMissing'],
