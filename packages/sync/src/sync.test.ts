@@ -137,6 +137,22 @@ describe('startSync over a loopback network', () => {
     expect((await a.memory.facts.get('p', 'old'))?.value).toBe('from before sync')
   })
 
+  it('reports offline while cut off and synced again after the heal', async () => {
+    const { network, list: [a, b] } = await replicas(2)
+    await a!.sync.whenSynced('p')
+    const seen: SyncStatus[] = []
+    a!.sync.onStatus((_, status) => seen.push(status))
+    network.disconnect('r0')
+    expect(a!.sync.status('p')).toBe('offline')
+    await a!.memory.facts.set('p', 'while-offline', true)
+    await settle(network, [a!, b!])
+    expect(await b!.memory.facts.get('p', 'while-offline')).toBeUndefined()
+    network.reconnect('r0')
+    await settle(network, [a!, b!])
+    expect((await b!.memory.facts.get('p', 'while-offline'))?.value).toBe(true)
+    expect(seen).toEqual(['offline', 'synced'])
+  })
+
   it('rejects bad options before starting', async () => {
     const [a] = (await replicas(1)).list
     expect(() => startSync(a!.memory, { url: 'not a url', token: async () => 't' })).toThrow(/url/)
