@@ -23,18 +23,28 @@ export function startSync(memory: Memory, options: SyncOptions): Sync {
   const batchSize = options.batchSize ?? 500
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new MemoryError('invalid_input', 'batchSize must be a positive integer')
   const docName = options.docName ?? ((projectId: string) => `engram-sync:${memory.appId}:${memory.userId}:${memory.deviceId}:${projectId}`)
-  const persist = options.persistence ?? true
+  // Without IndexedDB (plain Node) the document lives in memory only; the Dexie outbox still guards every write.
+  const persist = options.persistence ?? typeof indexedDB !== 'undefined'
 
   const mirrors = new Map<string, ProjectMirror>()
   const statuses = new Map<string, SyncStatus>()
   const listeners = new Set<(projectId: string, status: SyncStatus) => void>()
   const stopping = new Set<Promise<void>>()
+  /** whenSynced() waiters: resolved on 'synced', rejected by close(). */
+  const waiters = new Set<{ projectId: string; resolve: () => void; reject: (error: unknown) => void }>()
   let closed = false
 
   function setStatus(projectId: string, status: SyncStatus): void {
     if (statuses.get(projectId) === status || (status !== 'off' && !mirrors.has(projectId))) return
     if (status === 'off') statuses.delete(projectId)
     else statuses.set(projectId, status)
+    if (status === 'synced') {
+      for (const waiter of [...waiters]) {
+        if (waiter.projectId !== projectId) continue
+        waiters.delete(waiter)
+        waiter.resolve()
+      }
+    }
     for (const listener of [...listeners]) {
       try {
         listener(projectId, status)
@@ -103,22 +113,18 @@ export function startSync(memory: Memory, options: SyncOptions): Sync {
       return new Promise<void>((resolve, reject) => {
         if (statuses.get(projectId) === 'synced') return resolve()
         if (closed) return reject(new MemoryError('closed', 'sync is closed'))
-        const off = (): void => { listeners.delete(watch) }
-        const watch = (id: string, status: SyncStatus | 'closed'): void => {
-          if (status === 'closed') { off(); reject(new MemoryError('closed', 'sync closed before the project synced')) }
-          else if (id === projectId && status === 'synced') { off(); resolve() }
-        }
-        listeners.add(watch as (projectId: string, status: SyncStatus) => void)
+        waiters.add({ projectId, resolve, reject })
       })
     },
     async close() {
       if (closed) return
+      closed = true // from here on no mirror starts, also not from a refresh in flight
       unsubscribeProjects()
       unsubscribeWrites()
       await initial
       for (const projectId of [...mirrors.keys()]) stopMirror(projectId)
-      closed = true
-      for (const listener of [...listeners]) (listener as (id: string, s: SyncStatus | 'closed') => void)('', 'closed')
+      for (const waiter of waiters) waiter.reject(new MemoryError('closed', `sync closed before project ${waiter.projectId} synced`))
+      waiters.clear()
       await Promise.all([...stopping])
     },
   }

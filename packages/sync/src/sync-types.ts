@@ -36,7 +36,7 @@ export interface SyncOptions {
   backoff?: BackoffOptions
   /** Replaces the y-websocket connector (tests, custom transports); `url`/`token` are then unused. */
   connect?: Connector
-  /** Keep each project document in IndexedDB with y-indexeddb (default true; needs a global `indexedDB`). */
+  /** Keep each project document in IndexedDB with y-indexeddb (the global `indexedDB`). Default: on when a global `indexedDB` exists. */
   persistence?: boolean
   /** Name of a project's y-indexeddb database. Default `engram-sync:<appId>:<userId>:<deviceId>:<projectId>`. */
   docName?: (projectId: string) => string
