@@ -4,6 +4,9 @@ import type { DocPersistence } from './idb-persistence.js'
 import { createMirrorDoc, type MirrorDoc } from './mirror-doc.js'
 import type { Connection, ConnectionStatus, Connector } from './sync-types.js'
 
+/** How long drained outbox entries wait to be acked together. */
+const ACK_DELAY_MS = 20
+
 /** What a {@link ProjectMirror} needs from the sync engine that owns it. */
 export interface MirrorDeps {
   readonly memory: Memory
@@ -46,6 +49,8 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   let queue: Promise<void> = Promise.resolve()
   const acks = new Set<Promise<void>>()
   const inFlight = new Set<number>()
+  const ackBatch: number[] = []
+  let ackTimer: ReturnType<typeof setTimeout> | undefined
   const incoming = new Map<MirroredKind, Set<string>>()
   let applyQueued = false
   let drainQueued: Promise<void> | undefined
@@ -73,16 +78,34 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       if (entries.length === 0 || stopped) return
       const records = entries.flatMap((e) => (e.record ? [e.record] : []))
       mirror.publish(records)
-      const seqs = entries.map((e) => e.seq)
-      for (const seq of seqs) inFlight.add(seq)
-      // Ack outside the queue: the next drain or apply need not wait for the disk.
-      const ack = persistence!.whenPersisted().then(() => replication.ack(seqs)).catch(fail).finally(() => {
-        for (const seq of seqs) inFlight.delete(seq)
-        acks.delete(ack)
-      })
-      acks.add(ack)
+      scheduleAck(entries.map((e) => e.seq))
       if (entries.length < deps.batchSize) return
     }
+  }
+
+  /**
+   * Acks are batched: one y-indexeddb check and one outbox delete per
+   * ACK_DELAY_MS instead of per write, off the path of the next write. Until
+   * acked, entries stay in the outbox (a crash republishes them, harmlessly).
+   */
+  function scheduleAck(seqs: readonly number[]): void {
+    for (const seq of seqs) {
+      inFlight.add(seq)
+      ackBatch.push(seq)
+    }
+    if (ackTimer !== undefined) return
+    const flushed = new Promise<void>((resolve) => {
+      ackTimer = setTimeout(() => {
+        ackTimer = undefined
+        const batch = ackBatch.splice(0)
+        persistence!.whenPersisted().then(() => replication.ack(batch)).catch(fail).finally(() => {
+          for (const seq of batch) inFlight.delete(seq)
+          acks.delete(flushed)
+          resolve()
+        })
+      }, ACK_DELAY_MS)
+    })
+    acks.add(flushed)
   }
 
   function drain(): Promise<void> {
