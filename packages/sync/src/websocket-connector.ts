@@ -45,7 +45,8 @@ export function websocketConnector(options: WebsocketConnectorOptions): Connecto
     }
 
     async function open(): Promise<void> {
-      setStatus(attempt === 0 ? 'connecting' : 'offline')
+      // While retrying the project stays 'offline' (no flicker through 'connecting' on every attempt).
+      if (attempt === 0) setStatus('connecting')
       let token: string
       try {
         token = await options.token()
@@ -59,7 +60,6 @@ export function websocketConnector(options: WebsocketConnectorOptions): Connecto
       }
       if (destroyed) return
       provider.params = { token }
-      setStatus('connecting')
       provider.connect()
     }
 
