@@ -72,8 +72,11 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
   const appId = checkId('appId', opts.appId)
   const userId = checkId('userId', opts.userId)
   checkPlugins(opts)
-  const db = new EngramDb(databaseName(appId, userId), { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}) })
+  const name = databaseName(appId, userId)
+  const db = new EngramDb(name, { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}) })
   try {
+    // Dexie 4 would open (and extend) a database that a newer schema wrote; refuse first.
+    await refuseNewerSchema(opts.indexedDB ?? globalThis.indexedDB, name, db.verno)
     await db.open()
   } catch (error) {
     db.close()
@@ -155,6 +158,15 @@ function checkPlugins(opts: MemoryOptions): void {
   const pricingProblem = checkPricing(opts.pricing)
   if (pricingProblem !== undefined) throw new MemoryError('invalid_input', pricingProblem)
   if (opts.now !== undefined && typeof opts.now !== 'function') throw new MemoryError('invalid_input', 'now must be a function returning epoch milliseconds')
+}
+
+async function refuseNewerSchema(factory: IDBFactory | undefined, name: string, verno: number): Promise<void> {
+  if (typeof factory?.databases !== 'function') return
+  const stored = (await factory.databases()).find((d) => d.name === name)?.version
+  // Dexie stores version N as IndexedDB version N × 10.
+  if (stored !== undefined && stored / 10 > verno) {
+    throw new MemoryError('conflict', `Database ${name} was written by a newer Engram (schema ${stored / 10} > ${verno}); update the app`)
+  }
 }
 
 async function loadDeviceId(db: EngramDb, now: () => number): Promise<string> {
