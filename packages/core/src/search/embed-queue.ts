@@ -52,7 +52,7 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
   async function drainOnce(): Promise<number> {
     if (!embedder) return 0
     const now = Date.now()
-    const queued = await engine.db.transaction('r', ['embedQueue'], () => t.embedQueue.orderBy('seq').toArray())
+    const queued = await engine.db.transaction('r', ['embedQueue'], () => t.embedQueue.orderBy('seq').limit(batchSize * 8).toArray())
     const ready = queued.filter((row) => row.notBefore <= now).slice(0, batchSize)
     if (ready.length === 0) {
       if (queued.length > 0) schedule(Math.min(...queued.map((row) => row.notBefore)) - now)
