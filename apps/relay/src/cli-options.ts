@@ -25,7 +25,8 @@ const limitFlags: Record<string, keyof RelayLimits> = {
   'max-document-bytes': 'maxDocumentBytes',
   'max-buffered-bytes': 'maxBufferedBytes',
   'unload-after-ms': 'unloadAfterMs',
-  'compact-after-updates': 'compactAfterUpdates'
+  'compact-after-updates': 'compactAfterUpdates',
+  'ping-interval-ms': 'pingIntervalMs'
 }
 
 const envName = (flag: string): string => 'ENGRAM_RELAY_' + flag.toUpperCase().replaceAll('-', '_')

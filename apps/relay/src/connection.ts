@@ -15,8 +15,8 @@ export interface Connection extends Peer {
   alive: boolean
   /** Close with one of the documented codes; idempotent. */
   close (reason: CloseReason): void
-  /** Drop the socket without a closing handshake. */
-  terminate (): void
+  /** Drop the socket without a closing handshake; `label` names why in the close metrics. */
+  terminate (label: string): void
   ping (): void
 }
 
@@ -28,6 +28,7 @@ interface ConnectionContext {
 }
 
 const open = 1
+const closeHandshakeMs = 2000
 
 function toBytes (data: RawData): Uint8Array {
   if (Array.isArray(data)) return new Uint8Array(Buffer.concat(data))
@@ -44,6 +45,7 @@ export function openConnection (ws: WebSocket, user: string, room: Room, ctx: Co
   const limiter = createRateLimiter(limits.messagesPerSecond, limits.messageBurst)
   let left = false
   let closeReason: CloseReason | null = null
+  let terminateLabel: string | null = null
 
   const leave = (): void => {
     if (left) return
@@ -67,12 +69,17 @@ export function openConnection (ws: WebSocket, user: string, room: Room, ctx: Co
       metrics.bytesOut += message.byteLength
     },
     close (reason) {
-      if (closeReason !== null) return
+      if (closeReason !== null || terminateLabel !== null) return
       closeReason = reason
+      increment(metrics.closed, reason)
       leave()
       ws.close(CloseCode[reason], reason)
+      // A peer that does not answer the close frame (or reads nothing, like a slow consumer) is dropped.
+      setTimeout(() => { ws.terminate() }, closeHandshakeMs).unref()
     },
-    terminate () {
+    terminate (label) {
+      if (closeReason === null && terminateLabel === null) increment(metrics.closed, label)
+      terminateLabel ??= label
       leave()
       ws.terminate()
     },
@@ -96,11 +103,15 @@ export function openConnection (ws: WebSocket, user: string, room: Room, ctx: Co
   ws.on('pong', () => { conn.alive = true })
   ws.on('error', (err: Error & { code?: string }) => {
     // `ws` closes the socket itself (1009 for oversized frames, 1002 for bad framing).
-    closeReason ??= err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'messageTooBig' : 'malformedMessage'
+    if (closeReason === null && terminateLabel === null) {
+      closeReason = err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'messageTooBig' : 'malformedMessage'
+      increment(metrics.closed, closeReason)
+    }
     leave()
   })
   ws.on('close', (code: number) => {
-    increment(metrics.closed, closeReason ?? closeReasonOf(code))
+    // Closes the relay decided were counted when it decided; count the others here.
+    if (closeReason === null && terminateLabel === null) increment(metrics.closed, closeReasonOf(code))
     leave()
   })
   room.join(conn)

@@ -26,8 +26,6 @@ export interface RelayOptions {
   store: RelayStore
   limits?: Partial<RelayLimits>
   log?: Logger
-  /** Milliseconds between keep-alive pings; unanswered sockets are dropped. */
-  pingIntervalMs?: number
 }
 
 /** A running relay, independent of how its HTTP server was created. */
@@ -180,10 +178,10 @@ export function createRelay (options: RelayOptions): Relay {
 
   const pingTimer = setInterval(() => {
     for (const conn of connections) {
-      if (!conn.alive) conn.terminate()
+      if (!conn.alive) conn.terminate('pingTimeout')
       else conn.ping()
     }
-  }, options.pingIntervalMs ?? 30_000)
+  }, Math.max(50, limits.pingIntervalMs))
   pingTimer.unref()
 
   return {
@@ -203,7 +201,7 @@ export function createRelay (options: RelayOptions): Relay {
       for (const conn of open) conn.close('goingAway')
       // Give clients a moment to answer the close frame, then drop the rest.
       await new Promise(resolve => setTimeout(resolve, open.length > 0 ? 200 : 0))
-      for (const conn of open) conn.terminate()
+      for (const conn of open) conn.terminate('goingAway')
       for (const room of Array.from(rooms.values())) unload(room, true)
       await store.close()
       log.info('relay closed', { connections: open.length })

@@ -22,6 +22,8 @@ export interface RelayLimits {
   unloadAfterMs: number
   /** Stored updates of one document before they are merged into one snapshot. */
   compactAfterUpdates: number
+  /** Milliseconds between keep-alive pings; a socket that has not answered the previous one is dropped. */
+  pingIntervalMs: number
 }
 
 /** Default limits: generous for real clients, small enough to protect one machine. */
@@ -36,7 +38,8 @@ export const defaultLimits: RelayLimits = {
   maxDocumentBytes: 32 * 1024 * 1024,
   maxBufferedBytes: 8 * 1024 * 1024,
   unloadAfterMs: 1000,
-  compactAfterUpdates: 500
+  compactAfterUpdates: 500,
+  pingIntervalMs: 30_000
 }
 
 /** A token bucket: `take()` is false once the burst is spent faster than the rate refills it. */
