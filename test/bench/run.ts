@@ -3,6 +3,8 @@
  * with a baseline measured in the same run. Pass names to run a subset:
  * `npm run bench -- core search`.
  */
+import { cpus } from 'node:os'
+
 const suites: Record<string, () => Promise<void>> = {
   core: async () => (await import('./core.js')).runCoreBench(),
   search: async () => (await import('./search.js')).runSearchBench(),
@@ -16,7 +18,7 @@ const wanted = process.argv.slice(2)
 for (const name of wanted) if (!(name in suites)) throw new Error(`Unknown bench suite ${name}; known: ${Object.keys(suites).join(', ')}`)
 const selected = wanted.length > 0 ? wanted : Object.keys(suites)
 
-console.log(`# Engram benchmarks — ${new Date().toISOString()} — node ${process.version}, ${(await import('node:os')).cpus().length} cores`)
+console.log(`# Engram benchmarks — ${new Date().toISOString()} — node ${process.version}, ${cpus().length} cores`)
 for (const name of selected) {
   console.log(`\n## ${name}`)
   await suites[name]!()

@@ -1,14 +1,11 @@
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
+import { openTestContext } from '../../../test/support/core-context.js'
 import { MemoryError, type Change } from '@engram/core'
 import { openTestMemory, testClock } from '../../../test/support/memory.js'
 import { applyRemoteBlock, blockId, createBlocks, readBlockForSync } from './blocks.js'
-import { createChangeFeed } from './change-feed.js'
-import { createHybridClock, formatHlc } from './hlc.js'
-import { prepareProjects } from './projects.js'
-import { EngramDb, type BlockRow } from './schema.js'
+import { formatHlc } from './hlc.js'
+import { type BlockRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
-import { estimateTokenizer } from './token-estimate.js'
 import { write } from './write.js'
 
 async function setup() {
@@ -188,18 +185,8 @@ describe('blocks validation and change feed', () => {
   })
 })
 
-/** A bare store context (as openMemory builds it) for the non-public sync hooks. */
 async function openContext(deviceId = 'devA') {
-  const clock = testClock()
-  const db = new EngramDb('blocks-sync', { indexedDB: new IDBFactory(), IDBKeyRange })
-  await db.open()
-  const ctx: StoreContext = {
-    db, appId: 't', userId: 'u', now: clock.now, tokenizer: estimateTokenizer, embedder: undefined,
-    clock: createHybridClock(deviceId, clock.now), feed: createChangeFeed(), syncedProjects: new Set(),
-    index: { tables: [], put: async () => {}, remove: async () => {}, removeProject: async () => {} },
-    options: {}, assertOpen() {}, onClose: [],
-  }
-  await prepareProjects(ctx)
+  const { ctx, clock } = await openTestContext({ deviceId })
   const batches: Change[][] = []
   ctx.feed.subscribe({ kinds: ['blocks'] }, (b) => batches.push(b))
   return { ctx, clock, batches, blocks: createBlocks(ctx) }

@@ -1,16 +1,11 @@
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
+import { openTestContext } from '../../../test/support/core-context.js'
 import type { Change, Dump, Memory } from '@engram/core'
 import { openTestMemory, testClock } from '../../../test/support/memory.js'
-import { createChangeFeed } from './change-feed.js'
 import { createDump } from './dump.js'
-import { createHybridClock } from './hlc.js'
 import { createMessages } from './messages.js'
-import { createProjects, prepareProjects } from './projects.js'
-import { EngramDb } from './schema.js'
+import { createProjects } from './projects.js'
 import { createSessions } from './sessions.js'
-import type { IndexedDoc, StoreContext } from './store-context.js'
-import { estimateTokenizer } from './token-estimate.js'
 
 /** Fills a store with a bit of every core kind in projects p and q. */
 async function fill(memory: Memory): Promise<{ session: string }> {
@@ -280,25 +275,7 @@ describe('import', () => {
   })
 })
 
-/** A bare store context (as openMemory builds it) with an index that records what it is told. */
 async function openContext() {
-  const clock = testClock()
-  const db = new EngramDb('dump', { indexedDB: new IDBFactory(), IDBKeyRange })
-  await db.open()
-  const docs = new Map<string, IndexedDoc>()
-  const ctx: StoreContext = {
-    db, appId: 't', userId: 'u', now: clock.now, tokenizer: estimateTokenizer, embedder: undefined,
-    clock: createHybridClock('devA', clock.now), feed: createChangeFeed(), syncedProjects: new Set(),
-    index: {
-      tables: [],
-      put: async (_w, doc) => void docs.set(doc.docId, doc),
-      remove: async (_w, docId) => void docs.delete(docId),
-      removeProject: async (_w, projectId) => {
-        for (const [id, doc] of docs) if (doc.projectId === projectId) docs.delete(id)
-      },
-    },
-    options: {}, assertOpen() {}, onClose: [],
-  }
-  await prepareProjects(ctx)
+  const { ctx, docs } = await openTestContext()
   return { ctx, docs }
 }

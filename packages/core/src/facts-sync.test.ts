@@ -1,35 +1,14 @@
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
+import { openTestContext } from '../../../test/support/core-context.js'
 import type { Change } from '@engram/core'
-import { testClock } from '../../../test/support/memory.js'
-import { createChangeFeed } from './change-feed.js'
 import { applyRemoteFact, createFacts, readFactForSync, type RemoteFact } from './facts.js'
 import { factTables } from './facts-rows.js'
-import { createHybridClock, formatHlc } from './hlc.js'
-import { prepareProjects } from './projects.js'
-import { EngramDb } from './schema.js'
-import type { IndexedDoc, StoreContext } from './store-context.js'
-import { estimateTokenizer } from './token-estimate.js'
+import { formatHlc } from './hlc.js'
+import type { StoreContext } from './store-context.js'
 import { write } from './write.js'
 
-/** A bare store context (as openMemory builds it) with an index that records what it is told. */
 async function openContext() {
-  const clock = testClock()
-  const db = new EngramDb('facts-sync', { indexedDB: new IDBFactory(), IDBKeyRange })
-  await db.open()
-  const docs = new Map<string, IndexedDoc>()
-  const ctx: StoreContext = {
-    db, appId: 't', userId: 'u', now: clock.now, tokenizer: estimateTokenizer, embedder: undefined,
-    clock: createHybridClock('devA', clock.now), feed: createChangeFeed(), syncedProjects: new Set(),
-    index: {
-      tables: [],
-      put: async (_w, doc) => void docs.set(doc.docId, doc),
-      remove: async (_w, docId) => void docs.delete(docId),
-      removeProject: async () => {},
-    },
-    options: {}, assertOpen() {}, onClose: [],
-  }
-  await prepareProjects(ctx)
+  const { ctx, clock, docs } = await openTestContext()
   const batches: Change[][] = []
   ctx.feed.subscribe({ kinds: ['facts'] }, (b) => batches.push(b))
   return { ctx, clock, docs, batches, facts: createFacts(ctx) }

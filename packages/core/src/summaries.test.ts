@@ -1,35 +1,16 @@
 import { describe, expect, it } from 'vitest'
+import { openTestContext } from '../../../test/support/core-context.js'
 import type { Change } from '@engram/core'
 import { openTestMemory, testClock } from '../../../test/support/memory.js'
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
-import { createChangeFeed } from './change-feed.js'
-import { createHybridClock, formatHlc } from './hlc.js'
-import { createProjects, prepareProjects } from './projects.js'
-import { EngramDb, type SummaryRow } from './schema.js'
+import { formatHlc } from './hlc.js'
+import { createProjects } from './projects.js'
+import { type SummaryRow } from './schema.js'
 import { createSessions } from './sessions.js'
-import type { IndexedDoc, StoreContext } from './store-context.js'
 import { applyRemoteSummary, createSummaries, readSummaryForSync, summaryTables } from './summaries.js'
-import { estimateTokenizer } from './token-estimate.js'
 import { write } from './write.js'
 
-/** A bare store context (as openMemory builds it) with an index that records what it is told. */
 async function openContext() {
-  const clock = testClock()
-  const db = new EngramDb('summaries', { indexedDB: new IDBFactory(), IDBKeyRange })
-  await db.open()
-  const docs = new Map<string, IndexedDoc>()
-  const ctx: StoreContext = {
-    db, appId: 't', userId: 'u', now: clock.now, tokenizer: estimateTokenizer, embedder: undefined,
-    clock: createHybridClock('devA', clock.now), feed: createChangeFeed(), syncedProjects: new Set(),
-    index: {
-      tables: [],
-      put: async (_w, doc) => void docs.set(doc.docId, doc),
-      remove: async (_w, docId) => void docs.delete(docId),
-      removeProject: async () => {},
-    },
-    options: {}, assertOpen() {}, onClose: [],
-  }
-  await prepareProjects(ctx)
+  const { ctx, clock, docs } = await openTestContext()
   const projects = createProjects(ctx)
   await projects.create({ name: 'P', id: 'p' })
   return { ctx, clock, docs, projects, sessions: createSessions(ctx), summaries: createSummaries(ctx) }

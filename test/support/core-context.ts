@@ -1,0 +1,36 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { createChangeFeed } from '../../packages/core/src/change-feed.js'
+import { createHybridClock } from '../../packages/core/src/hlc.js'
+import { prepareProjects } from '../../packages/core/src/projects.js'
+import { EngramDb } from '../../packages/core/src/schema.js'
+import type { IndexedDoc, StoreContext } from '../../packages/core/src/store-context.js'
+import { estimateTokenizer } from '../../packages/core/src/token-estimate.js'
+import { testClock } from './memory.js'
+
+let counter = 0
+
+/**
+ * A bare store context, as openMemory builds it, for tests of core's non-public
+ * seams (sync hooks, import). Its text index only records what it is told, in `docs`.
+ */
+export async function openTestContext(options: { deviceId?: string } = {}) {
+  const clock = testClock()
+  const db = new EngramDb(`context-${++counter}`, { indexedDB: new IDBFactory(), IDBKeyRange })
+  await db.open()
+  const docs = new Map<string, IndexedDoc>()
+  const ctx: StoreContext = {
+    db, appId: 't', userId: 'u', now: clock.now, tokenizer: estimateTokenizer, embedder: undefined,
+    clock: createHybridClock(options.deviceId ?? 'devA', clock.now), feed: createChangeFeed(), syncedProjects: new Set(),
+    index: {
+      tables: [],
+      put: async (_w, doc) => void docs.set(doc.docId, doc),
+      remove: async (_w, docId) => void docs.delete(docId),
+      removeProject: async (_w, projectId) => {
+        for (const [id, doc] of docs) if (doc.projectId === projectId) docs.delete(id)
+      },
+    },
+    options: {}, assertOpen() {}, onClose: [],
+  }
+  await prepareProjects(ctx)
+  return { ctx, clock, docs }
+}
