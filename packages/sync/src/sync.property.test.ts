@@ -14,7 +14,7 @@ type Op =
   | { t: 'blockDelete'; r: number; label: string }
   | { t: 'summary'; r: number; text: string }
   | { t: 'advance'; r: number; ms: number }
-  | { t: 'cut' | 'heal'; r: number }
+  | { t: 'cut' | 'heal' | 'restart'; r: number }
   | { t: 'deliver' }
 
 const op = (replicas: number): fc.Arbitrary<Op> => {
@@ -29,6 +29,7 @@ const op = (replicas: number): fc.Arbitrary<Op> => {
     { weight: 1, arbitrary: fc.record({ t: fc.constant('summary' as const), r, text: fc.string({ minLength: 1, maxLength: 8 }) }) },
     { weight: 2, arbitrary: fc.record({ t: fc.constant('advance' as const), r, ms: fc.integer({ min: 0, max: 50 }) }) },
     { weight: 2, arbitrary: fc.record({ t: fc.constantFrom('cut' as const, 'heal' as const), r }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant('restart' as const), r }) },
     { weight: 2, arbitrary: fc.constant({ t: 'deliver' as const }) },
   )
 }
@@ -47,7 +48,7 @@ async function recordsOf(replica: Replica): Promise<Map<string, MirroredRecord>>
 }
 
 describe('sync convergence (property)', () => {
-  it('2–4 replicas with random edits, partitions and heals converge on the latest-HLC winner per key', async () => {
+  it('2–4 replicas with random edits, partitions, heals and restarts converge on the latest-HLC winner per key', async () => {
     const seed = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31))
     console.log(`sync property seed: ${seed} (replay with FC_SEED=${seed})`)
     await fc.assert(
@@ -82,6 +83,7 @@ describe('sync convergence (property)', () => {
             case 'advance': replica.clock.advance(o.ms); break
             case 'cut': network.disconnect(replica.name); break
             case 'heal': network.reconnect(replica.name); break
+            case 'restart': await replica.restart(); break
           }
           await observe(replica)
         }

@@ -91,8 +91,9 @@ describe('startSync over a loopback network', () => {
     await a.memory.facts.set('p', 'k', 'written while down')
     expect(await a.memory.replication.pending()).toHaveLength(1)
     const restarted = startSync(a.memory, { connect: network.connector('a'), docName: (p) => `crash:a:${p}` })
-    open.push({ ...a, sync: restarted })
-    await settle(network, [{ ...a, sync: restarted }, b])
+    a.sync = restarted
+    open.push(a)
+    await settle(network, [a, b])
     expect((await b.memory.facts.get('p', 'k'))?.value).toBe('written while down')
     expect(await a.memory.replication.pending()).toEqual([])
   })

@@ -12,6 +12,8 @@ export interface Replica {
   sync: Sync
   clock: ReturnType<typeof testClock>
   errors: unknown[]
+  /** Stops sync and starts it again on the same documents (a restart of the app). */
+  restart(): Promise<void>
 }
 
 /** Opens a replica on a loopback network (or with other sync options). */
@@ -21,13 +23,20 @@ export async function openReplica(name: string, network: LoopbackNetwork | undef
   if (!(await memory.projects.get('p'))) await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: options.projectSync ?? true } })
   const errors: unknown[] = []
   const prefix = options.docPrefix ?? `t${++run}`
-  const sync = startSync(memory, {
+  const start = () => startSync(memory, {
     ...(network ? { connect: network.connector(name) } : {}),
     docName: (projectId) => `${prefix}:${name}:${projectId}`,
     onError: (error) => errors.push(error),
     ...options,
   })
-  return { name, memory, sync, clock, errors }
+  const replica: Replica = {
+    name, memory, sync: start(), clock, errors,
+    async restart() {
+      await replica.sync.close()
+      replica.sync = start()
+    },
+  }
+  return replica
 }
 
 /** Flushes every replica and delivers every message until the network is quiet. */
