@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
+import { YKeyValue } from 'y-utility/y-keyvalue'
 import type { Change } from '@engram/core'
 import { createLoopbackNetwork, startSync, type SyncStatus } from '@engram/sync'
 import { closeAll, mirroredState, openReplica, settle, type Replica } from '../test/replicas.js'
@@ -152,6 +153,22 @@ describe('startSync over a loopback network', () => {
     await settle(network, [a!, b!])
     expect((await b!.memory.facts.get('p', 'while-offline'))?.value).toBe(true)
     expect(seen).toEqual(['offline', 'synced'])
+  })
+
+  it('skips malformed records written into the document by a foreign client and applies the rest', async () => {
+    const { network, list: [a] } = await replicas(1)
+    const rogue = new Y.Doc()
+    network.connector('rogue')({ doc: rogue, room: 'u1/p', projectId: 'p', setStatus: () => {} })
+    const facts = new YKeyValue<unknown>(rogue.getArray('facts'))
+    const hlc = `${Date.UTC(2026, 0, 2)}.00000.rogue`
+    facts.set('p/bad', { value: 1, confidence: 'very', tags: [], createdAt: 1, updatedAt: 1, hlc })
+    facts.set('p/good', { value: 'ok', confidence: 1, tags: [], createdAt: 1, updatedAt: 1, hlc })
+    facts.set('other/x', { value: 'foreign project id', confidence: 1, tags: [], createdAt: 1, updatedAt: 1, hlc })
+    await settle(network, [a!])
+    expect((await a!.memory.facts.get('p', 'good'))?.value).toBe('ok')
+    expect(await a!.memory.facts.get('p', 'bad')).toBeUndefined()
+    expect(a!.errors.map((e) => (e as { code?: string }).code)).toEqual(['invalid_input'])
+    a!.errors.length = 0
   })
 
   it('rejects bad options before starting', async () => {
