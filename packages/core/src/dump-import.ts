@@ -5,7 +5,8 @@ import { invalidInput } from './errors.js'
 import { factText } from './facts-rows.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type ProjectScope } from './dump-scope.js'
 import type { Dump } from './dump-validate.js'
-import { indexMessage } from './messages.js'
+import { messageDoc } from './messages.js'
+import { indexDocs } from './search/index-docs.js'
 import type { FactRow, MessageRow, SummaryRow } from './schema.js'
 import { USER_PROJECT, type IndexedDoc, type StoreContext } from './store-context.js'
 import { indexSummary } from './summaries.js'
@@ -179,10 +180,10 @@ async function raiseLastSeq(ctx: StoreContext, sessionSeq: Map<string, number>, 
  */
 async function indexRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[]): Promise<void> {
   const put = (doc: IndexedDoc) => Dexie.Promise.resolve(ctx.index.put(w, doc))
-  if (table === 'messages') for (const row of rows) await Dexie.Promise.resolve(indexMessage(ctx, w, row as unknown as MessageRow))
+  if (table === 'messages') await indexDocs(ctx.index, w, rows.map((row) => messageDoc(row as unknown as MessageRow)))
   else if (table === 'summaries') for (const row of rows) await Dexie.Promise.resolve(indexSummary(ctx, w, row as unknown as SummaryRow))
   else if (table === 'passages') {
-    for (const p of rows) await put({ docId: `passage:${String(p.id)}`, kind: 'passage', projectId: p.projectId as string, text: p.text as string, createdAt: p.createdAt as number })
+    await indexDocs(ctx.index, w, rows.map((p): IndexedDoc => ({ docId: `passage:${String(p.id)}`, kind: 'passage', projectId: p.projectId as string, text: p.text as string, createdAt: p.createdAt as number })))
   } else if (table === 'facts') {
     for (const row of rows) {
       const f = row as unknown as FactRow

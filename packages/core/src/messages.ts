@@ -3,9 +3,10 @@ import { MemoryError } from './errors.js'
 import { newId } from './ids.js'
 import type { MessageRow, SessionRow } from './schema.js'
 import { assertActive, requireSession } from './sessions.js'
-import type { StoreContext } from './store-context.js'
+import { indexDocs } from './search/index-docs.js'
+import type { IndexedDoc, StoreContext } from './store-context.js'
 import { checkJson, checkLimit, checkId, checkNumber, checkOneOf, checkOptions, checkString, type Json } from './validate.js'
-import { read, write, type WriteScope } from './write.js'
+import { read, write } from './write.js'
 
 /** A message's author. */
 export type Role = 'user' | 'assistant' | 'system' | 'tool'
@@ -46,8 +47,8 @@ const encoder = new TextEncoder()
 interface Prepared { role: Role; content: string; tokens: number; meta?: Json }
 
 /** The search-index document of a message. */
-export function indexMessage(ctx: StoreContext, w: WriteScope, row: MessageRow): Promise<void> {
-  return ctx.index.put(w, { docId: `message:${row.id}`, kind: 'message', projectId: row.projectId, sessionId: row.sessionId, text: row.content, createdAt: row.createdAt })
+export function messageDoc(row: MessageRow): IndexedDoc {
+  return { docId: `message:${row.id}`, kind: 'message', projectId: row.projectId, sessionId: row.sessionId, text: row.content, createdAt: row.createdAt }
 }
 
 /** Creates the messages namespace of a store. */
@@ -79,10 +80,8 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       // Issued together to save round trips; a thrown error below still rolls all of it back.
       const [project] = await Promise.all([db.projects.get(session.projectId), db.messages.bulkAdd(rows), db.sessions.put(next)])
       if (!project || project.archivedAt !== undefined) throw new MemoryError('not_found', `The project of session ${JSON.stringify(sessionId)} is archived`)
-      for (const row of rows) {
-        await indexMessage(ctx, w, row)
-        w.change('messages', 'put', row.id, row.projectId)
-      }
+      await indexDocs(ctx.index, w, rows.map(messageDoc), { fresh: true })
+      for (const row of rows) w.change('messages', 'put', row.id, row.projectId)
       w.change('sessions', 'put', sessionId, session.projectId)
       return rows
     })

@@ -80,7 +80,8 @@ export const SCHEMA_V1: Record<string, string> = {
   passages: 'id, [projectId+createdAt]',
   outbox: '++seq, projectId',
   // search index (issue 3)
-  searchDocs: 'docId, projectId, *terms',
+  searchDocs: 'docId, projectId',
+  postings: '[term+docId]',
   corpusStats: 'projectId',
   vectors: 'docId, projectId',
   embedQueue: '++seq, &docId, projectId',

@@ -23,6 +23,12 @@ export interface IndexedDoc {
   createdAt: number
 }
 
+/** Options of {@link TextIndex.putMany}. */
+export interface PutManyOptions {
+  /** The documents are new (fresh ids): skip looking for an older copy to replace. */
+  fresh?: boolean
+}
+
 /**
  * The seam between the memory kinds and the search index: kinds call it inside
  * their own write transaction so postings commit or roll back with the write.
@@ -31,6 +37,8 @@ export interface TextIndex {
   /** Tables the index writes; include them in every transaction that calls it. */
   readonly tables: readonly string[]
   put(w: WriteScope, doc: IndexedDoc): Promise<void>
+  /** Indexes several documents with a few batched requests (optional; callers fall back to `put`). */
+  putMany?(w: WriteScope, docs: readonly IndexedDoc[], options?: PutManyOptions): Promise<void>
   remove(w: WriteScope, docId: string): Promise<void>
   /** Removes every document of a project (purge, import replace). */
   removeProject(w: WriteScope, projectId: string): Promise<void>

@@ -15,18 +15,25 @@ export interface WriteScope {
   change(kind: Change['kind'], op: Change['op'], id: string, projectId: string): void
   /** The hybrid-logical-clock stamp of this transaction (one per transaction). */
   hlc(): string
+  /** Runs `fn` once, inside the transaction, after the write function returns and before commit (e.g. to flush accumulated counters). */
+  onBeforeCommit(fn: () => Promise<void>): void
 }
 
 const scopes = new WeakMap<Transaction, Scope>()
 
 class Scope implements WriteScope {
   readonly changes: Change[] = []
+  readonly beforeCommit: Array<() => Promise<void>> = []
   tx!: Transaction
   private stamp: string | undefined
   constructor(private readonly ctx: StoreContext, readonly origin: Origin, private readonly fixedStamp?: string) {}
 
   change(kind: Change['kind'], op: Change['op'], id: string, projectId: string): void {
     this.changes.push({ kind, op, id, projectId, origin: this.origin })
+  }
+
+  onBeforeCommit(fn: () => Promise<void>): void {
+    this.beforeCommit.push(fn)
   }
 
   hlc(): string {
@@ -71,6 +78,7 @@ export async function write<T>(
       scope.tx = tx
       scopes.set(tx, scope)
       const value = await fn(scope)
+      for (const hook of scope.beforeCommit) await hook()
       await scope.queueOutbox()
       return value
     })

@@ -1,5 +1,5 @@
 import type { StoreContext } from '../store-context.js'
-import type { EmbedQueueRow, VectorRow } from './index-rows.js'
+import { kindOf, type EmbedQueueRow, type VectorRow } from './index-rows.js'
 import type { SearchEngine } from './text-index.js'
 import { normalize } from './vector-cache.js'
 
@@ -74,8 +74,8 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
         const vector = vectors[i]
         // Removed or re-written while we embedded: its new queue row (if any) gets its own turn.
         if (!current[i] || !doc || !(vector instanceof Float32Array) || vector.length !== embedder.dimensions) continue
-        const row: VectorRow = { docId: doc.docId, projectId: doc.projectId, kind: doc.kind, at: doc.createdAt, vector: normalize(Float32Array.from(vector)) }
-        if (doc.sessionId !== undefined) row.sid = doc.sessionId
+        const row: VectorRow = { docId: doc.docId, projectId: doc.projectId, kind: kindOf(doc.docId), at: doc.at, vector: normalize(Float32Array.from(vector)) }
+        if (doc.sid !== undefined) row.sid = doc.sid
         stored.push(row)
       }
       await Promise.all([t.vectors.bulkPut(stored), t.embedQueue.bulkDelete(ready.map((row) => row.seq!))])

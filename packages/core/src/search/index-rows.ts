@@ -1,17 +1,23 @@
 import type { HitKind } from './search.js'
 
 /*
- * Rows of the search-index tables (schema.ts, "search index"). One row per
- * document holds its distinct terms in a multi-entry index (`*terms`), so the
- * postings of a term are one index range, and indexing a document is one
- * write request, not one per term. The row carries what scoring and filtering
- * need (term frequencies, length, kind, session, time).
+ * Rows of the search-index tables (schema.ts, "search index").
+ *
+ * - `postings`: one small row per (term, document), keyed `[term+docId]`, so the
+ *   postings of a term are one key range and one term of one document is one
+ *   point read. The row carries what scoring and filtering need (term
+ *   frequency, document length, time, session), so a query never loads
+ *   documents to score them.
+ * - `searchDocs`: one row per document with its distinct tokens and length, read
+ *   only to remove or replace the document.
+ * - `corpusStats`: document count and total length per project, written once
+ *   per transaction.
  */
 
-/** One term of one document, as scoring sees it (in memory). term = `${projectId}\u0001${token}`. */
-export interface PostingRow { term: string; docId: string; tf: number; len: number; kind: HitKind; sid?: string; at: number }
-/** One indexed document: its distinct term keys and their frequencies (parallel arrays). */
-export interface SearchDocRow { docId: string; projectId: string; kind: HitKind; sessionId?: string; createdAt: number; len: number; terms: string[]; tfs: number[] }
+/** One term of one document. term = `${projectId}\u0001${token}`; the kind is the prefix of docId. */
+export interface PostingRow { term: string; docId: string; tf: number; len: number; at: number; sid?: string }
+/** One indexed document: what removing it needs (its tokens, for the posting keys, and its length) and what embedding it stores. */
+export interface SearchDocRow { docId: string; projectId: string; tokens: string[]; len: number; at: number; sid?: string }
 /** Document count and total length of a project, for BM25's idf and average length. */
 export interface CorpusStatsRow { projectId: string; docs: number; length: number }
 /** A stored embedding (unit length), beside the fields vector search filters on. */
@@ -29,20 +35,7 @@ export function recordIdOf(docId: string, kind: HitKind): string {
   return docId.slice(kind.length + 1)
 }
 
-/** The postings a document row contributes, one per distinct term. */
-export function postingsOf(doc: SearchDocRow): PostingRow[] {
-  return doc.terms.map((term, i) => {
-    const row: PostingRow = { term, docId: doc.docId, tf: doc.tfs[i]!, len: doc.len, kind: doc.kind, at: doc.createdAt }
-    if (doc.sessionId !== undefined) row.sid = doc.sessionId
-    return row
-  })
-}
-
-/** The posting of `term` in a document row (undefined when the document lacks it). */
-export function postingIn(doc: SearchDocRow, term: string): PostingRow | undefined {
-  const i = doc.terms.indexOf(term)
-  if (i < 0) return undefined
-  const row: PostingRow = { term, docId: doc.docId, tf: doc.tfs[i]!, len: doc.len, kind: doc.kind, at: doc.createdAt }
-  if (doc.sessionId !== undefined) row.sid = doc.sessionId
-  return row
+/** The kind of a `<kind>:<id>` document id. */
+export function kindOf(docId: string): HitKind {
+  return docId.slice(0, docId.indexOf(':')) as HitKind
 }

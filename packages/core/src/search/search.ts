@@ -2,12 +2,13 @@ import { invalidInput, MemoryError } from '../errors.js'
 import type { StoreContext } from '../store-context.js'
 import { checkId, checkLimit, checkOneOf, checkOptions, checkString } from '../validate.js'
 import { read } from '../write.js'
-import { rankBm25, type Candidate, type PostingFilter } from './bm25.js'
+import type { Candidate, PostingFilter } from './bm25.js'
 import { startEmbedQueue } from './embed-queue.js'
 import { fuseRanked } from './fusion.js'
 import { resolveHits } from './hit-text.js'
-import { postingIn, termKey, type PostingRow } from './index-rows.js'
-import { readPostings, searchEngineOf, type SearchEngine } from './text-index.js'
+import { termKey } from './index-rows.js'
+import { searchEngineOf, type SearchEngine } from './text-index.js'
+import { textCandidates } from './text-query.js'
 import { normalize, VectorCache } from './vector-cache.js'
 
 /** The kind of memory a search hit comes from. */
@@ -28,7 +29,7 @@ const KINDS: readonly HitKind[] = ['message', 'fact', 'summary', 'passage']
 const MODES = ['hybrid', 'text', 'vector'] as const
 /** Longest query accepted (characters). */
 export const MAX_QUERY_LENGTH = 10_000
-const SEARCH_TABLES = ['projects', 'searchDocs', 'corpusStats', 'vectors', 'messages', 'facts', 'summaries', 'passages']
+const SEARCH_TABLES = ['projects', 'postings', 'corpusStats', 'vectors', 'messages', 'facts', 'summaries', 'passages']
 
 /**
  * Creates the search function of a store (and starts its embed queue when an
@@ -84,31 +85,6 @@ async function embedQuery(engine: SearchEngine, query: string, mode: string): Pr
     if (mode === 'hybrid') return undefined
     throw new MemoryError('internal', 'The embedder failed to embed the query', { cause: error })
   }
-}
-
-async function textCandidates(engine: SearchEngine, projectId: string, terms: string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
-  const { cache, t } = engine
-  const epoch = cache.epoch
-  const lists = await Promise.all(
-    terms.map(async (term) => {
-      const cached = cache.list(term)
-      if (cached) return cached
-      const docs = await readPostings(engine, term)
-      const list = new Map<string, PostingRow>()
-      for (const doc of docs) {
-        const row = postingIn(doc, term)
-        if (row) list.set(doc.docId, row)
-      }
-      cache.keepList(term, list, epoch)
-      return list
-    }),
-  )
-  let corpus = cache.corpusOf(projectId)
-  if (!corpus) {
-    corpus = (await t.corpusStats.get(projectId)) ?? { projectId, docs: 0, length: 0 }
-    cache.keepCorpus(corpus, epoch)
-  }
-  return rankBm25(lists, corpus, filter, depth)
 }
 
 async function vectorCandidates(engine: SearchEngine, projectId: string, query: Float32Array, filter: PostingFilter, depth: number): Promise<Candidate[]> {

@@ -1,15 +1,16 @@
-import type { Dexie, Transaction } from 'dexie'
+import { Dexie, type Transaction } from 'dexie'
 import type { EngramDb } from '../schema.js'
-import type { Embedder, IndexedDoc, TextIndex } from '../store-context.js'
+import type { Embedder, IndexedDoc, PutManyOptions, TextIndex } from '../store-context.js'
 import type { WriteScope } from '../write.js'
 import { englishAnalyzer, type Analyzer } from './analyzer.js'
-import { postingsOf, termKey, type CorpusStatsRow, type EmbedQueueRow, type SearchDocRow, type VectorRow } from './index-rows.js'
+import { termKey, type CorpusStatsRow, type EmbedQueueRow, type PostingRow, type SearchDocRow, type VectorRow } from './index-rows.js'
 import { PostingCache, type IndexDelta } from './posting-cache.js'
 import { VectorCache } from './vector-cache.js'
 
 /** The search-index tables, typed (schema.ts declares them untyped). */
 export interface IndexTables {
   searchDocs: Dexie.Table<SearchDocRow, string>
+  postings: Dexie.Table<PostingRow, [string, string]>
   corpusStats: Dexie.Table<CorpusStatsRow, string>
   vectors: Dexie.Table<VectorRow, string>
   embedQueue: Dexie.Table<EmbedQueueRow, number>
@@ -40,7 +41,7 @@ export interface SearchEngine extends TextIndex {
 /** Kinds that get embeddings when an embedder is set. */
 const EMBEDDED_KINDS = new Set(['message', 'passage'])
 /** Every table the index writes; callers add them to their write transactions. */
-export const INDEX_TABLES = ['searchDocs', 'corpusStats', 'vectors', 'embedQueue'] as const
+export const INDEX_TABLES = ['searchDocs', 'postings', 'corpusStats', 'vectors', 'embedQueue'] as const
 
 const engines = new WeakMap<TextIndex, SearchEngine>()
 
@@ -49,13 +50,17 @@ export function searchEngineOf(index: TextIndex): SearchEngine | undefined {
   return engines.get(index)
 }
 
-/** What one transaction did to the index: replayed on the caches after it commits. */
-interface TxLog { deltas: IndexDelta[]; embed: boolean; stats: Map<string, CorpusStatsRow> }
+/** What one transaction did to the index: corpus deltas flushed before commit, changes replayed on the caches after. */
+interface TxLog { deltas: IndexDelta[]; embed: boolean; stats: Map<string, { docs: number; length: number }> }
+
+/** A settled Dexie promise: awaiting it keeps Dexie's transaction zone (a native one may not, after ~100 in a row). */
+const done = (): Promise<void> => Dexie.Promise.resolve() as unknown as Promise<void>
 
 /**
- * Creates the incremental BM25 index kept in IndexedDB. `put` and `remove`
- * run inside the caller's write transaction, so postings commit and roll back
- * with the record they index; opening a store reads nothing up front.
+ * Creates the incremental BM25 index kept in IndexedDB. `put`, `putMany` and
+ * `remove` run inside the caller's write transaction, so postings commit and
+ * roll back with the record they index; corpus statistics are written once per
+ * transaction, just before it commits; opening a store reads nothing up front.
  *
  * @example const index = createTextIndex(db, { analyzer: createAnalyzer({ stem: (w) => w }) })
  */
@@ -75,6 +80,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       const created: TxLog = { deltas: [], embed: false, stats: new Map() }
       log = created
       logs.set(w.tx, created)
+      w.onBeforeCommit(() => flushStats(created))
       w.tx.on('complete', () => {
         cache.apply(created.deltas)
         vectors.apply(created.deltas)
@@ -84,28 +90,87 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     return log
   }
 
-  /** The corpus statistics of a project, read once per transaction. */
-  async function statsOf(log: TxLog, projectId: string): Promise<CorpusStatsRow> {
-    let stats = log.stats.get(projectId)
-    if (!stats) {
-      stats = (await t.corpusStats.get(projectId)) ?? { projectId, docs: 0, length: 0 }
-      log.stats.set(projectId, stats)
-    }
-    return stats
+  function countDoc(log: TxLog, projectId: string, docs: number, length: number): void {
+    const s = log.stats.get(projectId)
+    if (s) {
+      s.docs += docs
+      s.length += length
+    } else log.stats.set(projectId, { docs, length })
   }
 
-  async function removeDoc(log: TxLog, doc: SearchDocRow): Promise<void> {
-    const stats = await statsOf(log, doc.projectId)
-    stats.docs = Math.max(0, stats.docs - 1)
-    stats.length = Math.max(0, stats.length - doc.len)
+  /** Adds the transaction's document count and length deltas to the stored corpus rows (two requests). */
+  async function flushStats(log: TxLog): Promise<void> {
+    if (log.stats.size === 0) return
+    const ids = [...log.stats.keys()]
+    const rows = await t.corpusStats.bulkGet(ids)
+    await t.corpusStats.bulkPut(ids.map((projectId, i) => {
+      const d = log.stats.get(projectId)!
+      const row = rows[i]
+      return { projectId, docs: Math.max(0, (row?.docs ?? 0) + d.docs), length: Math.max(0, (row?.length ?? 0) + d.length) }
+    }))
+    log.stats.clear()
+  }
+
+  /** Removes stored documents: their postings, rows, vectors and queued embeddings. */
+  async function removeDocs(log: TxLog, docs: readonly SearchDocRow[]): Promise<void> {
+    if (docs.length === 0) return
+    const keys: [string, string][] = []
+    for (const doc of docs) {
+      const terms = doc.tokens.map((token) => termKey(doc.projectId, token))
+      for (const term of terms) keys.push([term, doc.docId])
+      countDoc(log, doc.projectId, -1, -doc.len)
+      log.deltas.push({ op: 'remove', projectId: doc.projectId, docId: doc.docId, len: doc.len, terms })
+    }
+    const ids = docs.map((doc) => doc.docId)
     // Vectors and queue rows may exist from a session opened with an embedder: always clear them.
     await Promise.all([
-      t.searchDocs.delete(doc.docId),
-      t.corpusStats.put({ ...stats }),
-      t.vectors.delete(doc.docId),
-      t.embedQueue.where('docId').equals(doc.docId).delete(),
+      t.postings.bulkDelete(keys),
+      t.searchDocs.bulkDelete(ids),
+      t.vectors.bulkDelete(ids),
+      t.embedQueue.where('docId').anyOf(ids).delete(),
     ])
-    log.deltas.push({ op: 'remove', projectId: doc.projectId, docId: doc.docId, terms: doc.terms })
+  }
+
+  async function putDocs(w: WriteScope, input: readonly IndexedDoc[], fresh: boolean): Promise<void> {
+    const log = logOf(w)
+    const byId = new Map<string, IndexedDoc>()
+    for (const doc of input) byId.set(doc.docId, doc) // the last copy of a document wins
+    const docs = [...byId.values()]
+    if (!fresh) {
+      const old = await t.searchDocs.bulkGet(docs.map((d) => d.docId))
+      await removeDocs(log, old.filter((row): row is SearchDocRow => row !== undefined))
+    }
+    const docRows: SearchDocRow[] = []
+    const postings: PostingRow[] = []
+    const queued: EmbedQueueRow[] = []
+    for (const doc of docs) {
+      const tokens = analyzer.terms(doc.text)
+      const tf = new Map<string, number>()
+      for (const token of tokens) tf.set(token, (tf.get(token) ?? 0) + 1)
+      const len = tokens.length
+      const row: SearchDocRow = { docId: doc.docId, projectId: doc.projectId, tokens: [...tf.keys()], len, at: doc.createdAt }
+      if (doc.sessionId !== undefined) row.sid = doc.sessionId
+      docRows.push(row)
+      const rows: PostingRow[] = []
+      for (const [token, n] of tf) {
+        const p: PostingRow = { term: termKey(doc.projectId, token), docId: doc.docId, tf: n, len, at: doc.createdAt }
+        if (doc.sessionId !== undefined) p.sid = doc.sessionId
+        rows.push(p)
+        postings.push(p)
+      }
+      countDoc(log, doc.projectId, 1, len)
+      log.deltas.push({ op: 'put', projectId: doc.projectId, len, rows })
+      if (embedder && EMBEDDED_KINDS.has(doc.kind) && doc.text.trim().length > 0) {
+        queued.push({ docId: doc.docId, projectId: doc.projectId, text: doc.text, attempts: 0, notBefore: 0 })
+      }
+    }
+    const writes: Promise<unknown>[] = [t.searchDocs.bulkPut(docRows)]
+    if (postings.length > 0) writes.push(t.postings.bulkPut(postings))
+    if (queued.length > 0) {
+      writes.push(t.embedQueue.bulkAdd(queued))
+      log.embed = true
+    }
+    await Promise.all(writes)
   }
 
   const engine: SearchEngine = {
@@ -113,56 +178,38 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     tables: enabled ? INDEX_TABLES : [],
     onEnqueue: () => {},
 
-    async put(w, doc: IndexedDoc) {
-      if (!enabled) return
-      const log = logOf(w)
-      const tokens = analyzer.terms(doc.text)
-      const tf = new Map<string, number>()
-      for (const token of tokens) tf.set(token, (tf.get(token) ?? 0) + 1)
-      const old = await t.searchDocs.get(doc.docId)
-      if (old) await removeDoc(log, old)
-      const row: SearchDocRow = {
-        docId: doc.docId, projectId: doc.projectId, kind: doc.kind, createdAt: doc.createdAt, len: tokens.length,
-        terms: [...tf.keys()].map((token) => termKey(doc.projectId, token)), tfs: [...tf.values()],
-      }
-      if (doc.sessionId !== undefined) row.sessionId = doc.sessionId
-      const stats = await statsOf(log, doc.projectId)
-      stats.docs += 1
-      stats.length += row.len
-      const writes: Promise<unknown>[] = [t.searchDocs.put(row), t.corpusStats.put({ ...stats })]
-      if (embedder && EMBEDDED_KINDS.has(doc.kind) && doc.text.trim().length > 0) {
-        // A re-put of the same document dropped its old queue row in removeDoc above.
-        writes.push(t.embedQueue.add({ docId: doc.docId, projectId: doc.projectId, text: doc.text, attempts: 0, notBefore: 0 }))
-        log.embed = true
-      }
-      await Promise.all(writes)
-      log.deltas.push({ op: 'put', projectId: doc.projectId, rows: postingsOf(row) })
+    put(w, doc) {
+      return enabled ? putDocs(w, [doc], false) : done()
     },
 
-    async remove(w, docId) {
-      if (!enabled) return
-      const doc = await t.searchDocs.get(docId)
-      if (doc) await removeDoc(logOf(w), doc)
+    putMany(w, docs, options?: PutManyOptions) {
+      return enabled && docs.length > 0 ? putDocs(w, docs, options?.fresh === true) : done()
     },
 
-    async removeProject(w, projectId) {
-      if (!enabled) return
-      const log = logOf(w)
-      log.stats.delete(projectId)
-      await Promise.all([
-        t.searchDocs.where('projectId').equals(projectId).delete(),
-        t.corpusStats.delete(projectId),
-        t.vectors.where('projectId').equals(projectId).delete(),
-        t.embedQueue.where('projectId').equals(projectId).delete(),
-      ])
-      log.deltas.push({ op: 'removeProject', projectId })
+    remove(w, docId) {
+      if (!enabled) return done()
+      return (async () => {
+        const doc = await t.searchDocs.get(docId)
+        if (doc) await removeDocs(logOf(w), [doc])
+      })()
+    },
+
+    removeProject(w, projectId) {
+      if (!enabled) return done()
+      return (async () => {
+        const log = logOf(w)
+        log.stats.delete(projectId)
+        await Promise.all([
+          t.postings.where('[term+docId]').between([`${projectId}\u0001`], [`${projectId}\u0002`]).delete(),
+          t.searchDocs.where('projectId').equals(projectId).delete(),
+          t.corpusStats.delete(projectId),
+          t.vectors.where('projectId').equals(projectId).delete(),
+          t.embedQueue.where('projectId').equals(projectId).delete(),
+        ])
+        log.deltas.push({ op: 'removeProject', projectId })
+      })()
     },
   }
   engines.set(engine, engine)
   return engine
-}
-
-/** Reads the postings of one term: one range of the multi-entry `terms` index. */
-export function readPostings(engine: SearchEngine, term: string): Promise<SearchDocRow[]> {
-  return engine.t.searchDocs.where('terms').equals(term).toArray()
 }

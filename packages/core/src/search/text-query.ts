@@ -1,0 +1,122 @@
+import { B, K1, topCandidates, type Candidate, type PostingFilter } from './bm25.js'
+import { kindOf, type CorpusStatsRow, type PostingRow } from './index-rows.js'
+import type { SearchEngine } from './text-index.js'
+
+/** A point read costs about this many scanned postings; above it a full list read is cheaper than lookups. */
+const LOOKUP_COST = 4
+
+interface QueryTerm { term: string; df: number; idf: number; bound: number }
+
+/**
+ * Ranks documents with Okapi BM25 for the query terms (keys of one project)
+ * and returns the best `depth`, best first, in two phases (MaxScore): posting
+ * lists are read whole from the rarest term on, until the `depth`-th best
+ * score so far beats the most the remaining (common) terms could add; those
+ * terms are then only looked up for the candidates that can still make the
+ * cut. Documents are never loaded to score them. Runs inside the caller's read
+ * transaction.
+ */
+export async function textCandidates(engine: SearchEngine, projectId: string, terms: readonly string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
+  const { cache } = engine
+  const epoch = cache.epoch
+  const [corpus, dfs] = await Promise.all([corpusOf(engine, projectId, epoch), Promise.all(terms.map((term) => dfOf(engine, term, epoch)))])
+  const avgLength = corpus.docs > 0 ? Math.max(1, corpus.length / corpus.docs) : 1
+  const query: QueryTerm[] = []
+  terms.forEach((term, i) => {
+    const df = dfs[i]!
+    if (df === 0) return
+    const n = Math.max(corpus.docs, df)
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
+    query.push({ term, df, idf, bound: idf * (K1 + 1) })
+  })
+  query.sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1))
+  // rest[i]: the most terms i.. can add to any document's score.
+  const rest = new Array<number>(query.length + 1).fill(0)
+  for (let i = query.length - 1; i >= 0; i--) rest[i] = rest[i + 1]! + query[i]!.bound
+
+  const lengthWeight = (K1 * B) / avgLength
+  const constant = K1 * (1 - B)
+  const weight = (q: QueryTerm, p: PostingRow) => (q.idf * p.tf * (K1 + 1)) / (p.tf + constant + lengthWeight * p.len)
+  const scores = new Map<string, Candidate>()
+  const add = (q: QueryTerm, p: PostingRow) => {
+    const found = scores.get(p.docId)
+    if (found) found.score += weight(q, p)
+    else if (passes(p, filter)) {
+      const c: Candidate = { docId: p.docId, kind: kindOf(p.docId), at: p.at, score: weight(q, p) }
+      if (p.sid !== undefined) c.sid = p.sid
+      scores.set(p.docId, c)
+    }
+  }
+
+  let i = 0
+  for (; i < query.length; i++) {
+    if (i > 0 && kthScore(scores, depth) > rest[i]!) break
+    for (const p of (await fullList(engine, query[i]!.term, epoch)).values()) add(query[i]!, p)
+  }
+  for (; i < query.length; i++) {
+    const q = query[i]!
+    const floor = kthScore(scores, depth) - rest[i]!
+    const alive = [...scores.values()].filter((c) => c.score >= floor)
+    if (alive.length === 0) break
+    let list = cache.list(q.term)
+    if (!list && q.df <= alive.length * LOOKUP_COST) list = await fullList(engine, q.term, epoch)
+    if (list) {
+      for (const c of alive) {
+        const p = list.get(c.docId)
+        if (p) c.score += weight(q, p)
+      }
+    } else {
+      const found = await engine.t.postings.bulkGet(alive.map((c): [string, string] => [q.term, c.docId]))
+      found.forEach((p, j) => {
+        if (p) alive[j]!.score += weight(q, p)
+      })
+    }
+  }
+  return topCandidates(scores.values(), depth)
+}
+
+function passes(p: PostingRow, filter: PostingFilter): boolean {
+  if (filter.kinds !== undefined && !filter.kinds.has(kindOf(p.docId))) return false
+  if (filter.sessionId !== undefined && p.sid !== filter.sessionId) return false
+  return filter.excludeSessionId === undefined || p.sid !== filter.excludeSessionId
+}
+
+/** The `k`-th best score so far (−∞ while fewer than `k` documents matched). */
+function kthScore(scores: ReadonlyMap<string, Candidate>, k: number): number {
+  if (scores.size < k) return -Infinity
+  const all = new Float64Array(scores.size)
+  let i = 0
+  for (const c of scores.values()) all[i++] = c.score
+  all.sort()
+  return all[all.length - k]!
+}
+
+/** The key range of a term's postings. */
+function termRange(engine: SearchEngine, term: string) {
+  return engine.t.postings.where('[term+docId]').between([term], [term, []])
+}
+
+async function dfOf(engine: SearchEngine, term: string, epoch: number): Promise<number> {
+  const known = engine.cache.df(term)
+  if (known !== undefined) return known
+  const df = await termRange(engine, term).count()
+  engine.cache.keepDf(term, df, epoch)
+  return df
+}
+
+async function fullList(engine: SearchEngine, term: string, epoch: number): Promise<Map<string, PostingRow>> {
+  const cached = engine.cache.list(term)
+  if (cached) return cached
+  const list = new Map<string, PostingRow>()
+  for (const p of await termRange(engine, term).toArray()) list.set(p.docId, p)
+  engine.cache.keepList(term, list, epoch)
+  return list
+}
+
+async function corpusOf(engine: SearchEngine, projectId: string, epoch: number): Promise<CorpusStatsRow> {
+  const cached = engine.cache.corpusOf(projectId)
+  if (cached) return cached
+  const row = (await engine.t.corpusStats.get(projectId)) ?? { projectId, docs: 0, length: 0 }
+  engine.cache.keepCorpus(row, epoch)
+  return row
+}
