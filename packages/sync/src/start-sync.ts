@@ -138,5 +138,10 @@ function connectorOf(options: SyncOptions, onError: (error: unknown, projectId: 
   }
   if (typeof options.url !== 'string' || !/^(wss?|https?):\/\//.test(options.url)) throw new MemoryError('invalid_input', 'url must be the relay address, e.g. wss://relay.example.com')
   if (typeof options.token !== 'function') throw new MemoryError('invalid_input', 'token must be a function returning a promise of a signed token')
-  return websocketConnector({ url: options.url, token: options.token, WebSocket: options.WebSocket, onError, ...(options.backoff ? { backoff: options.backoff } : {}) })
+  return websocketConnector({
+    url: options.url, token: options.token, WebSocket: options.WebSocket, onError,
+    ...(options.backoff ? { backoff: options.backoff } : {}),
+    ...(options.network !== undefined ? { network: options.network } : {}),
+    ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+  })
 }

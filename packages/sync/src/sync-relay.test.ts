@@ -36,6 +36,28 @@ function flakyWebSocket() {
   }
 }
 
+/** A `ws` WebSocket whose open sockets can be muted: they stay open, but nothing arrives or leaves. */
+function silentWebSocket() {
+  const sockets = new Set<MutableSocket>()
+  class MutableSocket extends WebSocket {
+    muted = false
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols)
+      sockets.add(this)
+      this.on('close', () => sockets.delete(this))
+      const send = this.send.bind(this) as (...args: unknown[]) => void
+      this.send = ((...args: unknown[]) => { if (!this.muted) send(...args) }) as WebSocket['send']
+      const handler = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage')!
+      Object.defineProperty(this, 'onmessage', {
+        configurable: true,
+        get: () => handler.get!.call(this),
+        set: (listener: ((event: unknown) => void) | null) => handler.set!.call(this, listener && ((event: unknown) => { if (!this.muted) listener(event) })),
+      })
+    }
+  }
+  return { WebSocket: MutableSocket, muteOpenSockets() { for (const s of sockets) s.muted = true } }
+}
+
 describe('sync through the real relay on 127.0.0.1', () => {
   it('two stores converge, one goes offline, both edit, it comes back and both converge', async () => {
     const userId = 'u-relay'
@@ -73,6 +95,55 @@ describe('sync through the real relay on 127.0.0.1', () => {
       await closeAll([a, b])
     }
   }, 60_000)
+
+  it('goes offline on the offline event and reconnects at once on online, with a fresh token and no backoff', async () => {
+    const userId = 'u-events'
+    const network = new EventTarget()
+    let tokens = 0
+    const token = () => { tokens++; return relay.token(userId) }
+    // A backoff of a minute: only the online event can bring the device back within the test.
+    const a = await openReplica('a', undefined, { userId, url: relay.url, token, WebSocket, network, backoff: { initialMs: 60_000, maxMs: 60_000 } })
+    const b = await openReplica('b', undefined, { userId, url: relay.url, token: () => relay.token(userId), WebSocket, network: null, start: Date.UTC(2026, 0, 1) + 5 })
+    try {
+      await Promise.all([a.sync.whenSynced('p'), b.sync.whenSynced('p')])
+      const seen: string[] = []
+      a.sync.onStatus((_, status) => seen.push(status))
+      network.dispatchEvent(new Event('offline'))
+      expect(a.sync.status('p')).toBe('offline')
+      const tokensWhileOffline = tokens
+      await b.memory.facts.set('p', 'sent-while-a-offline', 1)
+      await new Promise((r) => setTimeout(r, 300))
+      expect(await a.memory.facts.get('p', 'sent-while-a-offline')).toBeUndefined() // really disconnected
+      expect(tokens).toBe(tokensWhileOffline) // and not retrying
+      network.dispatchEvent(new Event('online'))
+      const t0 = Date.now()
+      await a.sync.whenSynced('p')
+      expect(Date.now() - t0).toBeLessThan(5_000)
+      expect(tokens).toBe(tokensWhileOffline + 1)
+      await until(async () => (await a.memory.facts.get('p', 'sent-while-a-offline'))?.value === 1, 'catch-up after online')
+      expect(seen).toEqual(['offline', 'connecting', 'synced'])
+      expect(a.errors).toEqual([])
+    } finally {
+      await closeAll([a, b])
+    }
+  }, 30_000)
+
+  it('notices a socket that stays open but carries nothing (heartbeat) and reconnects', async () => {
+    const userId = 'u-silent'
+    const silent = silentWebSocket()
+    const a = await openReplica('a', undefined, { userId, url: relay.url, token: () => relay.token(userId), WebSocket: silent.WebSocket, network: null, heartbeatMs: 100, backoff: { initialMs: 20, maxMs: 50 } })
+    try {
+      await a.sync.whenSynced('p')
+      const seen: string[] = []
+      a.sync.onStatus((_, status) => seen.push(status))
+      silent.muteOpenSockets()
+      await until(async () => a.sync.status('p') === 'offline', 'offline after silence', 3_000)
+      await until(async () => a.sync.status('p') === 'synced', 'synced on a fresh socket', 5_000)
+      expect(seen.slice(0, 2)).toEqual(['offline', 'synced'])
+    } finally {
+      await closeAll([a])
+    }
+  }, 30_000)
 
   it('reports error for a room the token does not cover, and off after close', async () => {
     const m = await openReplica('c', undefined, { userId: 'u-other', url: relay.url, token: () => relay.token('someone-else'), WebSocket })

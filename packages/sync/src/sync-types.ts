@@ -34,6 +34,14 @@ export interface SyncOptions {
   WebSocket?: unknown
   /** Reconnect backoff (jittered). */
   backoff?: BackoffOptions
+  /**
+   * Source of `online` / `offline` events: on `offline` every project reports 'offline' and
+   * disconnects, on `online` it reconnects at once (fresh token, no backoff). Default: the
+   * global scope (Window, WorkerGlobalScope) where it is an event target; `null` ignores them.
+   */
+  network?: EventTarget | null
+  /** Liveness probe interval in ms; a socket silent for 2.5 intervals is closed and retried. 0 disables. Default 5,000. */
+  heartbeatMs?: number
   /** Replaces the y-websocket connector (tests, custom transports); `url`/`token` are then unused. */
   connect?: Connector
   /** Keep each project document in IndexedDB with y-indexeddb (the global `indexedDB`). Default: on when a global `indexedDB` exists. */

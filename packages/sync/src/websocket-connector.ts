@@ -1,10 +1,14 @@
 import { MemoryError } from '@engram/core'
 import { WebsocketProvider } from 'y-websocket'
 import { backoffDelay, type BackoffOptions } from './backoff.js'
+import { defaultNetwork, isOnline } from './network.js'
 import type { Connector } from './sync-types.js'
 
 /** Relay close codes after which a fresh token may help (missing, invalid, expired). */
 const TOKEN_CODES = new Set([4401, 4402, 4419])
+
+/** A socket that heard nothing for this many heartbeats is considered dead. */
+const DEAD_AFTER_BEATS = 2.5
 
 /** Options of {@link websocketConnector}. */
 export interface WebsocketConnectorOptions {
@@ -12,6 +16,13 @@ export interface WebsocketConnectorOptions {
   token: () => Promise<string>
   WebSocket?: unknown
   backoff?: BackoffOptions
+  /**
+   * Where `online` / `offline` events come from. Default: the global scope
+   * (Window or WorkerGlobalScope) when it has `addEventListener`; `null` ignores them.
+   */
+  network?: EventTarget | null
+  /** Liveness probe interval in ms (0 disables). Default 5,000. */
+  heartbeatMs?: number
   onError?: (error: unknown, projectId: string) => void
 }
 
@@ -21,8 +32,18 @@ export interface WebsocketConnectorOptions {
  * fresh token before every attempt (tokens expire) and waits a jittered
  * backoff between attempts. Refusals that a retry cannot fix (44xx other than
  * the token codes: malformed, foreign room, document too large) end in 'error'.
+ *
+ * Network awareness: on the global `offline` event the project reports
+ * 'offline' and the socket is closed (a browser may keep a dead socket open);
+ * on `online` it reconnects at once with a fresh token, skipping the backoff.
+ * Liveness: every `heartbeatMs` the connector renews its awareness state,
+ * which the relay echoes; a socket that received nothing for 2.5 heartbeats
+ * (or that has been connecting that long) is closed and retried.
  */
 export function websocketConnector(options: WebsocketConnectorOptions): Connector {
+  const network = options.network === undefined ? defaultNetwork() : (options.network ?? undefined)
+  const heartbeatMs = options.heartbeatMs ?? 5_000
+  if (!Number.isFinite(heartbeatMs) || heartbeatMs < 0) throw new MemoryError('invalid_input', 'heartbeatMs must be a non-negative number')
   return ({ doc, room, projectId, setStatus }) => {
     const provider = new WebsocketProvider(options.url, room, doc, {
       connect: false,
@@ -34,9 +55,18 @@ export function websocketConnector(options: WebsocketConnectorOptions): Connecto
     let attempt = 0
     let timer: ReturnType<typeof setTimeout> | undefined
     let destroyed = false
+    let online = network === undefined ? true : isOnline(network)
+    /** Bumped by every open() and by going offline: a stale open() does not connect. */
+    let generation = 0
+    let connectingSince = 0
+
+    const cancelRetry = (): void => {
+      if (timer !== undefined) clearTimeout(timer)
+      timer = undefined
+    }
 
     const retry = (): void => {
-      if (destroyed || timer !== undefined) return
+      if (destroyed || !online || timer !== undefined) return
       attempt++
       timer = setTimeout(() => {
         timer = undefined
@@ -45,6 +75,11 @@ export function websocketConnector(options: WebsocketConnectorOptions): Connecto
     }
 
     async function open(): Promise<void> {
+      const mine = ++generation
+      if (!online) {
+        setStatus('offline')
+        return
+      }
       // While retrying the project stays 'offline' (no flicker through 'connecting' on every attempt).
       if (attempt === 0) setStatus('connecting')
       let token: string
@@ -52,14 +87,15 @@ export function websocketConnector(options: WebsocketConnectorOptions): Connecto
         token = await options.token()
         if (typeof token !== 'string' || token === '') throw new MemoryError('unauthorized', 'sync token() must resolve to a non-empty string')
       } catch (error) {
-        if (destroyed) return
+        if (destroyed || mine !== generation) return
         setStatus('error', error)
         options.onError?.(error, projectId)
         retry()
         return
       }
-      if (destroyed) return
+      if (destroyed || mine !== generation || !online) return
       provider.params = { token }
+      connectingSince = Date.now()
       provider.connect()
     }
 
@@ -83,11 +119,45 @@ export function websocketConnector(options: WebsocketConnectorOptions): Connecto
       retry()
     })
 
+    const onOffline = (): void => {
+      if (destroyed) return
+      online = false
+      generation++
+      cancelRetry()
+      setStatus('offline')
+      if (provider.ws !== null) provider.disconnect()
+    }
+    const onOnline = (): void => {
+      if (destroyed || online) return
+      online = true
+      cancelRetry()
+      attempt = 0
+      void open()
+    }
+    network?.addEventListener('offline', onOffline)
+    network?.addEventListener('online', onOnline)
+
+    const heartbeat = heartbeatMs > 0 ? setInterval(() => {
+      if (destroyed || provider.ws === null) return
+      const deadAfter = heartbeatMs * DEAD_AFTER_BEATS
+      const quietSince = provider.wsconnected ? provider.wsLastMessageReceived : connectingSince
+      if (Date.now() - quietSince > deadAfter) {
+        provider.disconnect() // → 'connection-close' → 'offline' and a retry with a fresh token
+        return
+      }
+      // The relay echoes awareness to its sender: the answer proves the socket alive.
+      if (provider.wsconnected) provider.awareness.setLocalState(provider.awareness.getLocalState())
+    }, heartbeatMs) : undefined
+    ;(heartbeat as { unref?: () => void } | undefined)?.unref?.()
+
     void open()
     return {
       destroy() {
         destroyed = true
-        if (timer !== undefined) clearTimeout(timer)
+        cancelRetry()
+        if (heartbeat !== undefined) clearInterval(heartbeat)
+        network?.removeEventListener('offline', onOffline)
+        network?.removeEventListener('online', onOnline)
         provider.destroy()
       },
     }
