@@ -82,14 +82,14 @@ export interface OpenedInfo {
 
 /** Sync as seen through the host. */
 export interface HostSyncApi {
-  /** `off` when sync was not requested or this tab is not the sync leader. */
+  /** The project's sync status; in a tab that does not lead sync, the leading tab's status. `off` when no tab syncs it. */
   status(projectId: string): SyncStatus
   onStatus(listener: (projectId: string, status: SyncStatus) => void): () => void
   /** Drains the outbox now (no-op when this host is not the leader). */
   flush(): void | Promise<void>
   /**
-   * Resolves once the project has synced with the relay.
-   * @throws MemoryError `invalid_input` when this host does not run sync (not requested, or not the leader).
+   * Resolves once the project has synced with the relay (in a follower tab: once the leader reports it synced).
+   * @throws MemoryError `invalid_input` when sync was not requested for this store, `closed` when it closes first.
    */
   whenSynced(projectId: string): Promise<void>
   /** True while this host holds the sync lock and runs sync. */
@@ -135,7 +135,10 @@ export interface RemoteSync {
   status(projectId: string): Promise<SyncStatus>
   onStatus(listener: (projectId: string, status: SyncStatus) => void): Promise<() => Promise<void>>
   flush(): Promise<void>
-  /** @throws MemoryError `invalid_input` when this tab does not run sync (see `isLeader`). */
+  /**
+   * Resolves at the project's next `synced`, in the leading tab and in every other tab.
+   * @throws MemoryError `invalid_input` when `connectMemory` had no `sync` option, `closed` on close.
+   */
   whenSynced(projectId: string): Promise<void>
   isLeader(): Promise<boolean>
   onLeaderChange(listener: (leader: boolean) => void): Promise<() => Promise<void>>

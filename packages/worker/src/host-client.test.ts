@@ -1,8 +1,9 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import * as Comlink from 'comlink'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { MemoryError, type Change } from '@engram/core'
 import { connectMemory, exposeMemory, installTransferHandlers, type ConnectOptions, type MemoryHost, type StartSync, type SyncStatus } from '@engram/worker'
+import { fakeLocks } from '../test/fake-locks.js'
 
 let counter = 0
 
@@ -28,6 +29,8 @@ function pair(startSync?: StartSync): { host: MemoryHost; indexedDB: IDBFactory;
     },
   }
 }
+
+afterEach(() => { vi.unstubAllGlobals() })
 
 const nextTick = (ms = 20) => new Promise((r) => setTimeout(r, ms))
 
@@ -189,5 +192,65 @@ describe('worker host and client over a MessageChannel', () => {
     await off()
     await memory.close()
     expect(closedSync).toBe(1)
+  })
+
+  it("shows the leading tab's sync status in the other tabs, and whenSynced resolves there", async () => {
+    const indexedDB = new IDBFactory()
+    const locks = fakeLocks() // one origin: tabs and hosts share its Web Locks (clients hold theirs for their lifetime)
+    vi.stubGlobal('navigator', { locks })
+    const userId = `tabs${++counter}`
+    const engines: Array<{ emit: (p: string, s: SyncStatus) => void; closed: boolean }> = []
+    const fake: StartSync = () => {
+      const listeners = new Set<(p: string, s: SyncStatus) => void>()
+      const statuses = new Map<string, SyncStatus>()
+      const engine = { closed: false, emit: (p: string, s: SyncStatus) => { statuses.set(p, s); for (const l of listeners) l(p, s) } }
+      engines.push(engine)
+      return {
+        status: (p) => statuses.get(p) ?? 'off',
+        onStatus: (l) => { listeners.add(l); return () => listeners.delete(l) },
+        flush: () => {},
+        close: () => { engine.closed = true },
+      }
+    }
+    const tab = async () => {
+      const { port1, port2 } = new MessageChannel()
+      exposeMemory({ endpoint: port1, memory: { indexedDB, IDBKeyRange }, locks, startSync: fake })
+      return connectMemory(port2, { appId: 'worker-test', userId, sync: { url: 'ws://relay.test', token: () => 't' } })
+    }
+    const leader = await tab()
+    for (let i = 0; i < 50 && engines.length === 0; i++) await nextTick(5)
+    engines[0]!.emit('user', 'connecting')
+    const follower = await tab()
+    await nextTick()
+    expect([await leader.sync.isLeader(), await follower.sync.isLeader()]).toEqual([true, false])
+    expect(engines).toHaveLength(1)
+    // A tab that joins late gets the current statuses from the leader.
+    expect(await follower.sync.status('user')).toBe('connecting')
+    const seen: string[] = []
+    await follower.sync.onStatus((p, s) => seen.push(`${p}:${s}`))
+    const synced = follower.sync.whenSynced('user')
+    engines[0]!.emit('user', 'synced')
+    await synced
+    expect(await follower.sync.status('user')).toBe('synced')
+    engines[0]!.emit('user', 'offline')
+    for (let i = 0; i < 50 && seen.length < 2; i++) await nextTick(5)
+    expect(seen).toEqual(['user:synced', 'user:offline'])
+    // The leader leaves: the follower takes over and reports its own engine's statuses.
+    await leader.close()
+    for (let i = 0; i < 50 && engines.length < 2; i++) await nextTick(5)
+    expect(engines[0]!.closed).toBe(true)
+    expect(await follower.sync.isLeader()).toBe(true)
+    expect(await follower.sync.status('user')).toBe('off')
+    engines[1]!.emit('user', 'synced')
+    expect(await follower.sync.status('user')).toBe('synced')
+    await follower.close()
+  })
+
+  it('whenSynced refuses a store connected without the sync option', async () => {
+    const { connect } = pair()
+    const memory = await connect()
+    const error = await memory.sync.whenSynced('user').catch((e: unknown) => e)
+    expect((error as MemoryError).code).toBe('invalid_input')
+    await memory.close()
   })
 })

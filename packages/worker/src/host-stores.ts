@@ -1,10 +1,11 @@
 import * as Comlink from 'comlink'
 import { databaseName, openMemory, type Embedder, type Extractor, type Memory, type MemoryOptions, type Summarizer } from '@engram/core'
-import type { OpenRequest, StartSync, SyncHandle, SyncStatus } from './api.js'
+import type { OpenRequest, StartSync, SyncHandle } from './api.js'
 import { relayChanges, type CrossTabChanges } from './cross-tab-changes.js'
 import { electLeader, type Election } from './election.js'
 import type { LockManagerLike } from './web-locks.js'
 import { createPluginPool, type PluginPool } from './plugin-pool.js'
+import { createStatusBoard, type StatusBoard } from './status-board.js'
 
 /** One open store in a host, shared by every connection (tab) that opened it. */
 export interface HostStore {
@@ -14,7 +15,8 @@ export interface HostStore {
   refs: number
   election: Election | undefined
   sync: SyncHandle | undefined
-  readonly statusListeners: Set<(projectId: string, status: SyncStatus) => void>
+  /** Per-project sync status: from this host's sync when it leads, from the leading tab's host otherwise. */
+  readonly board: StatusBoard
   /** Batches committed by other tabs' hosts on the same database. */
   readonly otherTabs: CrossTabChanges | undefined
 }
@@ -52,7 +54,11 @@ export function createHostStores(settings: StoreSettings): HostStores {
       ...(request.extractor ? { extractor: remoteExtractor(pool) } : {}),
     })
     const key = databaseName(request.appId, request.userId)
-    return { key, memory, pool, refs: 0, election: undefined, sync: undefined, statusListeners: new Set(), otherTabs: relayChanges(memory, `engram-changes:${key}`) }
+    return {
+      key, memory, pool, refs: 0, election: undefined, sync: undefined,
+      board: createStatusBoard(`engram-sync-status:${key}`),
+      otherTabs: relayChanges(memory, `engram-changes:${key}`),
+    }
   }
 
   return {
@@ -72,6 +78,7 @@ export function createHostStores(settings: StoreSettings): HostStores {
       if (--store.refs > 0) return
       stores.delete(store.key)
       store.election?.resign()
+      store.board.close()
       store.otherTabs?.close()
       store.memory.close()
     },
@@ -95,9 +102,7 @@ function leadSync(store: HostStore, url: string, load: () => Promise<StartSync>)
     if (stopped || store.memory.closed) return
     const handle = startSync(store.memory, { url, token: () => store.pool.call('token') })
     store.sync = handle
-    offStatus = handle.onStatus((projectId, status) => {
-      for (const listener of [...store.statusListeners]) listener(projectId, status)
-    })
+    offStatus = store.board.lead(handle)
   }).catch((error: unknown) => queueMicrotask(() => { throw error }))
   return () => {
     stopped = true

@@ -127,18 +127,19 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
   }
 
   const sync: HostSyncApi = {
-    status: (projectId) => (store?.sync?.status(projectId) ?? 'off'),
+    // The leader asks its sync engine; other tabs read the leader's statuses off the board.
+    status: (projectId) => (store?.sync?.status(projectId) ?? store?.board.status(projectId) ?? 'off'),
     onStatus(listener) {
       const s = needStore()
       const forward = (projectId: string, status: SyncStatus): void => void Promise.resolve(listener(projectId, status)).catch(() => {})
-      s.statusListeners.add(forward)
-      return track(listener as Listener<[string, SyncStatus]>, () => s.statusListeners.delete(forward))
+      return track(listener as Listener<[string, SyncStatus]>, s.board.onStatus(forward))
     },
     flush: () => store?.sync?.flush(),
     async whenSynced(projectId) {
-      const handle = needStore().sync
-      if (!handle?.whenSynced) throw new MemoryError('invalid_input', 'Sync does not run in this tab (not requested, or another tab is the sync leader)')
-      return handle.whenSynced(projectId)
+      const s = needStore()
+      if (s.sync?.whenSynced) return s.sync.whenSynced(projectId)
+      if (!s.election) throw new MemoryError('invalid_input', 'Sync was not requested for this store (connectMemory without the sync option)')
+      return s.board.whenSynced(projectId) // a follower tab: resolved by the leader's statuses
     },
     isLeader: () => store?.election?.isLeader ?? false,
     onLeaderChange(listener) {

@@ -1,0 +1,121 @@
+import { MemoryError } from '@engram/core'
+import type { SyncHandle, SyncStatus } from './api.js'
+
+/** What travels on the status channel between the hosts of one database. */
+type StatusMessage =
+  | { t: 'hello' }
+  | { t: 'set'; projectId: string; status: SyncStatus }
+  | { t: 'all'; statuses: Array<[string, SyncStatus]> }
+
+/**
+ * The per-project sync status of one database as every tab sees it. The tab
+ * that leads sync feeds it from its sync engine and broadcasts each change;
+ * the other tabs (dedicated worker per tab) mirror the leader's statuses, so
+ * `status`, `onStatus` and `whenSynced` tell the real state everywhere.
+ */
+export interface StatusBoard {
+  status(projectId: string): SyncStatus
+  /** @returns the unsubscribe function. */
+  onStatus(listener: (projectId: string, status: SyncStatus) => void): () => void
+  /** Resolves at the project's next (or current) 'synced'. @throws MemoryError `closed` when the board closes first. */
+  whenSynced(projectId: string): Promise<void>
+  /** This host leads: statuses come from `handle` and go out to the other tabs. @returns the function that ends it. */
+  lead(handle: SyncHandle): () => void
+  close(): void
+}
+
+/**
+ * Creates the status board of one database; `channelName` names the
+ * `BroadcastChannel` shared with other tabs' hosts (none where it does not exist).
+ */
+export function createStatusBoard(channelName: string): StatusBoard {
+  const statuses = new Map<string, SyncStatus>()
+  const listeners = new Set<(projectId: string, status: SyncStatus) => void>()
+  const waiters = new Set<{ projectId: string; resolve: () => void; reject: (error: unknown) => void }>()
+  const channel = typeof BroadcastChannel === 'undefined' ? undefined : new BroadcastChannel(channelName)
+  let leading = false
+  let closed = false
+
+  const post = (message: StatusMessage): void => {
+    if (!closed) channel?.postMessage(message)
+  }
+
+  function set(projectId: string, status: SyncStatus): void {
+    if ((statuses.get(projectId) ?? 'off') === status) return
+    if (status === 'off') statuses.delete(projectId)
+    else statuses.set(projectId, status)
+    if (status === 'synced') {
+      for (const waiter of [...waiters]) {
+        if (waiter.projectId !== projectId) continue
+        waiters.delete(waiter)
+        waiter.resolve()
+      }
+    }
+    for (const listener of [...listeners]) {
+      try {
+        listener(projectId, status)
+      } catch (error) {
+        queueMicrotask(() => { throw error })
+      }
+    }
+  }
+
+  function replaceAll(next: ReadonlyArray<readonly [string, SyncStatus]>): void {
+    const incoming = new Map(next)
+    for (const projectId of [...statuses.keys()]) if (!incoming.has(projectId)) set(projectId, 'off')
+    for (const [projectId, status] of incoming) set(projectId, status)
+  }
+
+  if (channel) {
+    channel.onmessage = (event: MessageEvent<StatusMessage>) => {
+      const message = event.data
+      if (closed) return
+      if (message.t === 'hello') {
+        if (leading) post({ t: 'all', statuses: [...statuses] })
+        return
+      }
+      if (leading) return // this host's own engine is the truth
+      if (message.t === 'set') set(message.projectId, message.status)
+      else if (message.t === 'all') replaceAll(message.statuses)
+    }
+    post({ t: 'hello' }) // a leader already running answers with its statuses
+  }
+
+  return {
+    status: (projectId) => statuses.get(projectId) ?? 'off',
+    onStatus(listener) {
+      listeners.add(listener)
+      return () => void listeners.delete(listener)
+    },
+    whenSynced(projectId) {
+      return new Promise<void>((resolve, reject) => {
+        if (statuses.get(projectId) === 'synced') return resolve()
+        if (closed) return reject(new MemoryError('closed', 'This memory connection is closed'))
+        waiters.add({ projectId, resolve, reject })
+      })
+    },
+    lead(handle) {
+      leading = true
+      replaceAll([])
+      post({ t: 'all', statuses: [] })
+      const off = handle.onStatus((projectId, status) => {
+        set(projectId, status)
+        post({ t: 'set', projectId, status })
+      })
+      return () => {
+        off()
+        leading = false
+        replaceAll([])
+        post({ t: 'all', statuses: [] })
+      }
+    },
+    close() {
+      if (closed) return
+      closed = true
+      for (const waiter of waiters) waiter.reject(new MemoryError('closed', `The store closed before project ${waiter.projectId} synced`))
+      waiters.clear()
+      listeners.clear()
+      channel?.close()
+    },
+  }
+}
