@@ -18,3 +18,35 @@ export function isOnline(network: EventTarget): boolean {
   const nav = (globalThis as { navigator?: { onLine?: unknown } }).navigator
   return nav?.onLine !== false
 }
+
+/** How often the global `navigator.onLine` is read, for scopes that miss the events. */
+const POLL_MS = 1_000
+
+/**
+ * Calls `onChange(online)` whenever `network` goes offline or back online.
+ * Besides the `online` / `offline` events it reads `navigator.onLine` of the
+ * global scope every second: Chromium updates it in dedicated workers without
+ * firing the events there (seen under DevTools network emulation).
+ * @returns the function that stops watching.
+ */
+export function watchNetwork(network: EventTarget, onChange: (online: boolean) => void): () => void {
+  let last = isOnline(network)
+  const report = (online: boolean): void => {
+    if (online === last) return
+    last = online
+    onChange(online)
+  }
+  const onOnline = (): void => report(true)
+  const onOffline = (): void => report(false)
+  network.addEventListener('online', onOnline)
+  network.addEventListener('offline', onOffline)
+  const nav = (globalThis as { navigator?: { onLine?: unknown } }).navigator
+  const poll = network === (globalThis as unknown) && typeof nav?.onLine === 'boolean'
+    ? setInterval(() => report(nav.onLine !== false), POLL_MS)
+    : undefined
+  return () => {
+    network.removeEventListener('online', onOnline)
+    network.removeEventListener('offline', onOffline)
+    if (poll !== undefined) clearInterval(poll)
+  }
+}

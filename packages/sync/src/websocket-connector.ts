@@ -1,7 +1,7 @@
 import { MemoryError } from '@engram/core'
 import { WebsocketProvider } from 'y-websocket'
 import { backoffDelay, type BackoffOptions } from './backoff.js'
-import { defaultNetwork, isOnline } from './network.js'
+import { defaultNetwork, isOnline, watchNetwork } from './network.js'
 import type { Connector } from './sync-types.js'
 
 /** Relay close codes after which a fresh token may help (missing, invalid, expired). */
@@ -33,9 +33,10 @@ export interface WebsocketConnectorOptions {
  * backoff between attempts. Refusals that a retry cannot fix (44xx other than
  * the token codes: malformed, foreign room, document too large) end in 'error'.
  *
- * Network awareness: on the global `offline` event the project reports
- * 'offline' and the socket is closed (a browser may keep a dead socket open);
- * on `online` it reconnects at once with a fresh token, skipping the backoff.
+ * Network awareness: on the global `offline` event (or `navigator.onLine`
+ * turning false, read every second) the project reports 'offline' and the
+ * socket is closed (a browser may keep a dead socket open); on `online` it
+ * reconnects at once with a fresh token, skipping the backoff.
  * Liveness: every `heartbeatMs` the connector renews its awareness state,
  * which the relay echoes; a socket that received nothing for 2.5 heartbeats
  * (or that has been connecting that long) is closed and retried.
@@ -120,7 +121,7 @@ export function websocketConnector(options: WebsocketConnectorOptions): Connecto
     })
 
     const onOffline = (): void => {
-      if (destroyed) return
+      if (destroyed || !online) return
       online = false
       generation++
       cancelRetry()
@@ -134,8 +135,7 @@ export function websocketConnector(options: WebsocketConnectorOptions): Connecto
       attempt = 0
       void open()
     }
-    network?.addEventListener('offline', onOffline)
-    network?.addEventListener('online', onOnline)
+    const unwatch = network ? watchNetwork(network, (up) => (up ? onOnline() : onOffline())) : undefined
 
     const heartbeat = heartbeatMs > 0 ? setInterval(() => {
       if (destroyed || provider.ws === null) return
@@ -156,8 +156,7 @@ export function websocketConnector(options: WebsocketConnectorOptions): Connecto
         destroyed = true
         cancelRetry()
         if (heartbeat !== undefined) clearInterval(heartbeat)
-        network?.removeEventListener('offline', onOffline)
-        network?.removeEventListener('online', onOnline)
+        unwatch?.()
         provider.destroy()
       },
     }
