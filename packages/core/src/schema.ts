@@ -80,8 +80,7 @@ export const SCHEMA_V1: Record<string, string> = {
   passages: 'id, [projectId+createdAt]',
   outbox: '++seq, projectId',
   // search index (issue 3)
-  searchDocs: 'docId, projectId',
-  postings: '[term+docId]',
+  searchDocs: '[docId+len+at+sid], projectId, *terms',
   corpusStats: 'projectId',
   vectors: 'docId, projectId',
   embedQueue: '++seq, &docId, projectId',

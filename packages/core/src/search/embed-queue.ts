@@ -1,6 +1,6 @@
 import type { StoreContext } from '../store-context.js'
 import { kindOf, type EmbedQueueRow, type VectorRow } from './index-rows.js'
-import type { SearchEngine } from './text-index.js'
+import { docRow, type SearchEngine } from './text-index.js'
 import { normalize } from './vector-cache.js'
 
 /** Settings of the background embedder. */
@@ -68,14 +68,14 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
     }
     const stored: VectorRow[] = []
     await engine.db.transaction('rw', ['embedQueue', 'searchDocs', 'vectors'], async () => {
-      const [current, docs] = await Promise.all([t.embedQueue.bulkGet(ready.map((row) => row.seq!)), t.searchDocs.bulkGet(ready.map((row) => row.docId))])
+      const [current, docs] = await Promise.all([t.embedQueue.bulkGet(ready.map((row) => row.seq!)), Promise.all(ready.map((row) => docRow(t, row.docId)))])
       for (let i = 0; i < ready.length; i++) {
         const doc = docs[i]
         const vector = vectors[i]
         // Removed or re-written while we embedded: its new queue row (if any) gets its own turn.
         if (!current[i] || !doc || !(vector instanceof Float32Array) || vector.length !== embedder.dimensions) continue
         const row: VectorRow = { docId: doc.docId, projectId: doc.projectId, kind: kindOf(doc.docId), at: doc.at, vector: normalize(Float32Array.from(vector)) }
-        if (doc.sid !== undefined) row.sid = doc.sid
+        if (doc.sid !== '') row.sid = doc.sid
         stored.push(row)
       }
       await Promise.all([t.vectors.bulkPut(stored), t.embedQueue.bulkDelete(ready.map((row) => row.seq!))])

@@ -3,21 +3,24 @@ import type { HitKind } from './search.js'
 /*
  * Rows of the search-index tables (schema.ts, "search index").
  *
- * - `postings`: one small row per (term, document), keyed `[term+docId]`, so the
- *   postings of a term are one key range and one term of one document is one
- *   point read. The row carries what scoring and filtering need (term
- *   frequency, document length, time, session), so a query never loads
- *   documents to score them.
- * - `searchDocs`: one row per document with its distinct tokens and length, read
- *   only to remove or replace the document.
+ * - `searchDocs`: one row per document. Its primary key `[docId+len+at+sid]`
+ *   carries what scoring and filtering need, and its distinct terms with their
+ *   frequencies, `[term, min(tf, TF_CAP)]` (term = `${projectId}\u0001${token}`),
+ *   form a multi-entry index. Indexing a document is one write request; the
+ *   postings of a term are read as primary keys only (`getAllKeys` over one
+ *   index range per frequency), so a query never clones documents to score them.
  * - `corpusStats`: document count and total length per project, written once
  *   per transaction.
  */
 
-/** One term of one document. term = `${projectId}\u0001${token}`; the kind is the prefix of docId. */
+/** Term frequencies at or above this share one index range; their exact value is read from the row. */
+export const TF_CAP = 3
+/** The primary key of a document row: [docId, length, createdAt, sessionId or ''] */
+export type DocKey = [string, number, number, string]
+/** A stored document: its key fields, project, distinct terms with capped frequencies (indexed) and exact ones. */
+export interface SearchDocRow { docId: string; len: number; at: number; sid: string; projectId: string; terms: [string, number][]; tfs: number[] }
+/** One term of one document, as scoring sees it (in memory). */
 export interface PostingRow { term: string; docId: string; tf: number; len: number; at: number; sid?: string }
-/** One indexed document: what removing it needs (its tokens, for the posting keys, and its length) and what embedding it stores. */
-export interface SearchDocRow { docId: string; projectId: string; tokens: string[]; len: number; at: number; sid?: string }
 /** Document count and total length of a project, for BM25's idf and average length. */
 export interface CorpusStatsRow { projectId: string; docs: number; length: number }
 /** A stored embedding (unit length), beside the fields vector search filters on. */
@@ -33,6 +36,13 @@ export function termKey(projectId: string, token: string): string {
 /** The record id inside a `<kind>:<id>` document id. */
 export function recordIdOf(docId: string, kind: HitKind): string {
   return docId.slice(kind.length + 1)
+}
+
+/** The posting of a document row's key for a term with frequency `tf`. */
+export function postingOf(term: string, key: DocKey, tf: number): PostingRow {
+  const p: PostingRow = { term, docId: key[0], tf, len: key[1], at: key[2] }
+  if (key[3] !== '') p.sid = key[3]
+  return p
 }
 
 /** The kind of a `<kind>:<id>` document id. */

@@ -29,7 +29,7 @@ const KINDS: readonly HitKind[] = ['message', 'fact', 'summary', 'passage']
 const MODES = ['hybrid', 'text', 'vector'] as const
 /** Longest query accepted (characters). */
 export const MAX_QUERY_LENGTH = 10_000
-const SEARCH_TABLES = ['projects', 'postings', 'corpusStats', 'vectors', 'messages', 'facts', 'summaries', 'passages']
+const SEARCH_TABLES = ['projects', 'searchDocs', 'corpusStats', 'vectors', 'messages', 'facts', 'summaries', 'passages']
 
 /**
  * Creates the search function of a store (and starts its embed queue when an

@@ -3,14 +3,13 @@ import type { EngramDb } from '../schema.js'
 import type { Embedder, IndexedDoc, PutManyOptions, TextIndex } from '../store-context.js'
 import type { WriteScope } from '../write.js'
 import { englishAnalyzer, type Analyzer } from './analyzer.js'
-import { termKey, type CorpusStatsRow, type EmbedQueueRow, type PostingRow, type SearchDocRow, type VectorRow } from './index-rows.js'
+import { termKey, TF_CAP, type CorpusStatsRow, type DocKey, type EmbedQueueRow, type PostingRow, type SearchDocRow, type VectorRow } from './index-rows.js'
 import { PostingCache, type IndexDelta } from './posting-cache.js'
 import { VectorCache } from './vector-cache.js'
 
 /** The search-index tables, typed (schema.ts declares them untyped). */
 export interface IndexTables {
-  searchDocs: Dexie.Table<SearchDocRow, string>
-  postings: Dexie.Table<PostingRow, [string, string]>
+  searchDocs: Dexie.Table<SearchDocRow, DocKey>
   corpusStats: Dexie.Table<CorpusStatsRow, string>
   vectors: Dexie.Table<VectorRow, string>
   embedQueue: Dexie.Table<EmbedQueueRow, number>
@@ -41,7 +40,7 @@ export interface SearchEngine extends TextIndex {
 /** Kinds that get embeddings when an embedder is set. */
 const EMBEDDED_KINDS = new Set(['message', 'passage'])
 /** Every table the index writes; callers add them to their write transactions. */
-export const INDEX_TABLES = ['searchDocs', 'postings', 'corpusStats', 'vectors', 'embedQueue'] as const
+export const INDEX_TABLES = ['searchDocs', 'corpusStats', 'vectors', 'embedQueue'] as const
 
 const engines = new WeakMap<TextIndex, SearchEngine>()
 
@@ -111,21 +110,17 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     log.stats.clear()
   }
 
-  /** Removes stored documents: their postings, rows, vectors and queued embeddings. */
+  /** Removes stored documents: their rows (and so their postings), vectors and queued embeddings. */
   async function removeDocs(log: TxLog, docs: readonly SearchDocRow[]): Promise<void> {
     if (docs.length === 0) return
-    const keys: [string, string][] = []
     for (const doc of docs) {
-      const terms = doc.tokens.map((token) => termKey(doc.projectId, token))
-      for (const term of terms) keys.push([term, doc.docId])
       countDoc(log, doc.projectId, -1, -doc.len)
-      log.deltas.push({ op: 'remove', projectId: doc.projectId, docId: doc.docId, len: doc.len, terms })
+      log.deltas.push({ op: 'remove', projectId: doc.projectId, docId: doc.docId, len: doc.len, terms: doc.terms.map(([term]) => term) })
     }
     const ids = docs.map((doc) => doc.docId)
     // Vectors and queue rows may exist from a session opened with an embedder: always clear them.
     await Promise.all([
-      t.postings.bulkDelete(keys),
-      t.searchDocs.bulkDelete(ids),
+      t.searchDocs.bulkDelete(docs.map(keyOf)),
       t.vectors.bulkDelete(ids),
       t.embedQueue.where('docId').anyOf(ids).delete(),
     ])
@@ -137,27 +132,27 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     for (const doc of input) byId.set(doc.docId, doc) // the last copy of a document wins
     const docs = [...byId.values()]
     if (!fresh) {
-      const old = await t.searchDocs.bulkGet(docs.map((d) => d.docId))
+      const old = await Promise.all(docs.map((d) => docRow(t, d.docId)))
       await removeDocs(log, old.filter((row): row is SearchDocRow => row !== undefined))
     }
     const docRows: SearchDocRow[] = []
-    const postings: PostingRow[] = []
     const queued: EmbedQueueRow[] = []
     for (const doc of docs) {
       const tokens = analyzer.terms(doc.text)
-      const tf = new Map<string, number>()
-      for (const token of tokens) tf.set(token, (tf.get(token) ?? 0) + 1)
+      const counts = new Map<string, number>()
+      for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1)
       const len = tokens.length
-      const row: SearchDocRow = { docId: doc.docId, projectId: doc.projectId, tokens: [...tf.keys()], len, at: doc.createdAt }
-      if (doc.sessionId !== undefined) row.sid = doc.sessionId
-      docRows.push(row)
+      const row: SearchDocRow = { docId: doc.docId, len, at: doc.createdAt, sid: doc.sessionId ?? '', projectId: doc.projectId, terms: [], tfs: [] }
       const rows: PostingRow[] = []
-      for (const [token, n] of tf) {
-        const p: PostingRow = { term: termKey(doc.projectId, token), docId: doc.docId, tf: n, len, at: doc.createdAt }
+      for (const [token, tf] of counts) {
+        const term = termKey(doc.projectId, token)
+        row.terms.push([term, Math.min(tf, TF_CAP)])
+        row.tfs.push(tf)
+        const p: PostingRow = { term, docId: doc.docId, tf, len, at: doc.createdAt }
         if (doc.sessionId !== undefined) p.sid = doc.sessionId
         rows.push(p)
-        postings.push(p)
       }
+      docRows.push(row)
       countDoc(log, doc.projectId, 1, len)
       log.deltas.push({ op: 'put', projectId: doc.projectId, len, rows })
       if (embedder && EMBEDDED_KINDS.has(doc.kind) && doc.text.trim().length > 0) {
@@ -165,7 +160,6 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       }
     }
     const writes: Promise<unknown>[] = [t.searchDocs.bulkPut(docRows)]
-    if (postings.length > 0) writes.push(t.postings.bulkPut(postings))
     if (queued.length > 0) {
       writes.push(t.embedQueue.bulkAdd(queued))
       log.embed = true
@@ -189,7 +183,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     remove(w, docId) {
       if (!enabled) return done()
       return (async () => {
-        const doc = await t.searchDocs.get(docId)
+        const doc = await docRow(t, docId)
         if (doc) await removeDocs(logOf(w), [doc])
       })()
     },
@@ -200,7 +194,6 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         const log = logOf(w)
         log.stats.delete(projectId)
         await Promise.all([
-          t.postings.where('[term+docId]').between([`${projectId}\u0001`], [`${projectId}\u0002`]).delete(),
           t.searchDocs.where('projectId').equals(projectId).delete(),
           t.corpusStats.delete(projectId),
           t.vectors.where('projectId').equals(projectId).delete(),
@@ -212,4 +205,14 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   }
   engines.set(engine, engine)
   return engine
+}
+
+/** The primary key of a document row. */
+export function keyOf(row: SearchDocRow): DocKey {
+  return [row.docId, row.len, row.at, row.sid]
+}
+
+/** The stored row of a document id, if any (one primary-key range read). */
+export function docRow(t: IndexTables, docId: string): Promise<SearchDocRow | undefined> {
+  return t.searchDocs.where('[docId+len+at+sid]').between([docId], [docId, []]).first()
 }

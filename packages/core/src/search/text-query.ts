@@ -1,9 +1,9 @@
 import { B, K1, topCandidates, type Candidate, type PostingFilter } from './bm25.js'
-import { kindOf, type CorpusStatsRow, type PostingRow } from './index-rows.js'
+import { kindOf, postingOf, TF_CAP, type CorpusStatsRow, type DocKey, type PostingRow, type SearchDocRow } from './index-rows.js'
 import type { SearchEngine } from './text-index.js'
 
-/** A point read costs about this many scanned postings; above it a full list read is cheaper than lookups. */
-const LOOKUP_COST = 4
+/** Reading one document row costs about this many postings of a list read; above it a full list read is cheaper. */
+const LOOKUP_COST = 8
 
 interface QueryTerm { term: string; df: number; idf: number; bound: number }
 
@@ -42,12 +42,13 @@ export async function textCandidates(engine: SearchEngine, projectId: string, te
     const found = scores.get(p.docId)
     if (found) found.score += weight(q, p)
     else if (passes(p, filter)) {
-      const c: Candidate = { docId: p.docId, kind: kindOf(p.docId), at: p.at, score: weight(q, p) }
+      const c: Candidate = { docId: p.docId, kind: kindOf(p.docId), at: p.at, len: p.len, score: weight(q, p) }
       if (p.sid !== undefined) c.sid = p.sid
       scores.set(p.docId, c)
     }
   }
 
+  const rows = new Map<string, SearchDocRow | undefined>()
   let i = 0
   for (; i < query.length; i++) {
     if (i > 0 && kthScore(scores, depth) > rest[i]!) break
@@ -66,10 +67,14 @@ export async function textCandidates(engine: SearchEngine, projectId: string, te
         if (p) c.score += weight(q, p)
       }
     } else {
-      const found = await engine.t.postings.bulkGet(alive.map((c): [string, string] => [q.term, c.docId]))
-      found.forEach((p, j) => {
-        if (p) alive[j]!.score += weight(q, p)
-      })
+      const missing = alive.filter((c) => !rows.has(c.docId))
+      const found = await engine.t.searchDocs.bulkGet(missing.map(keyOfCandidate))
+      found.forEach((row, j) => rows.set(missing[j]!.docId, row))
+      for (const c of alive) {
+        const row = rows.get(c.docId)
+        const at = row ? row.terms.findIndex(([term]) => term === q.term) : -1
+        if (at >= 0) c.score += weight(q, { term: q.term, docId: c.docId, tf: row!.tfs[at]!, len: row!.len, at: c.at })
+      }
     }
   }
   return topCandidates(scores.values(), depth)
@@ -91,24 +96,43 @@ function kthScore(scores: ReadonlyMap<string, Candidate>, k: number): number {
   return all[all.length - k]!
 }
 
-/** The key range of a term's postings. */
-function termRange(engine: SearchEngine, term: string) {
-  return engine.t.postings.where('[term+docId]').between([term], [term, []])
-}
-
 async function dfOf(engine: SearchEngine, term: string, epoch: number): Promise<number> {
   const known = engine.cache.df(term)
   if (known !== undefined) return known
-  const df = await termRange(engine, term).count()
+  const df = await engine.t.searchDocs.where('terms').between([term], [term, []]).count()
   engine.cache.keepDf(term, df, epoch)
   return df
 }
 
+function keyOfCandidate(c: Candidate): DocKey {
+  return [c.docId, c.len ?? 0, c.at, c.sid ?? '']
+}
+
+/**
+ * The postings of a term: the primary keys of its documents, one index range
+ * per frequency below TF_CAP; the few documents at or above it are read for
+ * their exact frequency.
+ */
 async function fullList(engine: SearchEngine, term: string, epoch: number): Promise<Map<string, PostingRow>> {
   const cached = engine.cache.list(term)
   if (cached) return cached
+  const docs = engine.t.searchDocs
+  const ranges: Promise<DocKey[]>[] = []
+  for (let tf = 1; tf < TF_CAP; tf++) ranges.push(docs.where('terms').equals([term, tf]).primaryKeys())
+  ranges.push(docs.where('terms').between([term, TF_CAP], [term, []]).primaryKeys())
+  const byTf = await Promise.all(ranges)
   const list = new Map<string, PostingRow>()
-  for (const p of await termRange(engine, term).toArray()) list.set(p.docId, p)
+  byTf.forEach((keys, i) => {
+    if (i < TF_CAP - 1) for (const key of keys) list.set(key[0], postingOf(term, key, i + 1))
+  })
+  const frequent = byTf[TF_CAP - 1]!
+  if (frequent.length > 0) {
+    const found = await docs.bulkGet(frequent)
+    found.forEach((row, j) => {
+      const at = row ? row.terms.findIndex(([t]) => t === term) : -1
+      if (at >= 0) list.set(frequent[j]![0], postingOf(term, frequent[j]!, row!.tfs[at]!))
+    })
+  }
   engine.cache.keepList(term, list, epoch)
   return list
 }
