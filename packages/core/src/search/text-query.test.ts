@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { openTestMemory } from '../../../../test/support/memory.js'
+
+/** A tiny deterministic generator (no Math.random: failures replay). */
+function lcg(seed: number): () => number {
+  let s = seed >>> 0
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32
+}
+
+describe('two-phase BM25 (MaxScore)', () => {
+  it('ranks the top k exactly as scoring every posting list in full would', async () => {
+    const seed = Number(process.env.MAXSCORE_SEED ?? 7)
+    const rand = lcg(seed)
+    const memory = await openTestMemory()
+    await memory.projects.create({ name: 'P', id: 'p1' })
+    const session = await memory.sessions.start('p1')
+    // Common words (in most messages), a middle band, and rare words, some repeated in one message.
+    const common = ['alpha', 'bravo']
+    const middle = Array.from({ length: 12 }, (_, i) => `middl${String.fromCharCode(97 + i)}x`)
+    const rare = Array.from({ length: 8 }, (_, i) => `rar${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}q`)
+    const pick = (list: string[]) => list[Math.floor(rand() * list.length)]!
+    const texts: string[] = []
+    for (let i = 0; i < 240; i++) {
+      const words: string[] = []
+      const n = 3 + Math.floor(rand() * 10)
+      for (let j = 0; j < n; j++) words.push(rand() < 0.5 ? pick(common) : rand() < 0.7 ? pick(middle) : pick(rare))
+      texts.push(words.join(' '))
+    }
+    for (let i = 0; i < texts.length; i += 2) await memory.messages.appendExchange(session.id, texts[i]!, texts[i + 1]!)
+    for (let q = 0; q < 30; q++) {
+      const query = [pick(common), pick(middle), pick(rare), rand() < 0.5 ? pick(common) : pick(rare)].join(' ')
+      const k = 1 + Math.floor(rand() * 8)
+      const full = await memory.search('p1', query, { limit: 1000 }) // depth above the corpus: every list read whole
+      const top = await memory.search('p1', query, { limit: k })
+      expect(top.map((h) => h.id), `seed ${seed}, query "${query}", k ${k}`).toEqual(full.slice(0, k).map((h) => h.id))
+      for (let i = 0; i < top.length; i++) expect(top[i]!.score).toBeCloseTo(full[i]!.score, 9)
+    }
+    memory.close()
+  })
+
+  it('keeps corpus statistics exact across batched, replaced and removed documents', async () => {
+    const memory = await openTestMemory()
+    await memory.projects.create({ name: 'P', id: 'p1' })
+    const a = await memory.archive.insert('p1', 'kiwi kiwi mango')
+    await memory.archive.insert('p1', 'mango papaya')
+    const before = await memory.search('p1', 'kiwi')
+    expect(before.map((h) => h.id)).toEqual([a.id])
+    await memory.archive.remove(a.id)
+    expect(await memory.search('p1', 'kiwi')).toEqual([])
+    expect((await memory.search('p1', 'mango')).map((h) => h.text)).toEqual(['mango papaya'])
+    memory.close()
+  })
+})
