@@ -15,6 +15,7 @@ export const engramAliases = [
 export default defineConfig({
   resolve: { alias: engramAliases },
   test: {
+    reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       {
         extends: true,

@@ -1,0 +1,22 @@
+import type { Reporter, TestModule } from 'vitest/node'
+
+/**
+ * Prints one plain closing line, `N passed, N failed` (and `, N skipped`), that
+ * CI systems read whatever the test runner.
+ */
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+    let passed = 0
+    let failed = unhandledErrors.length
+    let skipped = 0
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const state = test.result().state
+        if (state === 'passed') passed++
+        else if (state === 'failed') failed++
+        else skipped++
+      }
+    }
+    console.log(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`)
+  }
+}
