@@ -51,3 +51,22 @@ describe('two-phase BM25 (MaxScore)', () => {
     memory.close()
   })
 })
+
+describe('index calls inside one long transaction', () => {
+  it('keeps the transaction when an import indexes hundreds of rows with the index on or off', async () => {
+    for (const textIndex of [true, false]) {
+      const source = await openTestMemory()
+      await source.projects.create({ name: 'P', id: 'p1' })
+      for (let i = 0; i < 150; i++) await source.facts.set('p1', `k${i}`, `value number ${i}`)
+      const s = await source.sessions.start('p1')
+      for (let i = 0; i < 150; i++) await source.messages.appendExchange(s.id, `question ${i}`, `answer ${i}`)
+      const dump = await source.export()
+      source.close()
+      const target = await openTestMemory({ textIndex } as Record<string, unknown>)
+      await target.import(dump, { mode: 'merge' })
+      expect(await target.facts.list('p1')).toHaveLength(150)
+      if (textIndex) expect((await target.search('p1', 'answer 149')).length).toBeGreaterThan(0)
+      target.close()
+    }
+  })
+})
