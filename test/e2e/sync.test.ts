@@ -99,5 +99,11 @@ describe('sync between two Chromium devices through the relay', () => {
     // And it sees what sync writes (through the change relay between the tabs' workers).
     await b.evaluate(() => window.syncHarness.memory().facts.set('user', 'from-b', 'hi'))
     await second.waitForFunction(async () => (await window.syncHarness.memory().facts.get('user', 'from-b'))?.value === 'hi', undefined, { polling: 50, timeout: 5_000 })
+    // onStatus in the follower follows the leader: device A offline and back.
+    await deviceA.context.setOffline(true)
+    await waitForStatus(second, 'offline', 5_000)
+    await deviceA.context.setOffline(false)
+    await waitForStatus(second, 'synced', 10_000)
+    expect(await second.evaluate(() => window.syncHarness.statuses.slice(-3))).toEqual(['offline', 'connecting', 'synced'])
   })
 })
