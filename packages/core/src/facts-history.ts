@@ -18,14 +18,17 @@ import type { Json } from './validate.js'
  */
 export async function appendVersion(ctx: StoreContext, row: FactRow, origin: Origin): Promise<void> {
   const validFrom = row.updatedAt
-  const previous = row.version > 1 ? await ctx.db.factVersions.get([row.projectId, row.key, row.version - 1]) : undefined
-  if (previous && previous.validTo === undefined) await ctx.db.factVersions.put({ ...previous, validTo: validFrom })
   const version: FactVersionRow = {
     projectId: row.projectId, key: row.key, version: row.version, value: row.value, validFrom,
     deleted: row.deletedAt !== undefined, confidence: row.confidence, hlc: row.hlc, origin,
   }
   if (row.source !== undefined) version.source = row.source
-  await ctx.db.factVersions.put(version)
+  // Issue the read of the previous version and the new version's put together (one round trip).
+  const [previous] = await Dexie.Promise.all([
+    row.version > 1 ? ctx.db.factVersions.get([row.projectId, row.key, row.version - 1]) : undefined,
+    ctx.db.factVersions.put(version),
+  ])
+  if (previous && previous.validTo === undefined) await ctx.db.factVersions.put({ ...previous, validTo: validFrom })
 }
 
 /** All stored versions of one key, oldest first. */

@@ -1,3 +1,4 @@
+import { Dexie } from 'dexie'
 import type { Fact } from './facts.js'
 import { appendVersion } from './facts-history.js'
 import type { FactRow } from './schema.js'
@@ -48,8 +49,7 @@ export function factText(key: string, value: Json): string {
  * change. `row.version` must be the stored version + 1.
  */
 export async function storeFactRow(ctx: StoreContext, w: WriteScope, row: FactRow, origin: Origin): Promise<void> {
-  await ctx.db.facts.put(row)
-  await appendVersion(ctx, row, origin)
+  await Dexie.Promise.all([ctx.db.facts.put(row), appendVersion(ctx, row, origin)])
   const docId = `fact:${row.id}`
   if (row.deletedAt === undefined) {
     await ctx.index.put(w, { docId, kind: 'fact', projectId: row.projectId, text: factText(row.key, row.value), createdAt: row.updatedAt })

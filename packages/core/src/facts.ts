@@ -81,8 +81,8 @@ export function createFacts(ctx: StoreContext): FactsApi {
     async set(projectId, key, value, options) {
       const input = checkFactInput(projectId, key, value, options)
       return write(ctx, tables(), async (w) => {
-        await requireProject(ctx, projectId)
-        const stored = await db.facts.get([projectId, key])
+        // Both reads in flight at once: one round trip instead of two.
+        const [, stored] = await Dexie.Promise.all([requireProject(ctx, projectId), db.facts.get([projectId, key])])
         const row = nextRow(stored, input, w.hlc())
         await storeFactRow(ctx, w, row, 'local')
         return toFact(row)
