@@ -15,7 +15,8 @@ describe('verifyToken', () => {
     expect(await verifyToken(await mintToken(secret, 'u1'), imported)).toEqual({ ok: true, user: 'u1' })
     expect(await verifyToken(await mintToken('other-secret-0123456789abcdef', 'u1'), imported)).toEqual({ ok: false, reason: 'tokenInvalid' })
   })
-  it.each([
+  type Case = [name: string, make: () => Promise<string | null>, reason: 'tokenMissing' | 'tokenInvalid' | 'tokenExpired']
+  const cases: Case[] = [
     ['missing', async () => null, 'tokenMissing'],
     ['empty', async () => '', 'tokenMissing'],
     ['garbage', async () => 'abc', 'tokenInvalid'],
@@ -25,7 +26,8 @@ describe('verifyToken', () => {
     ['no sub', async () => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(key), 'tokenInvalid'],
     ['sub with a slash', async () => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('a/b').setExpirationTime('1h').sign(key), 'tokenInvalid'],
     ['alg none', async () => 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSIsImV4cCI6OTk5OTk5OTk5OX0.', 'tokenInvalid']
-  ] as const)('refuses a %s token', async (_name, make, reason) => {
+  ]
+  it.each(cases)('refuses a %s token', async (_name, make, reason) => {
     expect(await verifyToken(await make(), key)).toEqual({ ok: false, reason })
   })
 })
