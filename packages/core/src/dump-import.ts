@@ -136,6 +136,7 @@ async function clearScope(ctx: StoreContext, w: WriteScope, scope: ProjectScope 
     else await collectionOf(ctx.db, table, scope).delete()
   }
   if (scope !== undefined) await ctx.index.removeProject(w, scope.projectId)
+  else if (ctx.index.reset) await ctx.index.reset(w)
   else for (const table of ctx.index.tables) await ctx.db.table(table).clear()
   return removed
 }

@@ -42,6 +42,8 @@ export interface TextIndex {
   remove(w: WriteScope, docId: string): Promise<void>
   /** Removes every document of a project (purge, import replace). */
   removeProject(w: WriteScope, projectId: string): Promise<void>
+  /** Removes every document of every project (whole-store import replace); caches follow after commit. */
+  reset?(w: WriteScope): Promise<void>
 }
 
 /** Everything a memory-kind module needs from the store it belongs to. */

@@ -5,6 +5,7 @@ export type IndexDelta =
   | { op: 'put'; projectId: string; len: number; rows: PostingRow[] }
   | { op: 'remove'; projectId: string; docId: string; len: number; terms: string[] }
   | { op: 'removeProject'; projectId: string }
+  | { op: 'reset' }
 
 /**
  * What queries keep in memory, loaded lazily (never all at once, so opening a
@@ -72,6 +73,10 @@ export class PostingCache {
   apply(deltas: readonly IndexDelta[]): void {
     this.epoch++
     for (const d of deltas) {
+      if (d.op === 'reset') {
+        this.dropAll()
+        continue
+      }
       if (d.op === 'removeProject') {
         this.dropProject(d.projectId)
         continue
@@ -111,6 +116,10 @@ export class PostingCache {
 
   clear(): void {
     this.epoch++
+    this.dropAll()
+  }
+
+  private dropAll(): void {
     this.lists.clear()
     this.dfs.clear()
     this.corpus.clear()

@@ -202,6 +202,16 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         log.deltas.push({ op: 'removeProject', projectId })
       })()
     },
+
+    reset(w) {
+      if (!enabled) return done()
+      return (async () => {
+        const log = logOf(w)
+        log.stats.clear()
+        await Promise.all(INDEX_TABLES.map((table) => db.table(table).clear()))
+        log.deltas.push({ op: 'reset' })
+      })()
+    },
   }
   engines.set(engine, engine)
   return engine

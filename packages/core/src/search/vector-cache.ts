@@ -60,7 +60,8 @@ export class VectorCache {
     let changed = false
     for (const d of deltas) {
       if (d.op === 'put') continue
-      this.projects.delete(d.projectId)
+      if (d.op === 'reset') this.projects.clear()
+      else this.projects.delete(d.projectId)
       changed = true
     }
     if (changed) this.epoch++
