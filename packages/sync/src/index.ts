@@ -1,4 +1,5 @@
 export { startSync } from './start-sync.js'
+export { createStatusRegistry, type StatusRegistry } from './status-registry.js'
 export type { Sync, SyncOptions, SyncStatus, ConnectionStatus, Connector, ConnectorContext, Connection } from './sync-types.js'
 export { websocketConnector, type WebsocketConnectorOptions } from './websocket-connector.js'
 export { backoffDelay, type BackoffOptions } from './backoff.js'

@@ -1,6 +1,7 @@
 import { MemoryError, type Memory } from '@engram/core'
 import { noPersistence, openDocPersistence } from './idb-persistence.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'
+import { createStatusRegistry } from './status-registry.js'
 import type { Connector, Sync, SyncOptions, SyncStatus } from './sync-types.js'
 import { websocketConnector } from './websocket-connector.js'
 
@@ -27,31 +28,13 @@ export function startSync(memory: Memory, options: SyncOptions): Sync {
   const persist = options.persistence ?? typeof indexedDB !== 'undefined'
 
   const mirrors = new Map<string, ProjectMirror>()
-  const statuses = new Map<string, SyncStatus>()
-  const listeners = new Set<(projectId: string, status: SyncStatus) => void>()
+  const statuses = createStatusRegistry()
   const stopping = new Set<Promise<void>>()
-  /** whenSynced() waiters: resolved on 'synced', rejected by close(). */
-  const waiters = new Set<{ projectId: string; resolve: () => void; reject: (error: unknown) => void }>()
   let closed = false
 
   function setStatus(projectId: string, status: SyncStatus): void {
-    if (statuses.get(projectId) === status || (status !== 'off' && !mirrors.has(projectId))) return
-    if (status === 'off') statuses.delete(projectId)
-    else statuses.set(projectId, status)
-    if (status === 'synced') {
-      for (const waiter of [...waiters]) {
-        if (waiter.projectId !== projectId) continue
-        waiters.delete(waiter)
-        waiter.resolve()
-      }
-    }
-    for (const listener of [...listeners]) {
-      try {
-        listener(projectId, status)
-      } catch (error) {
-        queueMicrotask(() => { throw error })
-      }
-    }
+    if (status !== 'off' && !mirrors.has(projectId)) return
+    statuses.set(projectId, status)
   }
 
   function startMirror(projectId: string): void {
@@ -99,23 +82,13 @@ export function startSync(memory: Memory, options: SyncOptions): Sync {
   const initial = refresh().catch(report)
 
   return {
-    status: (projectId) => statuses.get(projectId) ?? 'off',
-    onStatus(listener) {
-      if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'onStatus needs a listener function')
-      listeners.add(listener)
-      return () => void listeners.delete(listener)
-    },
+    status: (projectId) => statuses.get(projectId),
+    onStatus: (listener) => statuses.onStatus(listener),
     async flush() {
       await initial
       await Promise.all([...mirrors.values()].map((m) => m.drain()))
     },
-    whenSynced(projectId) {
-      return new Promise<void>((resolve, reject) => {
-        if (statuses.get(projectId) === 'synced') return resolve()
-        if (closed) return reject(new MemoryError('closed', 'sync is closed'))
-        waiters.add({ projectId, resolve, reject })
-      })
-    },
+    whenSynced: (projectId) => statuses.whenSynced(projectId),
     async close() {
       if (closed) return
       closed = true // from here on no mirror starts, also not from a refresh in flight
@@ -123,8 +96,7 @@ export function startSync(memory: Memory, options: SyncOptions): Sync {
       unsubscribeWrites()
       await initial
       for (const projectId of [...mirrors.keys()]) stopMirror(projectId)
-      for (const waiter of waiters) waiter.reject(new MemoryError('closed', `sync closed before project ${waiter.projectId} synced`))
-      waiters.clear()
+      statuses.close('sync closed')
       await Promise.all([...stopping])
     },
   }

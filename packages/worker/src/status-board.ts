@@ -1,4 +1,4 @@
-import { MemoryError } from '@engram/core'
+import { createStatusRegistry } from '@engram/sync'
 import type { SyncHandle, SyncStatus } from './api.js'
 
 /** What travels on the status channel between the hosts of one database. */
@@ -29,9 +29,8 @@ export interface StatusBoard {
  * `BroadcastChannel` shared with other tabs' hosts (none where it does not exist).
  */
 export function createStatusBoard(channelName: string): StatusBoard {
-  const statuses = new Map<string, SyncStatus>()
-  const listeners = new Set<(projectId: string, status: SyncStatus) => void>()
-  const waiters = new Set<{ projectId: string; resolve: () => void; reject: (error: unknown) => void }>()
+  const statuses = createStatusRegistry()
+  const set = statuses.set
   const channel = typeof BroadcastChannel === 'undefined' ? undefined : new BroadcastChannel(channelName)
   let leading = false
   let closed = false
@@ -40,29 +39,9 @@ export function createStatusBoard(channelName: string): StatusBoard {
     if (!closed) channel?.postMessage(message)
   }
 
-  function set(projectId: string, status: SyncStatus): void {
-    if ((statuses.get(projectId) ?? 'off') === status) return
-    if (status === 'off') statuses.delete(projectId)
-    else statuses.set(projectId, status)
-    if (status === 'synced') {
-      for (const waiter of [...waiters]) {
-        if (waiter.projectId !== projectId) continue
-        waiters.delete(waiter)
-        waiter.resolve()
-      }
-    }
-    for (const listener of [...listeners]) {
-      try {
-        listener(projectId, status)
-      } catch (error) {
-        queueMicrotask(() => { throw error })
-      }
-    }
-  }
-
   function replaceAll(next: ReadonlyArray<readonly [string, SyncStatus]>): void {
     const incoming = new Map(next)
-    for (const projectId of [...statuses.keys()]) if (!incoming.has(projectId)) set(projectId, 'off')
+    for (const [projectId] of statuses.entries()) if (!incoming.has(projectId)) set(projectId, 'off')
     for (const [projectId, status] of incoming) set(projectId, status)
   }
 
@@ -71,7 +50,7 @@ export function createStatusBoard(channelName: string): StatusBoard {
       const message = event.data
       if (closed) return
       if (message.t === 'hello') {
-        if (leading) post({ t: 'all', statuses: [...statuses] })
+        if (leading) post({ t: 'all', statuses: statuses.entries() })
         return
       }
       if (leading) return // this host's own engine is the truth
@@ -82,18 +61,9 @@ export function createStatusBoard(channelName: string): StatusBoard {
   }
 
   return {
-    status: (projectId) => statuses.get(projectId) ?? 'off',
-    onStatus(listener) {
-      listeners.add(listener)
-      return () => void listeners.delete(listener)
-    },
-    whenSynced(projectId) {
-      return new Promise<void>((resolve, reject) => {
-        if (statuses.get(projectId) === 'synced') return resolve()
-        if (closed) return reject(new MemoryError('closed', 'This memory connection is closed'))
-        waiters.add({ projectId, resolve, reject })
-      })
-    },
+    status: (projectId) => statuses.get(projectId),
+    onStatus: (listener) => statuses.onStatus(listener),
+    whenSynced: (projectId) => statuses.whenSynced(projectId),
     lead(handle) {
       leading = true
       replaceAll([])
@@ -112,9 +82,7 @@ export function createStatusBoard(channelName: string): StatusBoard {
     close() {
       if (closed) return
       closed = true
-      for (const waiter of waiters) waiter.reject(new MemoryError('closed', `The store closed before project ${waiter.projectId} synced`))
-      waiters.clear()
-      listeners.clear()
+      statuses.close('The store closed')
       channel?.close()
     },
   }
