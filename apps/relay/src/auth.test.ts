@@ -17,15 +17,15 @@ describe('verifyToken', () => {
   })
   type Case = [name: string, make: () => Promise<string | null>, reason: 'tokenMissing' | 'tokenInvalid' | 'tokenExpired']
   const cases: Case[] = [
-    ['missing', async () => null, 'tokenMissing'],
-    ['empty', async () => '', 'tokenMissing'],
-    ['garbage', async () => 'abc', 'tokenInvalid'],
-    ['wrong secret', async () => await mintToken('other-secret-0123456789abcdef', 'u1'), 'tokenInvalid'],
-    ['expired', async () => await mintToken(secret, 'u1', -5), 'tokenExpired'],
-    ['no exp', async () => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').sign(key), 'tokenInvalid'],
-    ['no sub', async () => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(key), 'tokenInvalid'],
-    ['sub with a slash', async () => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('a/b').setExpirationTime('1h').sign(key), 'tokenInvalid'],
-    ['alg none', async () => 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSIsImV4cCI6OTk5OTk5OTk5OX0.', 'tokenInvalid']
+    ['missing', async (): Promise<string | null> => null, 'tokenMissing'],
+    ['empty', async (): Promise<string | null> => '', 'tokenMissing'],
+    ['garbage', async (): Promise<string | null> => 'abc', 'tokenInvalid'],
+    ['wrong secret', async (): Promise<string | null> => await mintToken('other-secret-0123456789abcdef', 'u1'), 'tokenInvalid'],
+    ['expired', async (): Promise<string | null> => await mintToken(secret, 'u1', -5), 'tokenExpired'],
+    ['no exp', async (): Promise<string | null> => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').sign(key), 'tokenInvalid'],
+    ['no sub', async (): Promise<string | null> => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(key), 'tokenInvalid'],
+    ['sub with a slash', async (): Promise<string | null> => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('a/b').setExpirationTime('1h').sign(key), 'tokenInvalid'],
+    ['alg none', async (): Promise<string | null> => 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSIsImV4cCI6OTk5OTk5OTk5OX0.', 'tokenInvalid']
   ]
   it.each(cases)('refuses a %s token', async (_name, make, reason) => {
     expect(await verifyToken(await make(), key)).toEqual({ ok: false, reason })
