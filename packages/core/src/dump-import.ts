@@ -10,6 +10,8 @@ import { indexDocs } from './search/index-docs.js'
 import type { FactRow, MessageRow, SummaryRow } from './schema.js'
 import { USER_PROJECT, type IndexedDoc, type StoreContext } from './store-context.js'
 import { indexSummary } from './summaries.js'
+import { journalChangeId, recountJournalSessions } from './runtime/journal.js'
+import { lessonChangeId } from './runtime/lessons.js'
 import { write, type WriteScope } from './write.js'
 
 type Row = Record<string, unknown>
@@ -23,14 +25,15 @@ const MIRRORED_TABLES = ['facts', 'blocks', 'summaries'] as const
  * and the outbox): `replace` first clears the dump's scope (its project, or the
  * whole store), `merge` upserts. Rebuilds the index entries of imported facts,
  * messages, summaries and passages, and keeps each session's `lastSeq` at least
- * the highest imported message seq so later appends stay gap-free.
+ * the highest imported message seq so later appends stay gap-free, and rebuilds
+ * the journal's per-session counters (next seq, count, time range) from the rows.
  * @returns the number of rows written.
  * @throws MemoryError `invalid_input` when a row refers to a project or session
  * that is neither in the dump nor (for `merge`) in the store.
  */
 export async function importDump(ctx: StoreContext, dump: Dump, mode: Mode): Promise<number> {
   try {
-    return await write(ctx, [...MEMORY_TABLES, ...ctx.index.tables], (w) => writeDump(ctx, w, dump, mode))
+    return await write(ctx, [...MEMORY_TABLES, 'journalSessions', ...ctx.index.tables], (w) => writeDump(ctx, w, dump, mode))
   } finally {
     // Whatever happened, track exactly the synced projects the store now holds.
     if (ctx.db.isOpen()) await ctx.db.transaction('r', ctx.db.projects, () => trackSyncedProjects(ctx))
@@ -45,6 +48,9 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
   await checkReferences(ctx, dump, mode)
   const sessionSeq = highestSeqs(rowsOf('messages') as unknown as MessageRow[])
 
+  // Journal sessions whose records this import clears or writes: their counters are recounted.
+  const journalSessions = new Set(rowsOf('journal').map((r) => r.sessionId as string))
+  if (mode === 'replace' && scope !== undefined) for (const id of scope.sessionIds) journalSessions.add(id)
   const removed = mode === 'replace' ? await clearScope(ctx, w, scope) : []
   let count = 0
   const written: Change[] = []
@@ -52,15 +58,17 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
     const source = rowsOf(table)
     if (source.length === 0) continue
     const rows = prepareRows(ctx, w, table, source, wholeStoreReplace, sessionSeq)
-    await db.table(table).bulkPut(rows)
+    const auto = primaryKeyOf(db, table).auto
+    const keys = auto ? await db.table(table).bulkPut(rows, { allKeys: true }) : await db.table(table).bulkPut(rows)
     count += rows.length
     await indexRows(ctx, w, table, rows)
-    for (const row of rows) {
-      const change = changeOf(table, row, dump.projectId)
+    rows.forEach((row, i) => {
+      const change = changeOf(table, auto ? { ...row, seq: (keys as unknown[])[i] } : row)
       if (change) written.push(change)
-    }
+    })
   }
   await raiseLastSeq(ctx, sessionSeq, new Set(rowsOf('sessions').map((s) => s.id as string)))
+  await recountJournalSessions(ctx, [...journalSessions])
   if (wholeStoreReplace && !(await db.projects.get(USER_PROJECT))) {
     const now = ctx.now()
     await db.projects.add({ id: USER_PROJECT, name: 'User', sync: { enabled: false }, createdAt: now, updatedAt: now })
@@ -125,7 +133,7 @@ async function clearScope(ctx: StoreContext, w: WriteScope, scope: ProjectScope 
   const removed: Change[] = []
   for (const table of MIRRORED_TABLES) {
     for (const row of await collectionOf(ctx.db, table, scope).toArray()) {
-      const change = changeOf(table, row, scope?.projectId)
+      const change = changeOf(table, row)
       if (change) removed.push(change)
     }
   }
@@ -135,6 +143,7 @@ async function clearScope(ctx: StoreContext, w: WriteScope, scope: ProjectScope 
     if (scope === undefined) await ctx.db.table(table).clear()
     else await collectionOf(ctx.db, table, scope).delete()
   }
+  if (scope === undefined) await ctx.db.table('journalSessions').clear()
   if (scope !== undefined) await ctx.index.removeProject(w, scope.projectId)
   else if (ctx.index.reset) await ctx.index.reset(w)
   else for (const table of ctx.index.tables) await ctx.db.table(table).clear()
@@ -194,20 +203,24 @@ async function indexRows(ctx: StoreContext, w: WriteScope, table: string, rows: 
   }
 }
 
-/** The change an imported row makes, or undefined for rows no subscriber follows (history, rows without a project). */
-function changeOf(table: string, row: Row, scopeProject: string | undefined): Change | undefined {
-  const projectId = table === 'projects' ? (row.id as string) : typeof row.projectId === 'string' ? row.projectId : scopeProject
-  if (projectId === undefined) return undefined
+/**
+ * The change an imported row makes, with the id and projectId the kind's own writes use
+ * (`''` for runtime rows without a project); undefined for rows no subscriber follows
+ * (fact history, turns).
+ */
+function changeOf(table: string, row: Row): Change | undefined {
+  const projectId = table === 'projects' ? (row.id as string) : typeof row.projectId === 'string' ? row.projectId : ''
   const op: Change['op'] = row.deletedAt === undefined ? 'put' : 'delete'
   const make = (kind: Change['kind'], id: unknown): Change => ({ kind, op, id: String(id), projectId, origin: 'local' })
   switch (table) {
     case 'projects': case 'facts': case 'sessions': case 'messages': case 'summaries': case 'passages': case 'tasks':
       return make(table, row.id)
     case 'blocks': return make('blocks', blockId(projectId, row.label as string))
-    case 'journal': return make('journal', `${String(row.sessionId)}/${String(row.seq)}`)
+    case 'journal': return make('journal', journalChangeId(String(row.sessionId), Number(row.seq)))
     case 'runs': case 'checkpoints': case 'toolEvents': return make('runs', row.runId)
-    case 'usage': return make('usage', row.seq ?? row.sessionId)
-    case 'lessons': case 'outcomes': return make('lessons', [row.domain, row.key ?? row.rule].map(String).join('/'))
+    case 'usage': return make('usage', row.seq)
+    case 'lessons': return make('lessons', lessonChangeId(String(row.domain), String(row.key)))
+    case 'outcomes': return make('lessons', `outcome:${String(row.seq)}`)
     default: return undefined
   }
 }

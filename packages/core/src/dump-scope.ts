@@ -3,11 +3,13 @@ import type { EngramDb } from './schema.js'
 
 /**
  * Every table that holds memory, in the order an import writes them. The search
- * index tables and the outbox are derived data and never dumped.
+ * index tables, the outbox and the journal's per-session counters
+ * (`journalSessions`, rebuilt from the journal on import) are derived data and
+ * never dumped.
  */
 export const MEMORY_TABLES = [
   'projects', 'facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages',
-  'journal', 'runs', 'checkpoints', 'toolEvents', 'tasks', 'usage', 'lessons', 'outcomes',
+  'journal', 'runs', 'checkpoints', 'toolEvents', 'tasks', 'usage', 'lessons', 'outcomes', 'turns',
 ] as const
 /** A table a dump may hold. */
 export type MemoryTable = (typeof MEMORY_TABLES)[number]

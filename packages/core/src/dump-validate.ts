@@ -23,10 +23,13 @@ const REQUIRED: Partial<Record<MemoryTable, Record<string, FieldType>>> = {
   messages: { id: 'string', sessionId: 'string', projectId: 'string', seq: 'number', role: 'string', content: 'string', tokens: 'number', createdAt: 'number' },
   summaries: { id: 'string', projectId: 'string', kind: 'string', text: 'string', createdAt: 'number' },
   passages: { id: 'string', projectId: 'string', text: 'string', createdAt: 'number' },
-  journal: { sessionId: 'string', seq: 'number' },
-  tasks: { id: 'string', projectId: 'string' },
-  lessons: { projectId: 'string' },
+  journal: { sessionId: 'string', seq: 'number', kind: 'string', occurredAt: 'number' },
+  runs: { status: 'string' },
+  checkpoints: { status: 'string', order: 'number' },
+  tasks: { id: 'string', projectId: 'string', status: 'string', dueAt: 'number' },
+  lessons: { projectId: 'string', domain: 'string', key: 'string' },
   outcomes: { projectId: 'string' },
+  turns: { projectId: 'string', status: 'string' },
 }
 
 /** Tables whose rows may be scoped to a project without carrying a projectId themselves. */

@@ -119,6 +119,30 @@ export async function appendEntry(ctx: StoreContext, w: WriteScope, sessionId: s
   return toRecord(row)
 }
 
+/**
+ * Rebuilds the per-session counters (last seq, count, first/last `occurredAt`) of the
+ * given journal sessions from their stored records, deleting the counters of sessions
+ * left without records. Import calls it so appends after an import continue the seq.
+ * Call inside a write transaction over {@link JOURNAL_TABLES}.
+ */
+export async function recountJournalSessions(ctx: StoreContext, sessionIds: readonly string[]): Promise<void> {
+  const journal = journalTable(ctx)
+  for (const sessionId of sessionIds) {
+    const rows = await journal.where('[sessionId+seq]').between([sessionId, Dexie.minKey], [sessionId, Dexie.maxKey]).toArray()
+    if (rows.length === 0) {
+      await sessionsTable(ctx).delete(sessionId)
+      continue
+    }
+    let first = Infinity
+    let last = -Infinity
+    for (const r of rows) {
+      if (r.occurredAt < first) first = r.occurredAt
+      if (r.occurredAt > last) last = r.occurredAt
+    }
+    await sessionsTable(ctx).put({ sessionId, lastSeq: rows[rows.length - 1]!.seq, count: rows.length, first, last })
+  }
+}
+
 /** The change-feed id of a journal record: `<sessionId>#<seq>`. */
 export function journalChangeId(sessionId: string, seq: number): string {
   return `${sessionId}#${seq}`
