@@ -5,10 +5,11 @@ import type { HitKind } from './search.js'
  *
  * - `searchDocs`: one row per document. Its primary key `[docId+len+at+sid]`
  *   carries what scoring and filtering need, and its distinct terms with their
- *   frequencies, `[term, min(tf, TF_CAP)]` (term = `${projectId}\u0001${token}`),
- *   form a multi-entry index. Indexing a document is one write request; the
- *   postings of a term are read as primary keys only (`getAllKeys` over one
- *   index range per frequency), so a query never clones documents to score them.
+ *   frequencies, `${term}\u0002${min(tf, TF_CAP)}` (term = `${projectId}\u0001${token}`;
+ *   plain strings, cheaper to index than array keys), form a multi-entry index.
+ *   Indexing a document is one write request; the postings of a term are read
+ *   as primary keys only (`getAllKeys` over one index range per frequency), so
+ *   a query never clones documents to score them.
  * - `corpusStats`: document count and total length per project, written once
  *   per transaction.
  */
@@ -17,8 +18,8 @@ import type { HitKind } from './search.js'
 export const TF_CAP = 3
 /** The primary key of a document row: [docId, length, createdAt, sessionId or ''] */
 export type DocKey = [string, number, number, string]
-/** A stored document: its key fields, project, distinct terms with capped frequencies (indexed) and exact ones. */
-export interface SearchDocRow { docId: string; len: number; at: number; sid: string; projectId: string; terms: [string, number][]; tfs: number[] }
+/** A stored document: its key fields, project, distinct terms as index entries (see {@link entryKey}) and their exact frequencies. */
+export interface SearchDocRow { docId: string; len: number; at: number; sid: string; projectId: string; terms: string[]; tfs: number[] }
 /** One term of one document, as scoring sees it (in memory). */
 export interface PostingRow { term: string; docId: string; tf: number; len: number; at: number; sid?: string }
 /** Document count and total length of a project, for BM25's idf and average length. */
@@ -31,6 +32,27 @@ export interface EmbedQueueRow { seq?: number; docId: string; projectId: string;
 /** The index key of a token in a project. */
 export function termKey(projectId: string, token: string): string {
   return `${projectId}\u0001${token}`
+}
+
+/** The multi-entry index key of a term with frequency `tf` in a document (TF_CAP is one digit). */
+export function entryKey(term: string, tf: number): string {
+  return `${term}\u0002${Math.min(tf, TF_CAP)}`
+}
+
+/** The term of an index entry. */
+export function termOfEntry(entry: string): string {
+  return entry.slice(0, -2)
+}
+
+/** Where `term` is in a document row's entries (−1 when absent). */
+export function entryIndex(row: SearchDocRow, term: string): number {
+  const n = term.length + 2
+  return row.terms.findIndex((e) => e.length === n && e.startsWith(term))
+}
+
+/** Bounds of every index entry of a term (all frequencies). */
+export function termRange(term: string): [string, string] {
+  return [`${term}\u0002`, `${term}\u0003`]
 }
 
 /** The record id inside a `<kind>:<id>` document id. */

@@ -3,7 +3,7 @@ import type { EngramDb } from '../schema.js'
 import type { Embedder, IndexedDoc, PutManyOptions, TextIndex } from '../store-context.js'
 import type { WriteScope } from '../write.js'
 import { englishAnalyzer, type Analyzer } from './analyzer.js'
-import { termKey, TF_CAP, type CorpusStatsRow, type DocKey, type EmbedQueueRow, type PostingRow, type SearchDocRow, type VectorRow } from './index-rows.js'
+import { entryKey, termKey, termOfEntry, type CorpusStatsRow, type DocKey, type EmbedQueueRow, type PostingRow, type SearchDocRow, type VectorRow } from './index-rows.js'
 import { PostingCache, type IndexDelta } from './posting-cache.js'
 import { VectorCache } from './vector-cache.js'
 
@@ -50,7 +50,7 @@ export function searchEngineOf(index: TextIndex): SearchEngine | undefined {
 }
 
 /** What one transaction did to the index: corpus deltas flushed before commit, changes replayed on the caches after. */
-interface TxLog { deltas: IndexDelta[]; embed: boolean; stats: Map<string, { docs: number; length: number }> }
+interface TxLog { deltas: IndexDelta[]; embed: boolean; stats: Map<string, { docs: number; length: number }>; /** Corpus rows read as soon as a project shows up, so the commit-time flush does not wait on a read. */ stored: Map<string, Promise<CorpusStatsRow | undefined>> }
 
 /** A settled Dexie promise: awaiting it keeps Dexie's transaction zone (a native one may not, after ~100 in a row). */
 const done = (): Promise<void> => Dexie.Promise.resolve() as unknown as Promise<void>
@@ -76,7 +76,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   function logOf(w: WriteScope): TxLog {
     let log = logs.get(w.tx)
     if (!log) {
-      const created: TxLog = { deltas: [], embed: false, stats: new Map() }
+      const created: TxLog = { deltas: [], embed: false, stats: new Map(), stored: new Map() }
       log = created
       logs.set(w.tx, created)
       w.onBeforeCommit(() => flushStats(created))
@@ -94,20 +94,28 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     if (s) {
       s.docs += docs
       s.length += length
-    } else log.stats.set(projectId, { docs, length })
+      return
+    }
+    log.stats.set(projectId, { docs, length })
+    if (!log.stored.has(projectId)) {
+      const row = t.corpusStats.get(projectId)
+      row.catch(() => undefined) // a failed read fails the transaction; flushStats sees it
+      log.stored.set(projectId, row)
+    }
   }
 
   /** Adds the transaction's document count and length deltas to the stored corpus rows (two requests). */
   async function flushStats(log: TxLog): Promise<void> {
     if (log.stats.size === 0) return
     const ids = [...log.stats.keys()]
-    const rows = await t.corpusStats.bulkGet(ids)
+    const rows = await Promise.all(ids.map((id) => log.stored.get(id) ?? t.corpusStats.get(id)))
     await t.corpusStats.bulkPut(ids.map((projectId, i) => {
       const d = log.stats.get(projectId)!
       const row = rows[i]
       return { projectId, docs: Math.max(0, (row?.docs ?? 0) + d.docs), length: Math.max(0, (row?.length ?? 0) + d.length) }
     }))
     log.stats.clear()
+    log.stored.clear()
   }
 
   /** Removes stored documents: their rows (and so their postings), vectors and queued embeddings. */
@@ -115,7 +123,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     if (docs.length === 0) return
     for (const doc of docs) {
       countDoc(log, doc.projectId, -1, -doc.len)
-      log.deltas.push({ op: 'remove', projectId: doc.projectId, docId: doc.docId, len: doc.len, terms: doc.terms.map(([term]) => term) })
+      log.deltas.push({ op: 'remove', projectId: doc.projectId, docId: doc.docId, len: doc.len, terms: doc.terms.map(termOfEntry) })
     }
     const ids = docs.map((doc) => doc.docId)
     // Vectors and queue rows may exist from a session opened with an embedder: always clear them.
@@ -146,7 +154,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       const rows: PostingRow[] = []
       for (const [token, tf] of counts) {
         const term = termKey(doc.projectId, token)
-        row.terms.push([term, Math.min(tf, TF_CAP)])
+        row.terms.push(entryKey(term, tf))
         row.tfs.push(tf)
         const p: PostingRow = { term, docId: doc.docId, tf, len, at: doc.createdAt }
         if (doc.sessionId !== undefined) p.sid = doc.sessionId
@@ -193,6 +201,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       return (async () => {
         const log = logOf(w)
         log.stats.delete(projectId)
+        log.stored.delete(projectId)
         await Promise.all([
           t.searchDocs.where('projectId').equals(projectId).delete(),
           t.corpusStats.delete(projectId),
@@ -208,6 +217,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       return (async () => {
         const log = logOf(w)
         log.stats.clear()
+        log.stored.clear()
         await Promise.all(INDEX_TABLES.map((table) => db.table(table).clear()))
         log.deltas.push({ op: 'reset' })
       })()

@@ -1,5 +1,5 @@
 import { B, K1, topCandidates, type Candidate, type PostingFilter } from './bm25.js'
-import { kindOf, postingOf, TF_CAP, type CorpusStatsRow, type DocKey, type PostingRow, type SearchDocRow } from './index-rows.js'
+import { entryIndex, entryKey, kindOf, postingOf, termRange, TF_CAP, type CorpusStatsRow, type DocKey, type PostingRow, type SearchDocRow } from './index-rows.js'
 import type { SearchEngine } from './text-index.js'
 
 /** Reading one document row costs about this many postings of a list read; above it a full list read is cheaper. */
@@ -72,7 +72,7 @@ export async function textCandidates(engine: SearchEngine, projectId: string, te
       found.forEach((row, j) => rows.set(missing[j]!.docId, row))
       for (const c of alive) {
         const row = rows.get(c.docId)
-        const at = row ? row.terms.findIndex(([term]) => term === q.term) : -1
+        const at = row ? entryIndex(row, q.term) : -1
         if (at >= 0) c.score += weight(q, { term: q.term, docId: c.docId, tf: row!.tfs[at]!, len: row!.len, at: c.at })
       }
     }
@@ -99,7 +99,8 @@ function kthScore(scores: ReadonlyMap<string, Candidate>, k: number): number {
 async function dfOf(engine: SearchEngine, term: string, epoch: number): Promise<number> {
   const known = engine.cache.df(term)
   if (known !== undefined) return known
-  const df = await engine.t.searchDocs.where('terms').between([term], [term, []]).count()
+  const [lower, upper] = termRange(term)
+  const df = await engine.t.searchDocs.where('terms').between(lower, upper).count()
   engine.cache.keepDf(term, df, epoch)
   return df
 }
@@ -118,8 +119,7 @@ async function fullList(engine: SearchEngine, term: string, epoch: number): Prom
   if (cached) return cached
   const docs = engine.t.searchDocs
   const ranges: Promise<DocKey[]>[] = []
-  for (let tf = 1; tf < TF_CAP; tf++) ranges.push(docs.where('terms').equals([term, tf]).primaryKeys())
-  ranges.push(docs.where('terms').between([term, TF_CAP], [term, []]).primaryKeys())
+  for (let tf = 1; tf <= TF_CAP; tf++) ranges.push(docs.where('terms').equals(entryKey(term, tf)).primaryKeys())
   const byTf = await Promise.all(ranges)
   const list = new Map<string, PostingRow>()
   byTf.forEach((keys, i) => {
@@ -129,7 +129,7 @@ async function fullList(engine: SearchEngine, term: string, epoch: number): Prom
   if (frequent.length > 0) {
     const found = await docs.bulkGet(frequent)
     found.forEach((row, j) => {
-      const at = row ? row.terms.findIndex(([t]) => t === term) : -1
+      const at = row ? entryIndex(row, term) : -1
       if (at >= 0) list.set(frequent[j]![0], postingOf(term, frequent[j]!, row!.tfs[at]!))
     })
   }
