@@ -4,4 +4,5 @@ export type { Sync, SyncOptions, SyncStatus, ConnectionStatus, Connector, Connec
 export { websocketConnector, type WebsocketConnectorOptions } from './websocket-connector.js'
 export { backoffDelay, type BackoffOptions } from './backoff.js'
 export { LOCAL_ORIGIN, createMirrorDoc, MIRRORED_KINDS, type MirrorDoc, type DocValue } from './mirror-doc.js'
+export { deriveSyncKey, PBKDF2_ITERATIONS, type EncryptionOption } from './value-cipher.js'
 export { createLoopbackNetwork, type LoopbackNetwork } from './loopback-network.js'

@@ -1,7 +1,8 @@
 import type { MirroredKind, MirroredRecord } from '@engram/core'
-import { compareHlc } from '@engram/core'
+import { compareHlc, MemoryError } from '@engram/core'
 import { YKeyValue } from 'y-utility/y-keyvalue'
 import type * as Y from 'yjs'
+import type { ValueCipher } from './value-cipher.js'
 
 /** The kinds a project document holds, one `YKeyValue` (a Y.Array of `{ key, val }`) each. */
 export const MIRRORED_KINDS: readonly MirroredKind[] = ['facts', 'blocks', 'summaries']
@@ -11,6 +12,24 @@ export const LOCAL_ORIGIN: unique symbol = Symbol('engram-sync-local')
 
 /** A value as stored in the document: the record's row without what the entry already names (project, key), with `hlc`. */
 export type DocValue = MirroredRecord['row'] & { hlc: string }
+
+/**
+ * A value of an end-to-end encrypted project: the HLC stays in clear (conflict
+ * resolution without the key; it only tells the relay when a write happened,
+ * which it sees anyway), the rest of the value is AES-GCM sealed.
+ */
+export interface SealedDocValue { hlc: string; sealed: Uint8Array }
+
+/** An entry of the document this device cannot read (other key, or plain vs encrypted). */
+export interface UnreadableEntry { kind: MirroredKind; id: string; error: MemoryError }
+
+/** What {@link MirrorDoc.read} found. */
+export interface ReadResult { records: MirroredRecord[]; unreadable: UnreadableEntry[] }
+
+/** The additional authenticated data of a sealed value: the entry it belongs to, at its HLC. */
+const sealContext = (projectId: string, kind: MirroredKind, id: string, hlc: string): string => `engram-value\u0000${projectId}\u0000${kind}\u0000${id}\u0000${hlc}`
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
 
 /** The row field each kind's document id stands for; it is left out of stored values (smaller documents). */
 const IDENTITY: Record<MirroredKind, string> = { facts: 'key', blocks: 'label', summaries: 'id' }
@@ -36,59 +55,108 @@ function identityOf(kind: MirroredKind, projectId: string, id: string): string |
  */
 export interface MirrorDoc {
   readonly doc: Y.Doc
-  /** The record stored under `id`, or undefined. */
-  get(kind: MirroredKind, id: string): MirroredRecord | undefined
-  /** Every record of the document. */
-  records(): MirroredRecord[]
+  /** True when this device seals values (the `encryption` option). */
+  readonly encrypted: boolean
+  /**
+   * The records stored under the given ids (decrypted first when encrypted);
+   * malformed values are left out, values this device cannot read are listed.
+   */
+  read(ids: Iterable<readonly [MirroredKind, string]>): Promise<ReadResult>
+  /** Every record of the document, as {@link MirrorDoc.read}. */
+  readAll(): Promise<ReadResult>
   /**
    * Writes records in one transaction with {@link LOCAL_ORIGIN}, skipping any
-   * the document already holds at the same or a newer HLC.
+   * the document already holds at the same or a newer HLC. Sealing happens
+   * before the transaction; without encryption the write is synchronous.
    * @returns how many were written.
+   * @throws MemoryError `crypto` when sealing fails.
    */
-  publish(records: readonly MirroredRecord[]): number
+  publish(records: readonly MirroredRecord[]): Promise<number>
   /** Calls `listener` with the ids changed by every transaction not made by this mirror. */
   onRemoteChange(listener: (kind: MirroredKind, ids: string[]) => void): () => void
 }
 
-/** Wraps a project document; creates its three key-value types. */
-export function createMirrorDoc(doc: Y.Doc, projectId: string): MirrorDoc {
-  const maps = new Map<MirroredKind, YKeyValue<DocValue>>()
-  for (const kind of MIRRORED_KINDS) maps.set(kind, new YKeyValue<DocValue>(doc.getArray(kind)))
-  const kv = (kind: MirroredKind): YKeyValue<DocValue> => maps.get(kind)!
+/** Wraps a project document; creates its three key-value types. With a cipher, values are sealed and opened. */
+export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCipher): MirrorDoc {
+  type Stored = DocValue | SealedDocValue
+  const maps = new Map<MirroredKind, YKeyValue<Stored>>()
+  for (const kind of MIRRORED_KINDS) maps.set(kind, new YKeyValue<Stored>(doc.getArray(kind)))
+  const kv = (kind: MirroredKind): YKeyValue<Stored> => maps.get(kind)!
+  const holdsAtLeast = (record: MirroredRecord): boolean => {
+    const held = kv(record.kind).get(record.id)
+    return held !== undefined && compareHlc(held.hlc, record.hlc) >= 0
+  }
 
-  function toRecord(kind: MirroredKind, id: string, val: DocValue | undefined): MirroredRecord | undefined {
-    // A malformed value (no stamp, an id of another project) is never applied.
+  /** The record of a stored value; undefined when malformed (no stamp, an id of another project): never applied. */
+  async function toRecord(kind: MirroredKind, id: string, val: Stored | undefined): Promise<MirroredRecord | undefined> {
     if (typeof val !== 'object' || val === null || typeof val.hlc !== 'string') return undefined
     const identity = identityOf(kind, projectId, id)
     if (identity === undefined) return undefined
-    return { kind, projectId, id, hlc: val.hlc, row: { ...val, projectId, [IDENTITY[kind]]: identity } }
+    const isSealed = (val as { sealed?: unknown }).sealed instanceof Uint8Array
+    if (isSealed && !cipher) throw new MemoryError('crypto', `Project ${projectId} is end-to-end encrypted on another device: pass startSync({ encryption }) to read it`)
+    if (!isSealed && cipher) throw new MemoryError('crypto', `A device syncs project ${projectId} without encryption while this one encrypts it: give every device the same encryption option`)
+    let fields = val as unknown as { [field: string]: unknown }
+    if (cipher) {
+      const plain = await cipher.open((val as SealedDocValue).sealed, sealContext(projectId, kind, id, val.hlc))
+      fields = JSON.parse(decoder.decode(plain)) as { [field: string]: unknown }
+      if (typeof fields !== 'object' || fields === null) return undefined
+    }
+    return { kind, projectId, id, hlc: val.hlc, row: { ...fields, hlc: val.hlc, projectId, [IDENTITY[kind]]: identity } as MirroredRecord['row'] }
+  }
+
+  async function read(ids: Iterable<readonly [MirroredKind, string, Stored?]>): Promise<ReadResult> {
+    const result: ReadResult = { records: [], unreadable: [] }
+    const opened = [...ids].map(async ([kind, id, val]) => {
+      try {
+        const record = await toRecord(kind, id, val ?? kv(kind).get(id))
+        if (record) result.records.push(record)
+      } catch (error) {
+        if (!(error instanceof MemoryError && error.code === 'crypto')) throw error
+        result.unreadable.push({ kind, id, error })
+      }
+    })
+    await Promise.all(opened)
+    return result
+  }
+
+  /** A record's row without the entry's identity fields (and without `hlc`, which the stored value carries). */
+  function valueOf(record: MirroredRecord): MirroredRecord['row'] {
+    const { projectId: _project, [IDENTITY[record.kind]]: _identity, hlc: _hlc, ...value } = record.row
+    return value
+  }
+
+  async function seal(record: MirroredRecord, c: ValueCipher): Promise<SealedDocValue> {
+    const sealed = await c.seal(encoder.encode(JSON.stringify(valueOf(record))), sealContext(projectId, record.kind, record.id, record.hlc))
+    return { hlc: record.hlc, sealed }
+  }
+
+  function write(entries: ReadonlyArray<readonly [MirroredRecord, Stored]>): number {
+    let written = 0
+    doc.transact(() => {
+      for (const [record, stored] of entries) {
+        // Checked again here: the document may have moved on while values were sealed.
+        if (holdsAtLeast(record)) continue
+        kv(record.kind).set(record.id, stored)
+        written++
+      }
+    }, LOCAL_ORIGIN)
+    return written
   }
 
   return {
     doc,
-    get: (kind, id) => toRecord(kind, id, kv(kind).get(id)),
-    records() {
-      const out: MirroredRecord[] = []
-      for (const kind of MIRRORED_KINDS) {
-        for (const [id, entry] of kv(kind).map) {
-          const record = toRecord(kind, id, entry.val)
-          if (record) out.push(record)
-        }
-      }
-      return out
+    encrypted: cipher !== undefined,
+    read: (ids) => read(ids),
+    readAll() {
+      const all: Array<[MirroredKind, string, Stored]> = []
+      for (const kind of MIRRORED_KINDS) for (const [id, entry] of kv(kind).map) all.push([kind, id, entry.val])
+      return read(all)
     },
-    publish(records) {
-      let written = 0
-      doc.transact(() => {
-        for (const record of records) {
-          const held = kv(record.kind).get(record.id)
-          if (held !== undefined && compareHlc(held.hlc, record.hlc) >= 0) continue
-          const { projectId: _project, [IDENTITY[record.kind]]: _identity, ...value } = record.row
-          kv(record.kind).set(record.id, { ...value, hlc: record.hlc })
-          written++
-        }
-      }, LOCAL_ORIGIN)
-      return written
+    async publish(records) {
+      const todo = records.filter((r) => !holdsAtLeast(r))
+      if (todo.length === 0) return 0
+      if (!cipher) return write(todo.map((r) => [r, { ...valueOf(r), hlc: r.hlc }] as const))
+      return write(await Promise.all(todo.map(async (r) => [r, await seal(r, cipher)] as const)))
     },
     onRemoteChange(listener) {
       const offs = MIRRORED_KINDS.map((kind) => {

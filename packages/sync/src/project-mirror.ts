@@ -1,8 +1,10 @@
 import { compareHlc, MemoryError, type Memory, type MirroredKind, type MirroredRecord } from '@engram/core'
 import * as Y from 'yjs'
 import type { DocPersistence } from './idb-persistence.js'
-import { createMirrorDoc, type MirrorDoc } from './mirror-doc.js'
+import { checkKey, onKeyCheckChange, writeKeyCheck, type KeyCheckResult } from './key-check.js'
+import { createMirrorDoc, MIRRORED_KINDS, type MirrorDoc, type UnreadableEntry } from './mirror-doc.js'
 import type { Connection, ConnectionStatus, Connector } from './sync-types.js'
+import type { ValueCipher } from './value-cipher.js'
 
 /** How long drained outbox entries wait to be acked together. */
 const ACK_DELAY_MS = 20
@@ -14,6 +16,8 @@ export interface MirrorDeps {
   readonly connect: Connector
   readonly persistence: (doc: Y.Doc) => DocPersistence
   readonly batchSize: number
+  /** Seals and opens values (end-to-end encryption); undefined: values in clear. */
+  readonly cipher?: ValueCipher | undefined
   setStatus(status: ConnectionStatus, error?: unknown): void
   onError(error: unknown): void
 }
@@ -42,11 +46,19 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   const { memory, projectId } = deps
   const replication = memory.replication
   const doc = new Y.Doc({ gc: true })
-  const mirror: MirrorDoc = createMirrorDoc(doc, projectId)
+  const mirror: MirrorDoc = createMirrorDoc(doc, projectId, deps.cipher)
   let persistence: DocPersistence | undefined
   let connection: Connection | undefined
   let stopped = false
-  let queue: Promise<void> = Promise.resolve()
+  /** Set when this device must not touch the document (wrong key, plain vs encrypted): status stays 'error'. */
+  let refused: MemoryError | undefined
+  /** Drains and applies wait until the key check passed (or sync stops). */
+  let gateOpen = false
+  let openGate!: () => void
+  let queue: Promise<void> = new Promise<void>((resolve) => { openGate = resolve })
+  let firstSynced!: () => void
+  const synced = new Promise<void>((resolve) => { firstSynced = resolve })
+  let offKeyCheck: (() => void) | undefined
   const acks = new Set<Promise<void>>()
   const inFlight = new Set<number>()
   const ackBatch: number[] = []
@@ -57,7 +69,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
 
   /** Serializes drains and applies: each reads the document and Dexie, then writes one of them. */
   function enqueue(task: () => Promise<void>): Promise<void> {
-    const run = queue.then(() => (stopped ? undefined : task()))
+    const run = queue.then(() => (stopped || refused ? undefined : task()))
     queue = run.catch(fail)
     return queue
   }
@@ -77,7 +89,8 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       const entries = (await replication.pending({ projectId, limit: deps.batchSize + inFlight.size })).filter((e) => !inFlight.has(e.seq))
       if (entries.length === 0 || stopped) return
       const records = entries.flatMap((e) => (e.record ? [e.record] : []))
-      mirror.publish(records)
+      await mirror.publish(records)
+      if (stopped || refused) return
       scheduleAck(entries.map((e) => e.seq))
       if (entries.length < deps.batchSize) return
     }
@@ -109,6 +122,8 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   }
 
   function drain(): Promise<void> {
+    // Before the key check passed, the outbox simply waits: reconcile publishes it when the gate opens.
+    if (!gateOpen) return Promise.resolve()
     drainQueued ??= enqueue(async () => {
       drainQueued = undefined
       await drainNow()
@@ -119,27 +134,47 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
 
   async function applyIncoming(): Promise<void> {
     applyQueued = false
-    const records: MirroredRecord[] = []
-    for (const [kind, ids] of incoming) {
-      for (const id of ids) {
-        const record = mirror.get(kind, id)
-        if (record) records.push(record)
-      }
-    }
+    const ids: Array<[MirroredKind, string]> = []
+    for (const [kind, set] of incoming) for (const id of set) ids.push([kind, id])
     incoming.clear()
+    // Decrypt first, then apply in one Dexie transaction (no crypto awaited inside it).
+    const { records, unreadable } = await mirror.read(ids)
+    reportUnreadable(unreadable)
     if (records.length === 0) return
     const result = await replication.applyRemote(records)
-    if (result.newer.length > 0) mirror.publish(result.newer)
+    if (result.newer.length > 0) await mirror.publish(result.newer)
     for (const bad of result.rejected) deps.onError(new MemoryError('invalid_input', `Skipped a malformed ${bad.kind} record ${bad.id} from the document of ${projectId}`))
+  }
+
+  /** Values this device cannot read are skipped (never written into Dexie) and reported as `crypto`. */
+  function reportUnreadable(unreadable: readonly UnreadableEntry[]): void {
+    if (unreadable.length === 0 || stopped) return
+    const first = unreadable[0]!
+    const what = unreadable.length === 1 ? `${first.kind} ${first.id}` : `${unreadable.length} values (first: ${first.kind} ${first.id})`
+    deps.setStatus('error', first.error)
+    deps.onError(new MemoryError('crypto', `Skipped ${what} of project ${projectId}: ${first.error.message}`, { cause: first.error }))
+  }
+
+  /** Stops every exchange with the document for good (until restarted with the right key): nothing is published or applied. */
+  function refuse(error: MemoryError): void {
+    if (stopped || refused) return
+    refused = error
+    connection?.destroy()
+    connection = undefined
+    deps.setStatus('error', error)
+    deps.onError(error)
   }
 
   /** First mirroring and every restart: make Dexie and the document agree, then ack what that covered. */
   async function reconcile(): Promise<void> {
     const { records, outbox } = await replication.snapshot(projectId)
     const local = new Map(records.map((r) => [`${r.kind}\u0000${r.id}`, r]))
-    const fromDoc = mirror.records().filter((r) => compareHlc(r.hlc, local.get(`${r.kind}\u0000${r.id}`)?.hlc) > 0)
+    const held = await mirror.readAll()
+    reportUnreadable(held.unreadable)
+    const fromDoc = held.records.filter((r) => compareHlc(r.hlc, local.get(`${r.kind}\u0000${r.id}`)?.hlc) > 0)
     const result = await replication.applyRemote(fromDoc)
-    mirror.publish([...records, ...result.newer])
+    await mirror.publish([...records, ...result.newer])
+    if (stopped || refused) return
     await persistence!.whenPersisted()
     await replication.ack(outbox)
   }
@@ -157,16 +192,65 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
         void enqueue(applyIncoming)
       }
     })
+    offKeyCheck = onKeyCheckChange(doc, () => {
+      // Another device wrote or replaced the key check: this device may no longer read the project.
+      void checkKey(doc, projectId, deps.cipher).then((check) => { if (check.state === 'refused') refuse(check.error) }).catch(fail)
+    })
+    let check: KeyCheckResult = await checkKey(doc, projectId, deps.cipher)
+    // A new document (or no key check yet) learns the relay's state before it writes anything:
+    // a device with the wrong key or none must not overwrite values the others can read.
+    if (isEmpty() || check.state === 'absent') {
+      connectNow()
+      void openWhenKnown()
+      return
+    }
+    if (check.state === 'refused') return refuse(check.error)
+    gateOpen = true
+    openGate()
     await enqueue(reconcile)
+    if (stopped || refused) return
+    connectNow()
+  }
+
+  /** After the first sync with the relay: check the key again, write the key check if this device is the first to encrypt. */
+  async function openWhenKnown(): Promise<void> {
+    await synced
     if (stopped) return
+    let check = await checkKey(doc, projectId, deps.cipher)
+    if (check.state === 'absent' && deps.cipher) {
+      await writeKeyCheck(doc, projectId, deps.cipher)
+      check = await checkKey(doc, projectId, deps.cipher)
+    }
+    if (check.state === 'refused') return refuse(check.error)
+    gateOpen = true
+    openGate()
+    await enqueue(reconcile)
+  }
+
+  function isEmpty(): boolean {
+    return MIRRORED_KINDS.every((kind) => doc.getArray(kind).length === 0) && doc.getMap('meta').size === 0
+  }
+
+  function connectNow(): void {
+    if (stopped || refused || connection) return
     const room = `${encodeURIComponent(memory.userId)}/${encodeURIComponent(projectId)}`
-    connection = deps.connect({ doc, room, projectId, setStatus: (status, error) => { if (!stopped) deps.setStatus(status, error) } })
+    connection = deps.connect({
+      doc, room, projectId,
+      setStatus: (status, error) => {
+        if (stopped || refused) return
+        if (status === 'synced') firstSynced()
+        deps.setStatus(status, error)
+      },
+    })
   }
 
   async function stop(): Promise<void> {
     if (stopped) return
     stopped = true
     connection?.destroy()
+    offKeyCheck?.()
+    openGate() // queued tasks see `stopped` and skip
+    firstSynced()
     await queue
     await Promise.all([...acks])
     persistence?.destroy()
@@ -174,6 +258,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   }
 
   const ready = start().catch((error: unknown) => {
+    openGate()
     fail(error)
   })
   return { projectId, ready, doc, drain: () => ready.then(drain), stop }

@@ -3,6 +3,7 @@ import { noPersistence, openDocPersistence } from './idb-persistence.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'
 import { createStatusRegistry } from './status-registry.js'
 import type { Connector, Sync, SyncOptions, SyncStatus } from './sync-types.js'
+import { checkEncryptionOption, createValueCipher } from './value-cipher.js'
 import { websocketConnector } from './websocket-connector.js'
 
 /**
@@ -15,7 +16,9 @@ import { websocketConnector } from './websocket-connector.js'
  * @example
  * const sync = startSync(memory, { url: 'wss://relay.example.com', token: () => fetchToken(), WebSocket: ws })
  * sync.onStatus((projectId, status) => console.log(projectId, status))
- * @throws MemoryError `invalid_input` when `url` or `token` is missing (and no `connect` is given), `closed` when memory is closed.
+ * With `encryption`, values are end-to-end encrypted; a device with another
+ * key (or none) reports `crypto` errors and status 'error' and writes nothing.
+ * @throws MemoryError `invalid_input` when `url` or `token` is missing (and no `connect` is given) or `encryption` is malformed, `closed` when memory is closed.
  */
 export function startSync(memory: Memory, options: SyncOptions): Sync {
   if (memory.closed) throw new MemoryError('closed', 'This memory store is closed; open it again before startSync()')
@@ -26,6 +29,9 @@ export function startSync(memory: Memory, options: SyncOptions): Sync {
   const docName = options.docName ?? ((projectId: string) => `engram-sync:${memory.appId}:${memory.userId}:${memory.deviceId}:${projectId}`)
   // Without IndexedDB (plain Node) the document lives in memory only; the Dexie outbox still guards every write.
   const persist = options.persistence ?? typeof indexedDB !== 'undefined'
+  checkEncryptionOption(options.encryption)
+  // One cipher for every project: a passphrase is derived once per startSync.
+  const cipher = options.encryption ? createValueCipher(options.encryption, memory.userId) : undefined
 
   const mirrors = new Map<string, ProjectMirror>()
   const statuses = createStatusRegistry()
@@ -40,7 +46,7 @@ export function startSync(memory: Memory, options: SyncOptions): Sync {
   function startMirror(projectId: string): void {
     if (closed || mirrors.has(projectId)) return
     const mirror = startProjectMirror({
-      memory, projectId, connect, batchSize,
+      memory, projectId, connect, batchSize, cipher,
       persistence: (doc) => (persist ? openDocPersistence(docName(projectId), doc) : noPersistence),
       setStatus: (status) => setStatus(projectId, status),
       onError: (error) => onError(error, projectId),

@@ -1,5 +1,6 @@
 import type * as Y from 'yjs'
 import type { BackoffOptions } from './backoff.js'
+import type { EncryptionOption } from './value-cipher.js'
 
 /** Sync state of one project. */
 export type SyncStatus = 'off' | 'connecting' | 'synced' | 'offline' | 'error'
@@ -50,6 +51,13 @@ export interface SyncOptions {
   docName?: (projectId: string) => string
   /** Outbox entries drained per step. Default 500. */
   batchSize?: number
+  /**
+   * End-to-end encryption of mirrored values (AES-GCM, a fresh IV per value): the relay stores
+   * and merges documents whose values it cannot read. A passphrase is stretched with
+   * PBKDF2-SHA256 (310,000 rounds, salt from the user id), so every device of the user that
+   * knows it derives the same key. Give every device of the user the same option.
+   */
+  encryption?: EncryptionOption
   /** Called with failures that sync reports as status 'error' (or retries). Default: console.warn. */
   onError?: (error: unknown, projectId: string | undefined) => void
 }
