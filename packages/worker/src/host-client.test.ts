@@ -90,6 +90,39 @@ describe('worker host and client over a MessageChannel', () => {
     await memory.close() // idempotent
   })
 
+  it('releases every MessagePort it opened: subscriptions on unsubscribe, app-supplied functions on close', async () => {
+    const openPorts = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length
+    await nextTick(100) // let ports closed by earlier tests go
+    const base = openPorts()
+    const { connect } = pair()
+    const memory = await connect({ extractor: () => [], embedder: { dimensions: 2, embed: async (texts) => texts.map(() => new Float32Array(2)) } })
+    const connected = openPorts()
+    const offChanges = await memory.changes.subscribe({}, () => {})
+    const offStatus = await memory.sync.onStatus(() => {})
+    expect(openPorts()).toBeGreaterThan(connected)
+    await offChanges()
+    await offStatus()
+    await nextTick()
+    expect(openPorts()).toBe(connected)
+    await memory.close()
+    await nextTick(100)
+    expect(openPorts()).toBe(base)
+  })
+
+  it('releases the app-supplied functions when the store cannot open', async () => {
+    const openPorts = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length
+    await nextTick(100)
+    const base = openPorts()
+    const { port1, port2 } = new MessageChannel()
+    const host = exposeMemory({ endpoint: port1, memory: { indexedDB: new IDBFactory(), IDBKeyRange }, locks: null })
+    const error = await connectMemory(port2, { appId: '', userId: 'u', extractor: () => [] }).catch((e: unknown) => e)
+    expect((error as MemoryError).code).toBe('invalid_input')
+    host.close()
+    port2.close()
+    await nextTick(100)
+    expect(openPorts()).toBe(base)
+  })
+
   it('shares one store between connections, as tabs on a SharedWorker do', async () => {
     const { connect, host } = pair()
     const a = await connect()

@@ -151,15 +151,19 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
   const connection = {
     open(request: OpenRequest, plugins: ClientPlugins | undefined): Promise<OpenedInfo> {
       if (disposed) return Promise.reject(new MemoryError('closed', 'This connection is closed; connect again'))
+      // The app's functions arrive as a proxy (a port pair): the pool releases it with the connection, this if it never gets there.
+      const releasePlugins = (): void => { (plugins as unknown as Comlink.Remote<ClientPlugins> | undefined)?.[Comlink.releaseProxy]() }
       opening ??= (async () => {
-        const opened = await stores.acquire(request)
+        const opened = await stores.acquire(request).catch((error: unknown) => { releasePlugins(); throw error })
         if (disposed) {
           stores.release(opened)
+          releasePlugins()
           throw new MemoryError('closed', 'The connection closed while the store was opening')
         }
         store = opened
         const names = pluginNames(request)
         if (plugins && names.length > 0) opened.pool.add(id, plugins as unknown as Comlink.Remote<ClientPlugins>, names)
+        else releasePlugins()
         if (request.sync) stores.ensureSync(opened, request.sync)
         if (locks && request.clientLock) watchClient(locks, request.clientLock, dispose)
         return { appId: opened.memory.appId, userId: opened.memory.userId, deviceId: opened.memory.deviceId, mode }

@@ -1,4 +1,4 @@
-import type * as Comlink from 'comlink'
+import * as Comlink from 'comlink'
 import { MemoryError } from '@engram/core'
 import type { ClientPlugins } from './api.js'
 
@@ -12,6 +12,7 @@ export type PluginName = keyof ClientPlugins
  */
 export interface PluginPool {
   add(connectionId: string, plugins: Comlink.Remote<ClientPlugins>, names: readonly PluginName[]): void
+  /** Forgets a connection's functions and releases their proxy (the port pair to that tab). */
   remove(connectionId: string): void
   /**
    * Calls a plugin in a connected tab.
@@ -25,11 +26,15 @@ export function createPluginPool(): PluginPool {
   const providers = new Map<string, { plugins: Comlink.Remote<ClientPlugins>; names: ReadonlySet<PluginName> }>()
   return {
     add(connectionId, plugins, names) {
+      const previous = providers.get(connectionId)
       providers.delete(connectionId)
+      if (previous && previous.plugins !== plugins) previous.plugins[Comlink.releaseProxy]()
       providers.set(connectionId, { plugins, names: new Set(names) })
     },
     remove(connectionId) {
+      const provider = providers.get(connectionId)
       providers.delete(connectionId)
+      provider?.plugins[Comlink.releaseProxy]()
     },
     call(name, ...args) {
       const all = [...providers.values()]
