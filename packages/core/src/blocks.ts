@@ -93,7 +93,7 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
       checkId('projectId', projectId)
       checkId('label', label)
       checkString('value', value)
-      const o = checkOptions('options', options)
+      const o = checkOptions('options', options, ['limit', 'description', 'readOnly'])
       const limit = o.limit === undefined ? undefined : checkNumber('limit', o.limit, { min: 1, max: MAX_BLOCK_LIMIT, integer: true })
       const description = checkOptionalString('description', o.description, MAX_BLOCK_DESCRIPTION)
       if (o.readOnly !== undefined && typeof o.readOnly !== 'boolean') throw invalidInput(`readOnly must be a boolean, got ${describe(o.readOnly)}`)

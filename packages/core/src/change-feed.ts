@@ -3,6 +3,12 @@ export type ChangeKind =
   | 'projects' | 'facts' | 'blocks' | 'sessions' | 'messages' | 'summaries' | 'passages'
   | 'journal' | 'runs' | 'tasks' | 'usage' | 'lessons'
 
+/** Every {@link ChangeKind}, for checking subscription filters. */
+export const CHANGE_KINDS: readonly ChangeKind[] = [
+  'projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'passages',
+  'journal', 'runs', 'tasks', 'usage', 'lessons',
+]
+
 /** Who made a change: this device, or another device through sync. */
 export type Origin = 'local' | 'remote'
 
@@ -18,7 +24,8 @@ export interface ChangesApi {
    * Calls `listener` once per committed transaction with the changes it made
    * (filtered). Nothing is emitted for a transaction that rolled back.
    * @returns the unsubscribe function.
-   * @throws MemoryError `invalid_input` when the listener is not a function.
+   * @throws MemoryError `invalid_input` when the listener is not a function or the filter
+   * has an unknown field or kind; `closed` after close().
    */
   subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): () => void
 }

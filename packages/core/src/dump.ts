@@ -83,7 +83,7 @@ export function createDump(ctx: StoreContext): DumpApi {
 
     async import(dump, options) {
       ctx.assertOpen()
-      const { mode } = checkOptions('options', options)
+      const { mode } = checkOptions('options', options, ['mode'])
       checkOneOf('mode', mode, ['merge', 'replace'] as const)
       validateDump(db, dump)
       return { written: await importDump(ctx, dump, mode!) }

@@ -7,6 +7,8 @@ export const MAX_SOURCE_NOTE = 2000
 
 const SOURCE_FIELDS = new Set(['sessionId', 'messageId', 'tool', 'note'])
 
+type SetOptions = { confidence?: unknown; source?: unknown; tags?: unknown }
+
 /** A fact write, validated and detached from the caller's objects. */
 export interface FactInput { projectId: string; key: string; value: Json; confidence: number; source?: Source; tags: string[] }
 
@@ -20,7 +22,7 @@ export interface FactInput { projectId: string; key: string; value: Json; confid
 export function checkFactInput(projectId: unknown, key: unknown, value: unknown, options: unknown, maxValueBytes?: number): FactInput {
   checkId('projectId', projectId)
   checkId('key', key)
-  const opts = checkOptions('options', options as object | undefined) as { confidence?: unknown; source?: unknown; tags?: unknown }
+  const opts = checkOptions('options', options as SetOptions | undefined, ['confidence', 'source', 'tags'])
   checkJson('value', value, maxValueBytes)
   const confidence = opts.confidence === undefined ? 1 : checkNumber('confidence', opts.confidence, { min: 0, max: 1 })
   const source = checkSource(opts.source)

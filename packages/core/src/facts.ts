@@ -98,7 +98,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
 
     async list(projectId, options) {
       checkId('projectId', projectId)
-      const { tag, prefix, limit, offset } = checkOptions('options', options)
+      const { tag, prefix, limit, offset } = checkOptions('options', options, ['tag', 'prefix', 'limit', 'offset'])
       if (tag !== undefined) checkId('tag', tag)
       if (prefix !== undefined) checkString('prefix', prefix)
       const max = limit === undefined ? undefined : checkLimit('limit', limit, 0, Number.MAX_SAFE_INTEGER)
@@ -134,7 +134,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
 
     async deleteAll(projectId, options) {
       checkId('projectId', projectId)
-      const { tag } = checkOptions('options', options)
+      const { tag } = checkOptions('options', options, ['tag'])
       if (tag !== undefined) checkId('tag', tag)
       return write(ctx, tables(), async (w) => {
         await requireProject(ctx, projectId)

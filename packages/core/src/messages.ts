@@ -57,7 +57,7 @@ export function createMessages(ctx: StoreContext): MessagesApi {
   const tables = ['projects', 'sessions', 'messages', ...ctx.index.tables]
 
   function prepare(name: string, input: MessageInput): Prepared {
-    const { role, content, meta } = checkOptions(name, input)
+    const { role, content, meta } = checkOptions(name, input, ['role', 'content', 'meta'])
     checkOneOf(`${name}.role`, role, ROLES)
     checkContent(`${name}.content`, content)
     if (meta !== undefined) checkJson(`${name}.meta`, meta, MAX_META_BYTES)
@@ -118,7 +118,7 @@ export function createMessages(ctx: StoreContext): MessagesApi {
 
     async page(sessionId, options) {
       checkId('sessionId', sessionId)
-      const o = checkOptions('options', options)
+      const o = checkOptions('options', options, ['after', 'limit'])
       const after = o.after === undefined ? 0 : checkNumber('after', o.after, { min: 0, integer: true })
       const limit = checkLimit('limit', o.limit, 100)
       return sessionRange(sessionId, async (s) => {

@@ -1,6 +1,6 @@
 import { createArchive } from './archive.js'
 import { createBlocks } from './blocks.js'
-import { createChangeFeed } from './change-feed.js'
+import { CHANGE_KINDS, createChangeFeed } from './change-feed.js'
 import { createContextBuilder, type Summarizer } from './context/context.js'
 import { createDump } from './dump.js'
 import { MemoryError } from './errors.js'
@@ -27,7 +27,7 @@ import { createSessions } from './sessions.js'
 import type { Embedder, StoreContext } from './store-context.js'
 import { createSummaries } from './summaries.js'
 import { estimateTokenizer, type Tokenizer } from './token-estimate.js'
-import { checkId, checkOptions } from './validate.js'
+import { checkId, checkOneOf, checkOptions } from './validate.js'
 
 /** Options of {@link openMemory}. */
 export interface MemoryOptions {
@@ -138,10 +138,11 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
 
 function subscribe(ctx: StoreContext, filter: Parameters<Memory['changes']['subscribe']>[0], listener: Parameters<Memory['changes']['subscribe']>[1]): () => void {
   ctx.assertOpen()
-  const f = checkOptions('filter', filter)
+  const f = checkOptions('filter', filter, ['projectId', 'kinds'])
   if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'changes.subscribe needs a listener function')
   if (f.projectId !== undefined) checkId('filter.projectId', f.projectId)
   if (f.kinds !== undefined && !Array.isArray(f.kinds)) throw new MemoryError('invalid_input', 'filter.kinds must be an array')
+  for (const kind of f.kinds ?? []) checkOneOf('filter.kinds[]', kind, CHANGE_KINDS)
   return ctx.feed.subscribe(f, listener)
 }
 

@@ -36,7 +36,7 @@ export function createProjects(ctx: StoreContext): ProjectsApi {
 
   return {
     async create(input) {
-      const { name, id, sync } = checkOptions('project', input)
+      const { name, id, sync } = checkOptions('project', input, ['name', 'id', 'sync'])
       checkString('name', name, { nonEmpty: true, maxLength: MAX_NAME })
       const projectId = id === undefined ? newId(ctx.now()) : checkId('id', id)
       const syncSetting = checkSync(sync)
@@ -55,13 +55,13 @@ export function createProjects(ctx: StoreContext): ProjectsApi {
       return readOne(ctx, () => db.projects.get(id))
     },
     async list(options) {
-      const { includeArchived } = checkOptions('options', options)
+      const { includeArchived } = checkOptions('options', options, ['includeArchived'])
       const all = await read(ctx, ['projects'], () => db.projects.toArray())
       return all.filter((p) => includeArchived || p.archivedAt === undefined).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
     },
     async update(id, changes) {
       checkId('id', id)
-      const { name, sync } = checkOptions('changes', changes)
+      const { name, sync } = checkOptions('changes', changes, ['name', 'sync'])
       if (name !== undefined) checkString('name', name, { nonEmpty: true, maxLength: MAX_NAME })
       const syncSetting = sync === undefined ? undefined : checkSync(sync)
       const project = await write(ctx, ['projects'], async (w) => {

@@ -77,7 +77,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
   return {
     async start(projectId, options) {
       checkId('projectId', projectId)
-      const { title, channel, id } = checkOptions('options', options)
+      const { title, channel, id } = checkOptions('options', options, ['title', 'channel', 'id'])
       checkOptionalString('title', title, MAX_TITLE_LENGTH)
       checkOptionalString('channel', channel, MAX_CHANNEL_LENGTH)
       const sessionId = id === undefined ? newId(ctx.now()) : checkId('id', id)
@@ -102,7 +102,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
 
     async list(projectId, options) {
       checkId('projectId', projectId)
-      const o = checkOptions('options', options)
+      const o = checkOptions('options', options, ['status', 'since', 'until', 'limit', 'offset'])
       const status = o.status === undefined ? undefined : checkOneOf('status', o.status, ['active', 'closed'] as const)
       const since = o.since === undefined ? -Infinity : checkTime('since', o.since)
       const until = o.until === undefined ? Infinity : checkTime('until', o.until)
@@ -119,7 +119,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
 
     async close(id, options) {
       checkId('id', id)
-      const { summary } = checkOptions('options', options)
+      const { summary } = checkOptions('options', options, ['summary'])
       if (summary !== undefined) checkString('summary', summary, { nonEmpty: true, maxLength: MAX_SUMMARY_LENGTH })
       return write(ctx, closeTables, async (w) => {
         const row = await requireSession(ctx, id)

@@ -106,7 +106,7 @@ export function createSummaries(ctx: StoreContext): SummariesApi {
 
   return {
     async write(summary) {
-      const s = checkOptions('summary', summary)
+      const s = checkOptions('summary', summary, ['projectId', 'sessionId', 'kind', 'text', 'coversUntil'])
       checkId('projectId', s.projectId)
       const kind = checkOneOf('kind', s.kind, KINDS)
       checkString('text', s.text, { nonEmpty: true, maxLength: MAX_SUMMARY_LENGTH })
@@ -129,7 +129,7 @@ export function createSummaries(ctx: StoreContext): SummariesApi {
 
     async latest(projectId, options) {
       checkId('projectId', projectId)
-      const o = checkOptions('options', options)
+      const o = checkOptions('options', options, ['sessionId', 'kind'])
       const kind = o.kind === undefined ? undefined : checkOneOf('kind', o.kind, KINDS)
       if (o.sessionId !== undefined) checkId('sessionId', o.sessionId)
       const row = await read(ctx, ['summaries'], () => {
@@ -143,7 +143,7 @@ export function createSummaries(ctx: StoreContext): SummariesApi {
 
     async list(projectId, options) {
       checkId('projectId', projectId)
-      const o = checkOptions('options', options)
+      const o = checkOptions('options', options, ['kind', 'limit'])
       const kind = o.kind === undefined ? undefined : checkOneOf('kind', o.kind, KINDS)
       const limit = checkLimit('limit', o.limit, 100)
       const rows = await read(ctx, ['summaries'], () => byKind(projectId, kind).reverse().filter((r) => r.deletedAt === undefined).limit(limit).toArray())

@@ -67,10 +67,22 @@ export function checkOffset(value: unknown): number {
   return checkNumber('offset', value, { min: 0, integer: true })
 }
 
-/** Checks an options bag: undefined or a plain object. */
-export function checkOptions<T extends object>(name: string, value: T | undefined): Partial<T> {
+/**
+ * Checks an options bag: undefined or a plain object. With `allowed`, a field not in
+ * that list (and not undefined) is rejected, so a misspelt option fails loudly instead
+ * of being ignored.
+ * @throws MemoryError `invalid_input`.
+ */
+export function checkOptions<T extends object>(name: string, value: T | undefined, allowed?: readonly (keyof T & string)[]): Partial<T> {
   if (value === undefined) return {}
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidInput(`${name} must be an object, got ${describe(value)}`)
+  if (allowed !== undefined) {
+    for (const [field, v] of Object.entries(value)) {
+      if (v !== undefined && !(allowed as readonly string[]).includes(field)) {
+        throw invalidInput(`${name} has an unknown field ${JSON.stringify(field)}; allowed: ${allowed.join(', ')}`)
+      }
+    }
+  }
   return value
 }
 

@@ -76,7 +76,7 @@ export type CheckedEntry = JournalEntry
  * @throws MemoryError `invalid_input`, `limit_exceeded`.
  */
 export function checkEntry(entry: unknown): CheckedEntry {
-  const e = checkOptions('entry', entry as JournalEntry)
+  const e = checkOptions('entry', entry as JournalEntry, ['kind', 'payload', 'triggerId', 'idempotencyKey', 'occurredAt'])
   const kind = checkId('kind', e.kind)
   if (kind.length > MAX_KIND) throw invalidInput(`kind is longer than ${MAX_KIND} characters`)
   if (!('payload' in e)) throw invalidInput('entry.payload is required (use null for no payload)')
@@ -195,7 +195,7 @@ export function createJournal(ctx: StoreContext): JournalApi {
     },
 
     async page(options) {
-      const o = checkOptions('options', options)
+      const o = checkOptions('options', options, ['sessionId', 'since', 'until', 'after', 'limit'])
       const sessionId = checkId('sessionId', o.sessionId)
       const since = o.since === undefined ? -Infinity : checkTime('since', o.since)
       const until = o.until === undefined ? Infinity : checkTime('until', o.until)
@@ -213,7 +213,7 @@ export function createJournal(ctx: StoreContext): JournalApi {
     },
 
     async sessions(options) {
-      const o = checkOptions('options', options)
+      const o = checkOptions('options', options, ['since', 'until', 'limit', 'offset'])
       const since = o.since === undefined ? -Infinity : checkTime('since', o.since)
       const until = o.until === undefined ? Infinity : checkTime('until', o.until)
       if (o.limit === undefined) throw invalidInput('limit is required')

@@ -60,7 +60,7 @@ export function createLessons(ctx: StoreContext): LessonsApi {
 
   return {
     async recordOutcome(outcome) {
-      const o = checkOptions('outcome', outcome)
+      const o = checkOptions('outcome', outcome, ['projectId', 'domain', 'score', 'lesson', 'source'])
       const projectId = checkId('projectId', o.projectId)
       const domain = checkId('domain', o.domain)
       const score = checkNumber('score', o.score)
@@ -102,7 +102,7 @@ export function createLessons(ctx: StoreContext): LessonsApi {
 
     async list(projectId, options) {
       checkId('projectId', projectId)
-      const o = checkOptions('options', options)
+      const o = checkOptions('options', options, ['domain'])
       const domain = o.domain === undefined ? undefined : checkId('domain', o.domain)
       return read(ctx, TABLES, async () => {
         const own = await ofProject(projectId, domain)
@@ -112,7 +112,7 @@ export function createLessons(ctx: StoreContext): LessonsApi {
 
     async outcomes(projectId, options) {
       checkId('projectId', projectId)
-      const o = checkOptions('options', options)
+      const o = checkOptions('options', options, ['domain', 'limit'])
       const domain = o.domain === undefined ? undefined : checkId('domain', o.domain)
       const limit = checkLimit('limit', o.limit, 100)
       return read(ctx, TABLES, async () => {
@@ -127,7 +127,7 @@ export function createLessons(ctx: StoreContext): LessonsApi {
 
 function checkSource(value: unknown): Source | undefined {
   if (value === undefined) return undefined
-  const s = checkOptions('source', value as Source)
+  const s = checkOptions('source', value as Source, ['sessionId', 'messageId', 'tool', 'note'])
   const out: Source = {}
   for (const field of ['sessionId', 'messageId', 'tool', 'note'] as const) {
     if (s[field] !== undefined) out[field] = field === 'note' ? checkString('source.note', s[field], { maxLength: MAX_LESSON }) : checkId(`source.${field}`, s[field])

@@ -52,7 +52,7 @@ export function createRuns(ctx: StoreContext): RunsApi {
     async checkpoint(runId, phase, state) {
       checkId('runId', runId)
       checkId('phase', phase)
-      const s = checkOptions('state', state)
+      const s = checkOptions('state', state, ['status', 'output', 'error', 'attempt'])
       const status = checkString('status', s.status, { nonEmpty: true, maxLength: MAX_STATUS })
       if (s.output !== undefined) checkJson('output', s.output)
       const error = checkOptionalString('error', s.error, MAX_ERROR)
@@ -93,7 +93,7 @@ export function createRuns(ctx: StoreContext): RunsApi {
 
     async recordToolEvent(runId, event) {
       checkId('runId', runId)
-      const e = checkOptions('event', event)
+      const e = checkOptions('event', event, ['tool', 'input', 'output', 'status', 'durationMs'])
       const tool = checkId('tool', e.tool)
       const status = checkString('status', e.status, { nonEmpty: true, maxLength: MAX_STATUS })
       if (e.input !== undefined) checkJson('input', e.input)
@@ -118,7 +118,7 @@ export function createRuns(ctx: StoreContext): RunsApi {
 
     async setStatus(runId, state) {
       checkId('runId', runId)
-      const s = checkOptions('state', state)
+      const s = checkOptions('state', state, ['status', 'summary'])
       const status = checkString('status', s.status, { nonEmpty: true, maxLength: MAX_STATUS })
       const summary = checkOptionalString('summary', s.summary, MAX_SUMMARY)
       return write(ctx, TABLES, async (w) => {

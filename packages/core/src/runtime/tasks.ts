@@ -94,7 +94,7 @@ export function createTasks(ctx: StoreContext): TasksApi {
 
   return {
     async create(task) {
-      const t = checkOptions('task', task)
+      const t = checkOptions('task', task, ['projectId', 'description', 'dueAt', 'repeat', 'kind'])
       const projectId = checkId('projectId', t.projectId)
       const description = checkString('description', t.description, { nonEmpty: true, maxLength: MAX_DESCRIPTION }).trim()
       const dueAt = checkTime('dueAt', t.dueAt)
@@ -139,7 +139,7 @@ export function createTasks(ctx: StoreContext): TasksApi {
     async fail(id, error, options) {
       checkId('id', id)
       const message = checkString('error', error, { maxLength: MAX_ERROR })
-      const o = checkOptions('options', options)
+      const o = checkOptions('options', options, ['maxRetries', 'backoffMs'])
       const maxRetries = checkNumber('maxRetries', o.maxRetries, { min: 0, integer: true })
       const backoffMs = checkOptionalNumber('backoffMs', o.backoffMs, { min: 0 })
       return write(ctx, TABLES, async (w) => {
@@ -166,7 +166,7 @@ export function createTasks(ctx: StoreContext): TasksApi {
 
     async update(idPrefix, changes) {
       checkId('idPrefix', idPrefix)
-      const c = checkOptions('changes', changes)
+      const c = checkOptions('changes', changes, ['description', 'dueAt', 'repeat'])
       const description = c.description === undefined ? undefined : checkString('description', c.description, { nonEmpty: true, maxLength: MAX_DESCRIPTION }).trim()
       const dueAt = c.dueAt === undefined ? undefined : checkTime('dueAt', c.dueAt)
       const repeat = c.repeat === undefined ? undefined : checkRepeat(c.repeat)
@@ -192,7 +192,7 @@ export function createTasks(ctx: StoreContext): TasksApi {
     },
 
     async list(options) {
-      const o = checkOptions('options', options)
+      const o = checkOptions('options', options, ['projectId', 'status'])
       const projectId = o.projectId === undefined ? undefined : checkId('projectId', o.projectId)
       const status = o.status === undefined ? undefined : checkOneOf('status', o.status, STATUSES)
       return read(ctx, TABLES, async () => {

@@ -115,7 +115,7 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
 
   return {
     async begin(turn) {
-      const t = checkOptions('turn', turn)
+      const t = checkOptions('turn', turn, ['projectId', 'sessionId', 'turnId', 'prompt', 'budget'])
       const projectId = checkId('projectId', t.projectId)
       const sessionId = checkId('sessionId', t.sessionId)
       const turnId = checkId('turnId', t.turnId)
@@ -148,7 +148,7 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
     },
 
     async end(turn) {
-      const t = checkOptions('turn', turn)
+      const t = checkOptions('turn', turn, ['sessionId', 'turnId', 'reply', 'interrupted'])
       const sessionId = checkId('sessionId', t.sessionId)
       const turnId = checkId('turnId', t.turnId)
       const reply = checkString('reply', t.reply, { maxLength: MAX_TEXT })
@@ -179,7 +179,7 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
     },
 
     async partial(turn) {
-      const t = checkOptions('turn', turn)
+      const t = checkOptions('turn', turn, ['sessionId', 'turnId', 'text'])
       const sessionId = checkId('sessionId', t.sessionId)
       const turnId = checkId('turnId', t.turnId)
       const text = checkString('text', t.text, { maxLength: MAX_TEXT })

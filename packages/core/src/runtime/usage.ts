@@ -55,7 +55,7 @@ export function createUsage(ctx: StoreContext): UsageApi {
 
   return {
     async record(record) {
-      const r = checkOptions('usage', record)
+      const r = checkOptions('usage', record, ['sessionId', 'projectId', 'model', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'])
       const sessionId = checkId('sessionId', r.sessionId)
       const projectId = r.projectId === undefined ? undefined : checkId('projectId', r.projectId)
       const model = checkId('model', checkString('model', r.model, { maxLength: MAX_MODEL }))

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest'
+import type { Memory } from '@engram/core'
+import { openTestMemory, testClock } from '../../../test/support/memory.js'
+
+/** A store with one of everything the calls below refer to. */
+async function seeded() {
+  const clock = testClock()
+  const memory = await openTestMemory({ now: clock.now })
+  await memory.projects.create({ name: 'P', id: 'p' })
+  await memory.sessions.start('p', { id: 's' })
+  await memory.facts.set('p', 'k', 1)
+  await memory.blocks.set('p', 'b', 'text')
+  const task = await memory.tasks.create({ projectId: 'p', description: 'water plants', dueAt: clock.now() + 1000 })
+  await memory.turns.begin({ projectId: 'p', sessionId: 's', turnId: 't0', prompt: 'hi', budget: 100 })
+  return { memory, clock, taskId: task.id }
+}
+
+type Call = [name: string, call: (m: Memory, taskId: string) => Promise<unknown>]
+
+/** One call per options bag of the public API, each with a misspelt option name. */
+const typos: Call[] = [
+  ['projects.create', (m) => m.projects.create({ name: 'X', sinc: { enabled: true } } as never)],
+  ['projects.list', (m) => m.projects.list({ includeArchive: true } as never)],
+  ['projects.update', (m) => m.projects.update('p', { nme: 'Y' } as never)],
+  ['facts.set', (m) => m.facts.set('p', 'k2', 1, { confidance: 0.5 } as never)],
+  ['facts.list', (m) => m.facts.list('p', { tags: 'x' } as never)],
+  ['facts.deleteAll', (m) => m.facts.deleteAll('p', { tags: 'x' } as never)],
+  ['blocks.set', (m) => m.blocks.set('p', 'b2', 'v', { readonly: true } as never)],
+  ['sessions.start', (m) => m.sessions.start('p', { titel: 'x' } as never)],
+  ['sessions.list', (m) => m.sessions.list('p', { staus: 'active' } as never)],
+  ['sessions.close', (m) => m.sessions.close('s', { sumary: 'x' } as never)],
+  ['messages.append', (m) => m.messages.append('s', { role: 'user', content: 'x', metadata: {} } as never)],
+  ['messages.page', (m) => m.messages.page('s', { afterSeq: 3 } as never)],
+  ['summaries.write', (m) => m.summaries.write({ projectId: 'p', kind: 'project', text: 'x', covers: 1 } as never)],
+  ['summaries.latest', (m) => m.summaries.latest('p', { session: 's' } as never)],
+  ['summaries.list', (m) => m.summaries.list('p', { kinds: ['session'] } as never)],
+  ['journal.append', (m) => m.journal.append('j', { kind: 'k', payload: 1, idempotency: 'x' } as never)],
+  ['journal.page', (m) => m.journal.page({ sessionId: 'j', limit: 1, before: 2 } as never)],
+  ['journal.sessions', (m) => m.journal.sessions({ limit: 1, from: 2 } as never)],
+  ['runs.checkpoint', (m) => m.runs.checkpoint('r', 'plan', { status: 'ok', attempts: 2 } as never)],
+  ['runs.recordToolEvent', (m) => m.runs.recordToolEvent('r', { tool: 't', status: 'ok', duration: 3 } as never)],
+  ['runs.setStatus', (m) => m.runs.setStatus('r', { status: 'ok', sumary: 'x' } as never)],
+  ['tasks.create', (m) => m.tasks.create({ projectId: 'p', description: 'feed cat', dueAt: 1, repeats: 'daily' } as never)],
+  ['tasks.fail', (m, id) => m.tasks.fail(id, 'boom', { maxRetries: 1, backoff: 5 } as never)],
+  ['tasks.update', (m, id) => m.tasks.update(id, { due: 5 } as never)],
+  ['tasks.list', (m) => m.tasks.list({ project: 'p' } as never)],
+  ['usage.record', (m) => m.usage.record({ sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1, cachedTokens: 2 } as never)],
+  ['lessons.recordOutcome', (m) => m.lessons.recordOutcome({ projectId: 'p', domain: 'd', score: 1, lesson: 'l', sorce: {} } as never)],
+  ['lessons.list', (m) => m.lessons.list('p', { domians: 'd' } as never)],
+  ['lessons.outcomes', (m) => m.lessons.outcomes('p', { max: 3 } as never)],
+  ['turns.begin', (m) => m.turns.begin({ projectId: 'p', sessionId: 's', turnId: 't1', prompt: 'x', budget: 10, buget: 1 } as never)],
+  ['turns.end', (m) => m.turns.end({ sessionId: 's', turnId: 't0', reply: 'x', interupted: true } as never)],
+  ['turns.partial', (m) => m.turns.partial({ sessionId: 's', turnId: 't0', txt: 'x' } as never)],
+  ['import', (m) => m.import({ format: 'engram-dump', version: 1, exportedAt: 0, tables: {} }, { mode: 'merge', dryRun: true } as never)],
+  ['changes.subscribe', async (m) => m.changes.subscribe({ kind: ['facts'] } as never, () => {})],
+]
+
+describe('public API input checks', () => {
+  it.each(typos)('%s rejects an unknown option name with invalid_input and writes nothing', async (name, call) => {
+    const { memory, taskId } = await seeded()
+    const before = await memory.export()
+    const error = await Promise.resolve().then(() => call(memory, taskId)).then(() => undefined, (e: unknown) => e)
+    expect(error, name).toMatchObject({ code: 'invalid_input' })
+    expect((error as Error).message).toMatch(/unknown/)
+    expect({ ...(await memory.export()), exportedAt: before.exportedAt }).toEqual(before)
+  })
+
+  it('changes.subscribe rejects an unknown kind', async () => {
+    const { memory } = await seeded()
+    expect(() => memory.changes.subscribe({ kinds: ['fact' as never] }, () => {})).toThrow(expect.objectContaining({ code: 'invalid_input' }))
+  })
+})
+
+/** One call of every namespace (and every top-level method) of a store. */
+const everyNamespace: Call[] = [
+  ['projects', (m) => m.projects.list()],
+  ['facts', (m) => m.facts.get('p', 'k')],
+  ['blocks', (m) => m.blocks.list('p')],
+  ['sessions', (m) => m.sessions.get('s')],
+  ['messages', (m) => m.messages.tail('s', 5)],
+  ['summaries', (m) => m.summaries.list('p')],
+  ['archive', (m) => m.archive.insert('p', 'text')],
+  ['search', (m) => m.search('p', 'text')],
+  ['context', (m) => m.context.build({ projectId: 'p', budget: 100 })],
+  ['journal', (m) => m.journal.load('s')],
+  ['runs', (m) => m.runs.get('r')],
+  ['tasks', (m) => m.tasks.list()],
+  ['usage', (m) => m.usage.total()],
+  ['lessons', (m) => m.lessons.list('p')],
+  ['turns', (m) => m.turns.begin({ projectId: 'p', sessionId: 's', turnId: 't9', prompt: 'x', budget: 10 })],
+  ['changes', async (m) => m.changes.subscribe({}, () => {})],
+  ['stats', (m) => m.stats()],
+  ['export', (m) => m.export()],
+  ['import', (m) => m.import({ format: 'engram-dump', version: 1, exportedAt: 0, tables: {} }, { mode: 'merge' })],
+]
+
+describe('a closed store', () => {
+  it.each(everyNamespace)('%s fails with closed', async (name, call) => {
+    const { memory, taskId } = await seeded()
+    memory.close()
+    const error = await Promise.resolve().then(() => call(memory, taskId)).then(() => undefined, (e: unknown) => e)
+    expect(error, name).toMatchObject({ name: 'MemoryError', code: 'closed' })
+    expect((error as Error).message).toMatch(/openMemory/)
+  })
+})
