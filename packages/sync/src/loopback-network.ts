@@ -32,6 +32,11 @@ export function createLoopbackNetwork(): LoopbackNetwork {
   const peers = (room: string, replica: string): Array<[string, Y.Doc]> =>
     offline.has(replica) ? [] : [...(rooms.get(room) ?? [])].filter(([name]) => name !== replica && !offline.has(name))
 
+  /**
+   * The handshake of a (re)connecting replica: like a relay's sync step, the
+   * peers' state reaches its document before it reports 'synced'; its own
+   * state travels to the peers as queued messages.
+   */
   function exchange(room: string, replica: string): void {
     const doc = rooms.get(room)?.get(replica)
     if (!doc) return
@@ -39,7 +44,8 @@ export function createLoopbackNetwork(): LoopbackNetwork {
       const toPeer = Y.encodeStateAsUpdate(doc, Y.encodeStateVector(peer))
       const toDoc = Y.encodeStateAsUpdate(peer, Y.encodeStateVector(doc))
       bytesSent += toPeer.byteLength + toDoc.byteLength
-      queue.push(() => Y.applyUpdate(peer, toPeer, NETWORK), () => Y.applyUpdate(doc, toDoc, NETWORK))
+      Y.applyUpdate(doc, toDoc, NETWORK)
+      queue.push(() => Y.applyUpdate(peer, toPeer, NETWORK))
     }
   }
 

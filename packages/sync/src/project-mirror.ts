@@ -57,7 +57,10 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   let openGate!: () => void
   let queue: Promise<void> = new Promise<void>((resolve) => { openGate = resolve })
   let firstSynced!: () => void
-  const synced = new Promise<void>((resolve) => { firstSynced = resolve })
+  let hasSynced = false
+  const synced = new Promise<void>((resolve) => { firstSynced = () => { hasSynced = true; resolve() } })
+  /** The key check after the first sync, while it runs. */
+  let deciding: Promise<void> | undefined
   let offKeyCheck: (() => void) | undefined
   const acks = new Set<Promise<void>>()
   const inFlight = new Set<number>()
@@ -122,8 +125,8 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   }
 
   function drain(): Promise<void> {
-    // Before the key check passed, the outbox simply waits: reconcile publishes it when the gate opens.
-    if (!gateOpen) return Promise.resolve()
+    // Before the key check passed, the outbox waits (offline: until the first sync); reconcile publishes it when the gate opens.
+    if (!gateOpen) return hasSynced && deciding ? deciding.then(() => (gateOpen ? drain() : undefined)) : Promise.resolve()
     drainQueued ??= enqueue(async () => {
       drainQueued = undefined
       await drainNow()
@@ -200,8 +203,8 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     // A new document (or no key check yet) learns the relay's state before it writes anything:
     // a device with the wrong key or none must not overwrite values the others can read.
     if (isEmpty() || check.state === 'absent') {
+      deciding = openWhenKnown().catch(fail)
       connectNow()
-      void openWhenKnown()
       return
     }
     if (check.state === 'refused') return refuse(check.error)
