@@ -1,7 +1,11 @@
 import 'fake-indexeddb/auto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
+import * as Y from 'yjs'
+import { WebsocketProvider } from 'y-websocket'
 import { startSync } from '@engram/sync'
 import { closeAll, mirroredState, openReplica, type Replica } from '../test/replicas.js'
 import { startTestRelay, type TestRelay } from '../test/relay.js'
@@ -164,4 +168,59 @@ describe('sync through the real relay on 127.0.0.1', () => {
     m.memory.close()
     expect(() => startSync(m.memory, { url: relay.url, token: () => relay.token('u1') })).toThrow(/closed/)
   })
+})
+
+/** Every byte the relay keeps on disk (its SQLite store with its WAL). */
+function storedBytes(): Buffer {
+  return Buffer.concat(readdirSync(relay.data).map((name) => readFileSync(join(relay.data, name))))
+}
+
+describe('end-to-end encryption through the real relay', () => {
+  it('two devices with one passphrase converge; the relay stores no plaintext; a wrong key stays out', async () => {
+    const userId = 'u-e2e'
+    const SECRET = 'okapi-marmalade-4412'
+    const opts = (name: string, passphrase: string, offset: number) =>
+      openReplica(name, undefined, { userId, url: relay.url, token: () => relay.token(userId), WebSocket, network: null, encryption: { passphrase }, start: Date.UTC(2026, 0, 1) + offset })
+    const a = await opts('a', 'tandem bicycle', 0)
+    const b = await opts('b', 'tandem bicycle', 5)
+    // control: a plain project of another user, whose value the relay stores in clear
+    const plainUser = 'u-plain'
+    const control = await openReplica('plain', undefined, { userId: plainUser, url: relay.url, token: () => relay.token(plainUser), WebSocket, network: null })
+    let wrong: Replica | undefined
+    try {
+      await Promise.all([a.sync.whenSynced('p'), b.sync.whenSynced('p'), control.sync.whenSynced('p')])
+      await a.memory.facts.set('p', 'code', SECRET)
+      await b.memory.blocks.set('p', 'persona', `calm ${SECRET}`)
+      await control.memory.facts.set('p', 'code', 'clear-control-9931')
+      await until(async () => (await b.memory.facts.get('p', 'code'))?.value === SECRET && (await a.memory.blocks.get('p', 'persona')) !== undefined, 'encrypted exchange')
+      b.clock.advance(100)
+      await b.memory.facts.set('p', 'code', `${SECRET} v2`)
+      await until(async () => (await a.memory.facts.get('p', 'code'))?.value === `${SECRET} v2`, 'encrypted overwrite')
+      await until(async () => isDeepStrictEqual(await mirroredState(a), await mirroredState(b)), 'convergence')
+
+      // what the relay stores and serves: ciphertext only (the control proves the scan reads stored documents)
+      await until(async () => storedBytes().includes('clear-control-9931'), 'the relay stored the control document')
+      await until(async () => storedBytes().includes('p/code'), 'the relay stored the encrypted document')
+      expect(storedBytes().includes(SECRET)).toBe(false)
+      const stock = new Y.Doc()
+      const provider = new WebsocketProvider(relay.url, `${userId}/p`, stock, { WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket, params: { token: await relay.token(userId) }, disableBc: true })
+      await new Promise<void>((r) => (provider.synced ? r() : provider.once('sync', () => r())))
+      const served = Buffer.from(Y.encodeStateAsUpdate(stock))
+      provider.destroy()
+      expect(served.includes('p/code')).toBe(true)
+      expect(served.includes(SECRET)).toBe(false)
+
+      wrong = await opts('c', 'wrong passphrase', 10_000)
+      await wrong.memory.facts.set('p', 'code', 'from the wrong key')
+      await until(async () => wrong!.sync.status('p') === 'error', 'wrong key refused')
+      expect(wrong.errors.map((e) => (e as { code?: string }).code)).toEqual(['crypto'])
+      expect(await wrong.memory.facts.get('p', 'persona')).toBeUndefined()
+      await new Promise((r) => setTimeout(r, 200))
+      expect((await a.memory.facts.get('p', 'code'))?.value).toBe(`${SECRET} v2`)
+      expect(a.errors).toEqual([])
+      expect(b.errors).toEqual([])
+    } finally {
+      await closeAll([a, b, control, ...(wrong ? [wrong] : [])])
+    }
+  }, 60_000)
 })

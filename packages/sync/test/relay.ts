@@ -11,6 +11,8 @@ const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..
 /** A running relay child process. */
 export interface TestRelay {
   url: string
+  /** The relay's data folder (its embedded store). */
+  data: string
   /** Mints an HS256 token `{ sub: userId, exp }` for this relay. */
   token(userId: string, ttlSeconds?: number): Promise<string>
   stop(): Promise<void>
@@ -41,6 +43,7 @@ export async function startTestRelay(): Promise<TestRelay> {
   const key = new TextEncoder().encode(secret)
   return {
     url: `ws://127.0.0.1:${port}`,
+    data,
     token: (userId, ttlSeconds = 3600) => new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(userId).setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds).sign(key),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
