@@ -69,6 +69,20 @@ describe('blocks.append / replace', () => {
     expect((await blocks.append('p', 'empty', 'x')).value).toBe('x')
   })
 
+  it('does not add a blank line when the block already ends with a newline', async () => {
+    const { blocks } = await setup()
+    await blocks.set('p', 'list', '- one\n')
+    expect((await blocks.append('p', 'list', '- two')).value).toBe('- one\n- two')
+    await blocks.set('p', 'fit', '12345\n', { limit: 8 })
+    expect((await blocks.append('p', 'fit', '67')).value).toBe('12345\n67')
+  })
+
+  it('says how much room is left and how to make more when append would exceed the limit', async () => {
+    const { blocks } = await setup()
+    await blocks.set('p', 'b', '12345', { limit: 8 })
+    await expect(blocks.append('p', 'b', '678')).rejects.toThrow(/limit of 8.*blocks\.set/)
+  })
+
   it('append never exceeds the limit and never touches a read-only block', async () => {
     const { blocks, batches } = await setup()
     await blocks.set('p', 'b', '12345', { limit: 8 })

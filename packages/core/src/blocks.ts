@@ -32,7 +32,8 @@ export interface BlocksApi {
    */
   set(projectId: string, label: string, value: string, options?: SetBlockOptions): Promise<Block>
   /**
-   * Adds `text` on a new line (creates the block with default settings when missing).
+   * Adds `text` on a new line: joined with `\n`, unless the block is empty or already ends
+   * with a newline (creates the block with default settings when missing).
    * @throws MemoryError `invalid_input` (empty text), `limit_exceeded`, `read_only`, `not_found` (project).
    */
   append(projectId: string, label: string, text: string): Promise<Block>
@@ -76,7 +77,7 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
     if (row.description === undefined || row.description === '') delete row.description
     delete row.deletedAt
     if (row.value.length > row.limit) {
-      throw new MemoryError('limit_exceeded', `Block ${JSON.stringify(row.label)} would hold ${row.value.length} characters, more than its limit of ${row.limit}`)
+      throw new MemoryError('limit_exceeded', `Block ${JSON.stringify(row.label)} would hold ${row.value.length} characters, more than its limit of ${row.limit}; shorten the text, make room with blocks.replace(), or raise the limit with blocks.set(projectId, label, value, { limit })`)
     }
     return row
   }
@@ -119,7 +120,8 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
         const current = await live(projectId, label)
         if (current?.readOnly) throw readOnlyError(label, 'append to')
         const base = current?.value ?? ''
-        return store(w, next(current, w, { projectId, label, value: base === '' ? text : `${base}\n${text}` }))
+        // On a new line: joined with '\n' unless the block is empty or already ends with one.
+        return store(w, next(current, w, { projectId, label, value: base === '' || base.endsWith('\n') ? base + text : `${base}\n${text}` }))
       })
     },
 
