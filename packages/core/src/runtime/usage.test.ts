@@ -4,6 +4,14 @@ import { openTestMemory } from '../../../../test/support/memory.js'
 import { DEFAULT_PRICING, estimateCost, findPrice } from './pricing.js'
 
 describe('usage', () => {
+  it('sums costs without floating-point noise', async () => {
+    const memory = await openTestMemory({ pricing: { 'tenth': { input: 0.1, output: 0 }, 'fifth': { input: 0.2, output: 0 } } })
+    await memory.usage.record({ sessionId: 's', model: 'tenth', inputTokens: 1_000_000, outputTokens: 0 })
+    await memory.usage.record({ sessionId: 's', model: 'fifth', inputTokens: 1_000_000, outputTokens: 0 })
+    expect((await memory.usage.session('s')).costUsd).toBe(0.3)
+    expect((await memory.usage.total()).costUsd).toBe(0.3)
+  })
+
   it('records calls and sums them per session, project and overall with cost', async () => {
     const memory = await openTestMemory()
     await memory.usage.record({ sessionId: 's1', projectId: 'p', model: 'claude-sonnet-4-5-20250929', inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 0 })

@@ -8,8 +8,9 @@ export type { ModelPrice, PricingTable } from './pricing.js'
 
 /**
  * Token and cost totals. `totalTokens` sums all four token counts. `costUsd` is an
- * estimate over the priced calls only; calls of models with no price count 0 and are
- * listed in `unpricedModels` (with `unpricedCalls`).
+ * estimate over the priced calls only, rounded to 10 decimals (no float noise such as
+ * 0.30000000000000004); calls of models with no price count 0 and are listed in
+ * `unpricedModels` (with `unpricedCalls`).
  */
 export interface UsageSummary {
   calls: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; totalTokens: number; costUsd: number
@@ -29,6 +30,8 @@ export interface UsageRecord { sessionId: string; projectId?: string; model: str
 interface UsageRow extends Required<Omit<UsageRecord, 'projectId'>> { seq?: number; projectId?: string; costUsd: number; priced: boolean; at: number }
 
 const MAX_MODEL = 200
+/** Decimals `costUsd` totals are rounded to (USD). */
+export const COST_DECIMALS = 10
 const TABLES = ['usage']
 
 /** Token usage and estimated cost. Session ids are any string; a project is optional and need not exist. */
@@ -106,5 +109,7 @@ function summary(rows: readonly UsageRow[]): UsageSummary {
   }
   s.totalTokens = s.inputTokens + s.outputTokens + s.cacheReadTokens + s.cacheWriteTokens
   s.unpricedModels = [...unpriced].sort()
+  // Sums of float prices drift (0.1 + 0.2); 10 decimals keep a single cached token of the cheapest model.
+  s.costUsd = Number(s.costUsd.toFixed(COST_DECIMALS))
   return s
 }
