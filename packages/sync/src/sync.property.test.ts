@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { compareHlc, type MirroredRecord } from '@engram/core'
-import { createLoopbackNetwork } from '@engram/sync'
+import { createLoopbackNetwork, type SyncOptions } from '@engram/sync'
 import { closeAll, openReplica, settle, type Replica } from '../test/replicas.js'
 
 const KEYS = ['a', 'b', 'c']
@@ -47,10 +47,17 @@ async function recordsOf(replica: Replica): Promise<Map<string, MirroredRecord>>
   return new Map(records.map((r) => [`${r.kind}:${r.id}`, r]))
 }
 
-describe('sync convergence (property)', () => {
+// The same property with values in clear and end-to-end encrypted (one key for every replica; fewer runs: sealing is slower).
+const variants: Array<[string, () => Promise<Partial<SyncOptions>>, number]> = [
+  ['in clear', async () => ({}), 20],
+  ['encrypted', async () => ({ encryption: { key: await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']) } }), 4],
+]
+
+describe.each(variants)('sync convergence (property, %s)', (variant, syncOptions, defaultRuns) => {
   it('2–4 replicas with random edits, partitions, heals and restarts converge on the latest-HLC winner per key', async () => {
     const seed = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31))
-    console.log(`sync property seed: ${seed} (replay with FC_SEED=${seed})`)
+    console.log(`sync property (${variant}) seed: ${seed} (replay with FC_SEED=${seed})`)
+    const extra = await syncOptions()
     await fc.assert(
       fc.asyncProperty(scenario, async ({ n, ops }) => {
         await closeAll(open)
@@ -58,7 +65,7 @@ describe('sync convergence (property)', () => {
         const network = createLoopbackNetwork()
         const replicas: Replica[] = []
         // clocks start apart so wall time and HLC order disagree with the order of the ops
-        for (let i = 0; i < n; i++) replicas.push(await openReplica(`r${i}`, network, { start: Date.UTC(2026, 0, 1) + ((i * 7) % 13) }))
+        for (let i = 0; i < n; i++) replicas.push(await openReplica(`r${i}`, network, { start: Date.UTC(2026, 0, 1) + ((i * 7) % 13), ...extra }))
         open = replicas
         const winners = new Map<string, MirroredRecord>()
         const observe = async (replica: Replica): Promise<void> => {
@@ -100,7 +107,7 @@ describe('sync convergence (property)', () => {
         const facts = await Promise.all(replicas.map((r) => r.memory.facts.list('p')))
         for (const list of facts) expect(list.map((f) => [f.key, f.value])).toEqual(facts[0]!.map((f) => [f.key, f.value]))
       }),
-      { seed, numRuns: Number(process.env.FC_RUNS ?? 20) },
+      { seed, numRuns: Number(process.env.FC_RUNS ?? defaultRuns) },
     )
   }, 120_000)
 })
