@@ -55,10 +55,10 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
   let count = 0
   const written: Change[] = []
   for (const table of MEMORY_TABLES) {
-    const source = rowsOf(table)
+    const auto = primaryKeyOf(db, table).auto
+    const source = auto && !wholeStoreReplace ? await withoutStoredCopies(ctx, table, rowsOf(table)) : rowsOf(table)
     if (source.length === 0) continue
     const rows = prepareRows(ctx, w, table, source, wholeStoreReplace, sessionSeq)
-    const auto = primaryKeyOf(db, table).auto
     const keys = auto ? await db.table(table).bulkPut(rows, { allKeys: true }) : await db.table(table).bulkPut(rows)
     count += rows.length
     await indexRows(ctx, w, table, rows)
@@ -166,6 +166,39 @@ function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[
     })
   }
   return rows
+}
+
+/**
+ * Rows of an auto-increment table (usage, outcomes) get new keys on import, so a row the
+ * store already holds (same fields, whatever its key) would be appended again by a second
+ * merge of the same dump: drop those, keeping as many copies as the dump has beyond the stored ones.
+ */
+async function withoutStoredCopies(ctx: StoreContext, table: string, rows: Row[]): Promise<Row[]> {
+  if (rows.length === 0) return rows
+  const field = primaryKeyOf(ctx.db, table).fields[0]!
+  const stored = new Map<string, number>()
+  for (const row of await ctx.db.table(table).toArray()) {
+    const sig = signature(row as Row, field)
+    stored.set(sig, (stored.get(sig) ?? 0) + 1)
+  }
+  return rows.filter((row) => {
+    const sig = signature(row, field)
+    const left = stored.get(sig) ?? 0
+    if (left === 0) return true
+    stored.set(sig, left - 1)
+    return false
+  })
+}
+
+/** Order-independent JSON text of a row without its key field. */
+function signature(row: Row, keyField: string): string {
+  const stable = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(stable)
+    if (v === null || typeof v !== 'object') return v
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, stable((v as Row)[k])]))
+  }
+  const { [keyField]: _key, ...rest } = row
+  return JSON.stringify(stable(rest))
 }
 
 function highestSeqs(messages: MessageRow[]): Map<string, number> {

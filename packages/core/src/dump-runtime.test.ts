@@ -76,6 +76,22 @@ describe('export/import of agent runtime memory', () => {
     expect(await target.lessons.list('p')).toEqual(await source.lessons.list('p'))
   })
 
+  it('merging the same dump twice does not double usage records or outcomes', async () => {
+    const { memory: source } = await fillRuntime()
+    await source.lessons.recordOutcome({ projectId: 'p', domain: 'code', score: 1, lesson: 'ok' })
+    const dump = roundTrip(await source.export())
+    const target = await openTestMemory()
+    await target.usage.record({ sessionId: 'other', model: 'gpt-4o', inputTokens: 1, outputTokens: 1 })
+    await target.import(dump, { mode: 'merge' })
+    await target.import(dump, { mode: 'merge' })
+    expect((await target.usage.total()).calls).toBe(2)
+    expect(await target.lessons.outcomes('p')).toHaveLength(1)
+    // and into the store it came from
+    await source.import(dump, { mode: 'merge' })
+    expect((await source.usage.total()).calls).toBe(1)
+    expect(await source.lessons.outcomes('p')).toHaveLength(1)
+  })
+
   it('emits journal, runs and usage changes on a whole-store import with the ids their own writes use', async () => {
     const { memory: source } = await fillRuntime()
     const own: Change[] = []
