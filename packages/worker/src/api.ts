@@ -21,8 +21,11 @@ export interface SyncHandle {
   close(): void | Promise<void>
 }
 
+/** End-to-end encryption of synced values (see `@engram/sync`); structured-clonable, so it crosses to the worker as is. */
+export type SyncEncryption = { key: CryptoKey } | { passphrase: string }
+
 /** Options the host passes to `startSync`. */
-export interface StartSyncOptions { url: string; token: () => Promise<string>; WebSocket?: unknown }
+export interface StartSyncOptions { url: string; token: () => Promise<string>; WebSocket?: unknown; encryption?: SyncEncryption }
 
 /** `startSync` of `@engram/sync` (injectable in `exposeMemory` for tests and custom transports). */
 export type StartSync = (memory: Memory, options: StartSyncOptions) => SyncHandle
@@ -33,6 +36,8 @@ export interface ConnectSyncOptions {
   url: string
   /** Returns a fresh signed token; called in the UI thread whenever the worker needs one. */
   token: () => Promise<string> | string
+  /** End-to-end encrypt synced values: the same key or passphrase on every device of the user. */
+  encryption?: SyncEncryption
 }
 
 /** Options of `connectMemory`. */
@@ -57,7 +62,7 @@ export interface OpenRequest {
   clientId: string
   /** Name of the Web Lock the client holds while alive, when Web Locks exist; the host watches it. */
   clientLock?: string
-  sync?: { url: string }
+  sync?: { url: string; encryption?: SyncEncryption }
   embedderDimensions?: number
   summarizer?: boolean
   extractor?: boolean

@@ -46,7 +46,7 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
     userId: options.userId,
     clientId,
     clientLock,
-    ...(options.sync ? { sync: { url: options.sync.url } } : {}),
+    ...(options.sync ? { sync: { url: options.sync.url, ...(options.sync.encryption ? { encryption: options.sync.encryption } : {}) } } : {}),
     ...(options.embedder ? { embedderDimensions: options.embedder.dimensions } : {}),
     ...(options.summarizer ? { summarizer: true } : {}),
     ...(options.extractor ? { extractor: true } : {}),

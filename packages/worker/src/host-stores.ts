@@ -35,7 +35,7 @@ export interface HostStores {
   /** Drops one reference; the last one stops sync and closes the database. */
   release(store: HostStore): void
   /** Starts the sync election for a store (once; later requests join it). */
-  ensureSync(store: HostStore, sync: { url: string }): void
+  ensureSync(store: HostStore, sync: NonNullable<OpenRequest['sync']>): void
   closeAll(): void
 }
 
@@ -86,7 +86,7 @@ export function createHostStores(settings: StoreSettings): HostStores {
       if (store.election) return
       store.election = electLeader(`engram-sync:${store.key}`, {
         locks: settings.locks,
-        onLead: () => leadSync(store, sync.url, settings.startSync),
+        onLead: () => leadSync(store, sync, settings.startSync),
       })
     },
     closeAll() {
@@ -95,12 +95,12 @@ export function createHostStores(settings: StoreSettings): HostStores {
   }
 }
 
-function leadSync(store: HostStore, url: string, load: () => Promise<StartSync>): () => void {
+function leadSync(store: HostStore, { url, encryption }: NonNullable<OpenRequest['sync']>, load: () => Promise<StartSync>): () => void {
   let stopped = false
   let offStatus: (() => void) | undefined
   void load().then((startSync) => {
     if (stopped || store.memory.closed) return
-    const handle = startSync(store.memory, { url, token: () => store.pool.call('token') })
+    const handle = startSync(store.memory, { url, token: () => store.pool.call('token'), ...(encryption ? { encryption } : {}) })
     store.sync = handle
     offStatus = store.board.lead(handle)
   }).catch((error: unknown) => queueMicrotask(() => { throw error }))

@@ -6,5 +6,5 @@ export { installTransferHandlers, summarizeError, reviveError, type ErrorSummary
 export { CONNECT_MESSAGE, holdLock, defaultLocks, type LockManagerLike } from './web-locks.js'
 export type {
   Async, ClientPlugins, ConnectOptions, ConnectSyncOptions, HostSyncApi, MemoryCalls, OpenedInfo, OpenRequest,
-  RemoteChanges, RemoteMemory, RemoteNamespace, RemoteSync, StartSync, StartSyncOptions, SyncHandle, SyncStatus, WorkerContract,
+  RemoteChanges, RemoteMemory, RemoteNamespace, RemoteSync, StartSync, StartSyncOptions, SyncEncryption, SyncHandle, SyncStatus, WorkerContract,
 } from './api.js'
