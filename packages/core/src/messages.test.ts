@@ -27,6 +27,12 @@ describe('messages', () => {
     expect((await memory.messages.append('s', { role: 'user', content: 'a b c d e' })).tokens).toBe(5)
   })
 
+  it('reports a throwing tokenizer as a MemoryError and writes nothing', async () => {
+    const { memory } = await setup({ tokenizer: { count: () => { throw new TypeError('boom') } } })
+    await expect(memory.messages.append('s', { role: 'user', content: 'x' })).rejects.toMatchObject({ name: 'MemoryError', code: 'internal', cause: expect.any(TypeError) })
+    expect(await memory.messages.tail('s', 10)).toEqual([])
+  })
+
   it('appends an exchange in one transaction and one change batch', async () => {
     const { memory } = await setup()
     const batches: Change[][] = []

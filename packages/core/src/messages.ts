@@ -141,7 +141,12 @@ function checkContent(name: string, content: unknown): void {
 }
 
 function countTokens(ctx: StoreContext, content: string): number {
-  const tokens = ctx.tokenizer.count(content)
+  let tokens: unknown
+  try {
+    tokens = ctx.tokenizer.count(content)
+  } catch (error) {
+    throw new MemoryError('internal', `The tokenizer threw while counting a message: ${error instanceof Error ? error.message : String(error)}; fix the tokenizer passed to openMemory()`, { cause: error })
+  }
   if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {
     throw new MemoryError('internal', `The tokenizer returned ${String(tokens)} tokens; it must return a non-negative number`)
   }
