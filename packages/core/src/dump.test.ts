@@ -52,6 +52,15 @@ describe('stats', () => {
     await expect(memory.stats('nope')).rejects.toMatchObject({ code: 'not_found' })
     await expect(memory.stats(' p')).rejects.toMatchObject({ code: 'invalid_input' })
   })
+
+  it('counts bytes as UTF-8, not UTF-16 code units', async () => {
+    const memory = await openTestMemory()
+    const before = (await memory.stats()).bytes
+    await memory.facts.set('user', 'k', 'ø'.repeat(1000))
+    const grown = (await memory.stats()).bytes - before
+    // The value is stored on the fact and its history version: 2 × 2,000 bytes at least.
+    expect(grown).toBeGreaterThanOrEqual(4000)
+  })
 })
 
 describe('export', () => {

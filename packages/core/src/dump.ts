@@ -8,7 +8,7 @@ import { read } from './write.js'
 
 export type { Dump } from './dump-validate.js'
 
-/** Counts and approximate size (bytes of JSON text) of a store or project. */
+/** Counts and approximate size (UTF-8 bytes of JSON text) of a store or project. */
 export interface Stats { facts: number; blocks: number; sessions: number; messages: number; passages: number; bytes: number }
 
 /** stats, export and import of a store. */
@@ -63,7 +63,7 @@ export function createDump(ctx: StoreContext): DumpApi {
       const tables = await snapshot(projectId)
       const live = (rows: Row[] | undefined) => (rows ?? []).filter((r) => r.deletedAt === undefined).length
       let bytes = 0
-      for (const rows of Object.values(tables)) for (const row of rows) bytes += JSON.stringify(row).length + 1
+      for (const rows of Object.values(tables)) for (const row of rows) bytes += utf8Length(JSON.stringify(row)) + 1
       return {
         facts: live(tables.facts),
         blocks: live(tables.blocks),
@@ -89,4 +89,18 @@ export function createDump(ctx: StoreContext): DumpApi {
       return { written: await importDump(ctx, dump, mode!) }
     },
   }
+}
+
+/** UTF-8 byte length of a string without encoding it (surrogate pairs count 4). */
+function utf8Length(text: string): number {
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i)
+    if (unit < 0x80) continue
+    if (unit < 0x800) bytes += 1
+    else if (unit >= 0xd800 && unit <= 0xdbff) bytes += 1 // the pair's two units count 2 + 2 = 4
+    else if (unit >= 0xdc00 && unit <= 0xdfff) bytes += 1
+    else bytes += 2
+  }
+  return bytes
 }
