@@ -3,7 +3,8 @@
  * values vs YKeyValue), bytes on the wire per fact write, and the latency from
  * a fact write on one store to its row in another store's Dexie through the
  * real relay on loopback — beside a bare Yjs update between two stock
- * y-websocket clients through the same relay, measured in the same run.
+ * y-websocket clients through the same relay, measured in the same run —
+ * and the same latency with end-to-end encryption on (AES-GCM per value).
  *
  * Run alone: `npm run bench -- sync`
  */
@@ -13,7 +14,7 @@ import { WebSocket } from 'ws'
 import * as Y from 'yjs'
 import { WebsocketProvider } from 'y-websocket'
 import { openMemory, type Memory, type MirroredRecord } from '@engram/core'
-import { createMirrorDoc, startSync, type Sync } from '@engram/sync'
+import { createMirrorDoc, deriveSyncKey, startSync, type EncryptionOption, type Sync } from '@engram/sync'
 import { startTestRelay, type TestRelay } from '../../packages/sync/test/relay.js'
 import { median, percentile, printRows, printTable } from './stats.js'
 
@@ -44,7 +45,7 @@ function measureLayout(layout: 'Y.Map' | 'YKeyValue'): { bytes: number; live: nu
   const set = (row: Record<string, unknown>): void => {
     const id = `p/${String(row.key)}`
     if (layout === 'YKeyValue') {
-      mirror.publish([{ kind: 'facts', projectId: 'p', id, hlc: String(row.hlc), row: row as MirroredRecord['row'] }])
+      void mirror.publish([{ kind: 'facts', projectId: 'p', id, hlc: String(row.hlc), row: row as MirroredRecord['row'] }])
     } else {
       const { projectId: _p, key: _k, ...value } = row
       doc.transact(() => map.set(id, value))
@@ -62,17 +63,19 @@ function measureLayout(layout: 'Y.Map' | 'YKeyValue'): { bytes: number; live: nu
   return { bytes: Y.encodeStateAsUpdate(doc).byteLength, live, perWrite: wire / writes, ms }
 }
 
-async function openStore(userId: string, relay: TestRelay, WS: typeof WebSocket = WebSocket): Promise<{ memory: Memory; sync: Sync }> {
+async function openStore(userId: string, relay: TestRelay, WS: typeof WebSocket = WebSocket, encryption?: EncryptionOption): Promise<{ memory: Memory; sync: Sync }> {
   const memory = await openMemory({ appId: 'bench', userId, indexedDB: new IDBFactory(), IDBKeyRange })
   await memory.projects.create({ id: 'p', name: 'bench', sync: { enabled: true } })
-  const sync = startSync(memory, { url: relay.url, token: () => relay.token(userId), WebSocket: WS, onError: (e) => console.warn(e) })
+  const sync = startSync(memory, { url: relay.url, token: () => relay.token(userId), WebSocket: WS, onError: (e) => console.warn(e), ...(encryption ? { encryption } : {}) })
   await sync.whenSynced('p')
   return { memory, sync }
 }
 
 /** Write on A → the row in B's Dexie, through the relay. Also counts bytes A sends per write. */
-async function measureMirrorLatency(relay: TestRelay): Promise<{ samples: number[]; local: number[]; wirePerWrite: number; factJson: number }> {
-  const userId = `bench-${Date.now()}`
+async function measureMirrorLatency(relay: TestRelay, encrypt = false): Promise<{ samples: number[]; local: number[]; wirePerWrite: number; factJson: number }> {
+  const userId = `bench-${encrypt ? 'e2e-' : ''}${Date.now()}`
+  // One derived key for both devices (the passphrase derivation itself is a one-off cost per start).
+  const encryption = encrypt ? { key: await deriveSyncKey('bench passphrase', userId) } : undefined
   let sent = 0
   class CountingWebSocket extends WebSocket {
     override send(data: never, ...rest: never[]): void {
@@ -80,8 +83,8 @@ async function measureMirrorLatency(relay: TestRelay): Promise<{ samples: number
       ;(super.send as (...args: unknown[]) => void)(data, ...rest)
     }
   }
-  const a = await openStore(userId, relay, CountingWebSocket)
-  const b = await openStore(userId, relay)
+  const a = await openStore(userId, relay, CountingWebSocket, encryption)
+  const b = await openStore(userId, relay, WebSocket, encryption)
   await new Promise((r) => setTimeout(r, 100))
   sent = 0
   const samples: number[] = []
@@ -148,6 +151,7 @@ export async function runSyncBench(): Promise<void> {
   try {
     const bare = await measureBareLatency(relay)
     const mirror = await measureMirrorLatency(relay)
+    const sealed = await measureMirrorLatency(relay, true)
     printTable(`Fact write → row in the other store's Dexie, through the relay on loopback (${LATENCY_WRITES} writes)`, [
       { name: 'median', ours: median(mirror.samples), baseline: median(bare), unit: 'ms', baselineName: 'bare Yjs update, 2 stock clients, same relay', goal: `< 10 ms (reference relay ${REFERENCE.median} ms)` },
       { name: 'p99', ours: percentile(mirror.samples, 99), baseline: percentile(bare, 99), unit: 'ms', baselineName: 'bare Yjs update, 2 stock clients, same relay', goal: `< 50 ms (reference relay ${REFERENCE.p99} ms)` },
@@ -156,6 +160,14 @@ export async function runSyncBench(): Promise<void> {
       ['the local facts.set itself (Dexie on fake-indexeddb, included above)', median(mirror.local), percentile(mirror.local, 99)],
       ['commit → row in the other Dexie (outbox read, doc, relay, remote apply)', median(mirror.samples.map((s, i) => s - mirror.local[i]!)), percentile(mirror.samples.map((s, i) => s - mirror.local[i]!), 99)],
     ])
+    printTable(`End-to-end encryption: fact write → row in the other store's Dexie through the relay (${LATENCY_WRITES} writes each, same run)`, [
+      { name: 'median', ours: median(sealed.samples), baseline: median(mirror.samples), unit: 'ms', baselineName: 'the same without encryption' },
+      { name: 'p99', ours: percentile(sealed.samples, 99), baseline: percentile(mirror.samples, 99), unit: 'ms', baselineName: 'the same without encryption' },
+      { name: 'bytes on the wire per fact write', ours: sealed.wirePerWrite, baseline: mirror.wirePerWrite, unit: 'B', baselineName: 'the same without encryption' },
+    ])
+    const t0 = performance.now()
+    await deriveSyncKey('bench passphrase', 'bench-user')
+    printRows('Passphrase → key (PBKDF2-SHA256, 310,000 rounds), once per startSync', ['step', 'ms'], [['deriveSyncKey', performance.now() - t0]])
     printTable('Bytes on the wire per fact write (y-websocket frames the writer sends, awareness included)', [
       { name: 'bytes per fact write', ours: mirror.wirePerWrite, baseline: mirror.factJson, unit: 'B', baselineName: 'the fact as JSON (API shape)' },
     ])
