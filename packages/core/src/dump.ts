@@ -31,8 +31,9 @@ export interface DumpApi {
    * @example
    * const dump = await memory.export('p1')
    * await other.import(JSON.parse(JSON.stringify(dump)), { mode: 'merge' })
-   * @throws MemoryError `invalid_input` for a malformed dump or one whose rows refer to
-   * projects or sessions that exist neither in the dump nor the store; nothing is written then.
+   * @throws MemoryError `invalid_input` for a malformed dump, a bad or unknown option, or one
+   * whose rows refer to projects or sessions that exist neither in the dump nor the store;
+   * nothing is written then. `quota_exceeded` when storage is full (rolled back), `closed`.
    */
   import(dump: Dump, options: { mode: 'merge' | 'replace' }): Promise<{ written: number }>
 }

@@ -20,6 +20,8 @@ import type { SummariesApi } from './summaries.js'
 /**
  * A memory store: every namespace of API.md. `openMemory()` returns it in
  * process; `connectMemory()` returns the same shape across a worker boundary.
+ * After `close()`, every method of every namespace fails with `closed`; failures
+ * are always a `MemoryError` (see each namespace for its codes).
  */
 export interface Memory {
   readonly appId: string
@@ -44,8 +46,14 @@ export interface Memory {
   readonly changes: ChangesApi
   /** The seam @engram/sync replicates through (outbox, remote apply, snapshots); not for apps. */
   readonly replication: ReplicationApi
+  /** Counts and UTF-8 size of one project or the whole store. @throws MemoryError `not_found` (project), `invalid_input`, `closed`. */
   stats(projectId?: string): Promise<Stats>
+  /** A versioned JSON-safe dump of one project or the whole store. @throws MemoryError `not_found` (project), `invalid_input`, `closed`. */
   export(projectId?: string): Promise<Dump>
+  /**
+   * Writes a dump in one transaction (`merge` upserts, `replace` clears its scope first).
+   * @throws MemoryError `invalid_input` (malformed dump, dangling references, bad mode), `quota_exceeded`, `closed`.
+   */
   import(dump: Dump, options: { mode: 'merge' | 'replace' }): Promise<{ written: number }>
   /** Closes the database; later calls fail with `closed`. Idempotent. */
   close(): void

@@ -22,7 +22,8 @@ export interface MessagesApi {
    * also under concurrent appends) and refreshes the session's `lastActiveAt`.
    * @throws MemoryError `not_found` for an unknown session (or one of an archived project),
    * `conflict` for a closed session, `invalid_input` on a bad role, content or meta,
-   * `limit_exceeded` for content over 1 MiB or meta over 64 KiB.
+   * `limit_exceeded` for content over 1 MiB or meta over 64 KiB, `internal` when the
+   * tokenizer throws or returns something other than a non-negative number.
    */
   append(sessionId: string, message: MessageInput): Promise<Message>
   /** Appends a user message and the assistant's reply in one transaction. @throws MemoryError as {@link MessagesApi.append}. */

@@ -12,12 +12,13 @@ export interface ProjectSync { enabled: boolean }
 
 /** Projects of a store. The project `user` always exists. */
 export interface ProjectsApi {
-  /** @throws MemoryError `conflict` when the id is taken, `invalid_input` on a bad name or id. */
+  /** Creates a project (id made on the device unless given). @throws MemoryError `conflict` when the id is taken, `invalid_input` on a bad name, id, sync setting or option, `limit_exceeded` for a name over 200 characters. */
   create(input: { name: string; id?: string; sync?: ProjectSync }): Promise<Project>
+  /** The project (archived ones too), or undefined. @throws MemoryError `invalid_input` on a bad id. */
   get(id: string): Promise<Project | undefined>
-  /** Oldest first; archived projects only with `includeArchived`. */
+  /** Oldest first; archived projects only with `includeArchived`. @throws MemoryError `invalid_input` on bad options. */
   list(options?: { includeArchived?: boolean }): Promise<Project[]>
-  /** @throws MemoryError `not_found` when there is no such project. */
+  /** Renames a project or changes its sync setting. @throws MemoryError `not_found` when there is no such project, `invalid_input` on a bad name, sync setting or option. */
   update(id: string, changes: { name?: string; sync?: ProjectSync }): Promise<Project>
   /** Hides a project from lists and search; its memory stays. @throws MemoryError `not_found`, `invalid_input` for `user`. */
   archive(id: string): Promise<void>

@@ -46,7 +46,7 @@ export interface UsageApi {
   session(sessionId: string): Promise<UsageSummary>
   /** Totals of the calls recorded with that project. @throws MemoryError `invalid_input`. */
   project(projectId: string): Promise<UsageSummary>
-  /** Totals of every call in the store. */
+  /** Totals of every call in the store. @throws MemoryError `closed` after close(). */
   total(): Promise<UsageSummary>
 }
 
