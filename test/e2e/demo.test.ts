@@ -149,6 +149,64 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     await preview.screenshot({ path: `${artifacts}demo-context-omitted.png` })
   })
 
+  it('is usable by keyboard with labelled controls: Tab, Enter submits, Escape cancels an edit and focus returns, focus is visible', async () => {
+    const page = a.page
+    // Every form control has an accessible name from a <label> or aria-label.
+    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, textarea, select')]
+      .filter((c) => (c as HTMLInputElement).labels?.length === 0 && !c.getAttribute('aria-label') && !c.getAttribute('aria-labelledby'))
+      .map((c) => c.outerHTML))
+    expect(unlabelled).toEqual([])
+    const focused = () => page.evaluate(() => {
+      const e = document.activeElement as HTMLElement
+      return { tag: e.tagName, text: e.textContent?.trim(), label: e.getAttribute('aria-label') ?? (e as HTMLInputElement).labels?.[0]?.textContent ?? null, outline: getComputedStyle(e).outlineStyle }
+    })
+    // The skip link comes first and takes the keyboard to the chat.
+    expect(await page.evaluate(() => document.querySelector('a[href], button, input, textarea, select')?.textContent)).toBe('Skip to chat')
+    await page.getByRole('link', { name: 'Skip to chat' }).focus()
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('Tab')
+    expect(await focused()).toMatchObject({ tag: 'TEXTAREA', label: 'Message' })
+
+    // Set a fact with the keyboard only: type, Tab to the next field, Enter on the button.
+    const facts = page.locator('#facts')
+    await facts.getByLabel('Key', { exact: true }).focus()
+    await page.keyboard.type('kb_key')
+    await page.keyboard.press('Tab')
+    expect((await focused()).label).toBe('Value')
+    await page.keyboard.type('typed')
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('Tab')
+    const button = await focused()
+    expect(button).toMatchObject({ tag: 'BUTTON', text: 'Set fact' })
+    expect(button.outline).not.toBe('none') // focus is visible
+    await page.keyboard.press('Enter')
+    await a.waitForFact('kb_key', 'typed')
+    expect((await focused()).label).toBe('Key')
+
+    // Edit in place: Enter opens the editor, Escape cancels and focus returns to the row.
+    await facts.getByRole('button', { name: 'Edit kb_key' }).focus()
+    await page.keyboard.press('Enter')
+    expect((await focused()).label).toBe('New value of kb_key')
+    await page.keyboard.type(' and more')
+    await page.keyboard.press('Escape')
+    await expect.poll(async () => (await focused()).label).toBe('Edit kb_key')
+    expect(await a.factValue('kb_key')).toBe('typed')
+    // Enter saves: the new value shows here and on the other device, and focus is back on the row.
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('End')
+    await page.keyboard.type(' twice')
+    await page.keyboard.press('Enter')
+    await a.waitForFact('kb_key', 'typed twice')
+    await expect.poll(async () => (await focused()).label).toBe('Edit kb_key')
+    await b.waitForFact('kb_key', 'typed twice', 5_000)
+    // A synced change from the other device re-renders the table without taking the focus away.
+    await facts.getByRole('button', { name: 'Delete kb_key' }).focus()
+    await b.setFact('kb_remote', 'from B')
+    await a.waitForFact('kb_remote', 'from B', 5_000)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect((await focused()).label).toBe('Delete kb_key')
+  })
+
   it('chats: turns.begin shows the context, the extractor writes facts that sync', async () => {
     const chat = a.page.locator('#chat')
     const say = async (text: string): Promise<void> => {

@@ -53,6 +53,30 @@ export function replace(parent: Element, ...children: Child[]): void {
   append(parent, children)
 }
 
+const focusable = 'a[href], button, input, select, textarea, summary'
+const nameOf = (control: Element): string => control.getAttribute('aria-label') ?? control.textContent?.trim() ?? ''
+
+/**
+ * Runs `render` (which replaces the rows of `container`) and keeps keyboard
+ * focus where it was: on the same control (by accessible name, else by
+ * position) of the row with the same `data-key`. Without it every refresh —
+ * after the user's own action or a synced change — drops focus to the page body.
+ */
+export function keepFocus(container: Element, render: () => void): void {
+  const active = document.activeElement
+  const row = active !== null && container.contains(active) ? active.closest('[data-key]') : null
+  if (active === null || row === null || !container.contains(row)) return render()
+  const key = row.getAttribute('data-key')
+  const name = nameOf(active)
+  const index = [...row.querySelectorAll(focusable)].indexOf(active)
+  render()
+  const now = document.activeElement
+  if (now !== null && now !== document.body) return // still in place, or moved on purpose
+  const next = [...container.querySelectorAll('[data-key]')].find(r => r.getAttribute('data-key') === key)
+  const controls = [...next?.querySelectorAll<HTMLElement>(focusable) ?? []]
+  ;(controls.find(c => nameOf(c) === name) ?? controls[index])?.focus()
+}
+
 let nextId = 0
 /** A document-unique id for label/aria wiring. */
 export function uid(prefix: string): string {

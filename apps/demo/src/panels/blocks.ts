@@ -1,6 +1,6 @@
 import type { Block } from '@engram/core'
 import type { App } from '../app.js'
-import { el, field, formatTime, replace } from '../dom.js'
+import { el, field, formatTime, keepFocus, replace } from '../dom.js'
 import { section, serialRefresh, stateLine } from './panel.js'
 
 /** Core blocks of the selected project: an editor per block with a meter against its limit. */
@@ -44,7 +44,7 @@ export function blocksPanel(app: App): HTMLElement {
       app.memory.blocks.set(app.projectId, block.label, value, { limit: block.limit, readOnly: block.readOnly, ...(block.description ? { description: block.description } : {}) })
         .then(() => { unsaved.delete(block.label); state.clear(); refresh() }, (error: unknown) => state.error(error, `save block ${block.label}`))
     }
-    return el('form', { class: 'block', 'data-label': block.label, on: { submit: (e) => { e.preventDefault(); save() } } },
+    return el('form', { class: 'block', 'data-label': block.label, 'data-key': block.label, on: { submit: (e) => { e.preventDefault(); save() } } },
       field(block.readOnly ? `${block.label} (read-only)` : block.label, text, block.description),
       el('div', { class: 'meter-row' }, meter, count, el('small', {}, ` · updated ${formatTime(block.updatedAt)}`)),
       el('div', { class: 'actions' },
@@ -59,7 +59,7 @@ export function blocksPanel(app: App): HTMLElement {
       if (projectId !== app.projectId) return
       // A remote change must not eat unsaved text: wait until it is saved or reverted.
       if (unsaved.size > 0) return
-      replace(list, ...blocks.map(editor))
+      keepFocus(list, () => replace(list, ...blocks.map(editor)))
       if (blocks.length === 0) state.empty('No core blocks yet. Add one (e.g. "persona") below.')
       else state.clear()
     } catch (error) {

@@ -1,6 +1,6 @@
 import type { Fact } from '@engram/core'
 import type { App } from '../app.js'
-import { el, field, formatTime, formatValue, parseValue, replace } from '../dom.js'
+import { el, field, formatTime, formatValue, keepFocus, parseValue, replace } from '../dom.js'
 import { factHistory } from './fact-history.js'
 import { section, serialRefresh, stateLine } from './panel.js'
 
@@ -95,15 +95,15 @@ export function factsPanel(app: App): HTMLElement {
       const rows = time === undefined ? (await app.memory.facts.list(projectId, { limit: 500 })).map(factRow) : await asOfRows(time)
       const gone = await app.memory.facts.deleted(projectId)
       if (projectId !== app.projectId) return
-      replace(body, ...rows)
+      keepFocus(body, () => replace(body, ...rows))
       if (refocus !== undefined) {
         body.querySelector<HTMLButtonElement>(`tr[data-key="${CSS.escape(refocus)}"] button`)?.focus()
         refocus = undefined
       }
-      replace(deletedList, ...gone.map(f => el('li', { 'data-key': f.key },
+      keepFocus(deletedList, () => replace(deletedList, ...gone.map(f => el('li', { 'data-key': f.key },
         el('span', { class: 'key' }, f.key), ' = ', el('span', { class: 'value' }, formatValue(f.value)),
         el('small', {}, ` deleted ${formatTime(f.deletedAt)} `),
-        el('button', { type: 'button', 'aria-label': `Restore ${f.key}`, on: { click: () => { app.memory.facts.restore(projectId, f.key).catch((error: unknown) => state.error(error, 'restore the fact')) } } }, 'Restore'))))
+        el('button', { type: 'button', 'aria-label': `Restore ${f.key}`, on: { click: () => { app.memory.facts.restore(projectId, f.key).catch((error: unknown) => state.error(error, 'restore the fact')) } } }, 'Restore')))))
       deleted.hidden = gone.length === 0
       table.hidden = rows.length === 0
       if (rows.length === 0) state.empty(time === undefined ? 'No facts yet. Add one below, or tell the agent "Remember that my favourite colour is teal".' : 'No facts at that time.')

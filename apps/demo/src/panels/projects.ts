@@ -1,6 +1,6 @@
 import type { Project } from '@engram/core'
 import type { App } from '../app.js'
-import { el, field, replace } from '../dom.js'
+import { el, field, keepFocus, replace } from '../dom.js'
 import { statusText, type SyncStatus } from '../sync-status.js'
 import { section, serialRefresh, stateLine } from './panel.js'
 
@@ -53,7 +53,7 @@ export function projectsPanel(app: App): HTMLElement {
       if (next === '' || next === project.name) return
       app.memory.projects.update(project.id, { name: next }).catch((error: unknown) => state.error(error, 'rename the project'))
     }
-    return el('li', { class: current ? 'project current' : 'project', 'data-project': project.id },
+    return el('li', { class: current ? 'project current' : 'project', 'data-project': project.id, 'data-key': project.id },
       el('button', { type: 'button', class: 'project-open', 'aria-pressed': String(current), on: { click: () => app.select({ projectId: project.id, sessionId: undefined }) } },
         project.name, el('small', {}, ` (${project.id})`)),
       el('form', { class: 'inline-form', on: { submit: (e) => { e.preventDefault(); save() } } },
@@ -66,7 +66,7 @@ export function projectsPanel(app: App): HTMLElement {
     try {
       const projects = await app.memory.projects.list({})
       badges.clear()
-      replace(list, ...projects.map(row))
+      keepFocus(list, () => replace(list, ...projects.map(row)))
       if (projects.length === 0) state.empty('No projects yet.')
       else state.clear()
     } catch (error) {

@@ -1,6 +1,6 @@
 import type { Session } from '@engram/core'
 import type { App } from '../app.js'
-import { el, formatTime, replace } from '../dom.js'
+import { el, formatTime, keepFocus, replace } from '../dom.js'
 import { section, serialRefresh, stateLine } from './panel.js'
 
 /** Sessions of the selected project, newest activity first, and the messages of the one opened. */
@@ -28,12 +28,12 @@ export function sessionsPanel(app: App): HTMLElement {
     try {
       const sessions = await app.memory.sessions.list(projectId, { limit: 50 })
       if (projectId !== app.projectId) return
-      replace(list, ...sessions.map(s => el('li', { class: s.id === opened ? 'current' : '' },
+      keepFocus(list, () => replace(list, ...sessions.map(s => el('li', { class: s.id === opened ? 'current' : '', 'data-key': s.id },
         el('button', { type: 'button', 'aria-pressed': String(s.id === opened), on: { click: () => { void show(s).then(refresh) } } },
           s.title ?? s.id),
         el('small', {}, ` ${s.status} · last active ${formatTime(s.lastActiveAt)}`),
         s.id === app.sessionId ? el('small', { class: 'badge' }, 'chat') : null,
-        s.status === 'active' ? el('button', { type: 'button', 'aria-label': `Close session ${s.title ?? s.id}`, on: { click: () => { app.memory.sessions.close(s.id, {}).catch((error: unknown) => state.error(error, 'close the session')) } } }, 'Close') : null)))
+        s.status === 'active' ? el('button', { type: 'button', 'aria-label': `Close session ${s.title ?? s.id}`, on: { click: () => { app.memory.sessions.close(s.id, {}).catch((error: unknown) => state.error(error, 'close the session')) } } }, 'Close') : null))))
       if (sessions.length === 0) { state.empty('No sessions yet: send the agent a message.'); replace(messages) } else state.clear()
       const current = sessions.find(s => s.id === opened)
       if (current) await show(current)
