@@ -31,6 +31,7 @@ describe('@engram/worker in Chromium', () => {
     const page = await tab(await profile())
     const opened = await page.evaluate((u) => window.harness.open('dedicated', u), user())
     expect(opened.mode).toBe('dedicated')
+    expect(page.workers()).toHaveLength(1)
     const result = await page.evaluate(async () => {
       const m = window.harness.memory()
       const projects = (await m.projects.list()).map((p) => p.id)
@@ -40,6 +41,8 @@ describe('@engram/worker in Chromium', () => {
     })
     expect(result.projects).toContain('user')
     expect(result).toMatchObject({ closed: true, after: 'closed' })
+    // close() ended the worker.
+    await expect.poll(() => page.workers().length).toBe(0)
   })
 
   it('roundtrips facts and messages through the worker', async () => {
