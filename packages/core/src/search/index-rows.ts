@@ -5,8 +5,10 @@ import type { HitKind } from './search.js'
  *
  * - `searchDocs`: one row per document. Its primary key `[docId+len+at+sid]`
  *   carries what scoring and filtering need, and its distinct terms with their
- *   frequencies, `${term}\u0002${min(tf, TF_CAP)}` (term = `${projectId}\u0001${token}`;
- *   plain strings, cheaper to index than array keys), form a multi-entry index.
+ *   frequencies and length, `${term}\u0002${min(tf, TF_CAP)}${len in base 36}` (term =
+ *   `${projectId}\u0001${token}`; plain strings, cheaper to index than array
+ *   keys), form a multi-entry index: one term's documents of one frequency are
+ *   ordered shortest first, so the best ones can be read without the rest.
  *   Indexing a document is one write request; the postings of a term are read
  *   as primary keys only (`getAllKeys` over one index range per frequency), so
  *   a query never clones documents to score them.
@@ -15,7 +17,7 @@ import type { HitKind } from './search.js'
  */
 
 /** Term frequencies at or above this share one index range; their exact value is read from the row. */
-export const TF_CAP = 3
+export const TF_CAP = 9
 /** The primary key of a document row: [docId, length, createdAt, sessionId or ''] */
 export type DocKey = [string, number, number, string]
 /** A stored document: its key fields, project, distinct terms as index entries (see {@link entryKey}) and their exact frequencies. */
@@ -34,25 +36,44 @@ export function termKey(projectId: string, token: string): string {
   return `${projectId}\u0001${token}`
 }
 
-/** The multi-entry index key of a term with frequency `tf` in a document (TF_CAP is one digit). */
-export function entryKey(term: string, tf: number): string {
-  return `${term}\u0002${Math.min(tf, TF_CAP)}`
+/** Longest document length an index entry orders by (longer ones sort with it). */
+export const MAX_ENTRY_LEN = 36 ** 4 - 1
+const LEN_WIDTH = 4
+
+/** The length part of an entry: fixed-width base 36, so entries of one frequency sort by length. */
+function lenPart(len: number): string {
+  return Math.min(Math.max(0, Math.floor(len)), MAX_ENTRY_LEN).toString(36).padStart(LEN_WIDTH, '0')
+}
+
+/**
+ * The multi-entry index key of a term in a document: the term, its frequency
+ * capped at TF_CAP (one digit) and the document length, so the documents of
+ * one frequency come shortest (highest BM25 weight) first.
+ */
+export function entryKey(term: string, tf: number, len: number): string {
+  return `${term}\u0002${Math.min(tf, TF_CAP)}${lenPart(len)}`
 }
 
 /** The term of an index entry. */
 export function termOfEntry(entry: string): string {
-  return entry.slice(0, -2)
+  return entry.slice(0, -(2 + LEN_WIDTH))
 }
 
 /** Where `term` is in a document row's entries (−1 when absent). */
 export function entryIndex(row: SearchDocRow, term: string): number {
-  const n = term.length + 2
-  return row.terms.findIndex((e) => e.length === n && e.startsWith(term))
+  const n = term.length + 2 + LEN_WIDTH
+  const prefix = `${term}\u0002`
+  return row.terms.findIndex((e) => e.length === n && e.startsWith(prefix))
 }
 
-/** Bounds of every index entry of a term (all frequencies). */
+/** Bounds (inclusive) of every index entry of a term. */
 export function termRange(term: string): [string, string] {
   return [`${term}\u0002`, `${term}\u0003`]
+}
+
+/** Bounds (inclusive) of the entries of a term with (capped) frequency `tf` and length in `[minLen, maxLen]`. */
+export function bucketRange(term: string, tf: number, minLen = 0, maxLen = MAX_ENTRY_LEN): [string, string] {
+  return [entryKey(term, tf, minLen), entryKey(term, tf, maxLen)]
 }
 
 /** The record id inside a `<kind>:<id>` document id. */

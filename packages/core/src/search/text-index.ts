@@ -21,6 +21,8 @@ export interface TextIndexOptions {
   analyzer?: Analyzer
   /** Internal (benchmarks only): `false` gives a store without a full-text index. */
   textIndex?: boolean
+  /** Internal (tests): document frequency above which a term's postings are read best first instead of whole (default 2000). */
+  sortedAccessMinDf?: number
 }
 
 /** The text index plus what search reads: the analyzer and the in-memory caches. */
@@ -33,6 +35,8 @@ export interface SearchEngine extends TextIndex {
   readonly embedder: Embedder | undefined
   /** False for the benchmark baseline store (no index at all). */
   readonly enabled: boolean
+  /** Document frequency above which a query reads a term's postings best first (sorted access) instead of whole. */
+  readonly sortedAccessMinDf: number
   /** Called after a transaction that queued documents for embedding commits. */
   onEnqueue: () => void
 }
@@ -154,7 +158,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       const rows: PostingRow[] = []
       for (const [token, tf] of counts) {
         const term = termKey(doc.projectId, token)
-        row.terms.push(entryKey(term, tf))
+        row.terms.push(entryKey(term, tf, len))
         row.tfs.push(tf)
         const p: PostingRow = { term, docId: doc.docId, tf, len, at: doc.createdAt }
         if (doc.sessionId !== undefined) p.sid = doc.sessionId
@@ -177,6 +181,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
 
   const engine: SearchEngine = {
     db, t, analyzer, cache, vectors, embedder, enabled,
+    sortedAccessMinDf: opts.sortedAccessMinDf ?? 2000,
     tables: enabled ? INDEX_TABLES : [],
     onEnqueue: () => {},
 

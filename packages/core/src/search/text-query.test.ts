@@ -8,10 +8,10 @@ function lcg(seed: number): () => number {
 }
 
 describe('two-phase BM25 (MaxScore)', () => {
-  it('ranks the top k exactly as scoring every posting list in full would', async () => {
-    const seed = Number(process.env.MAXSCORE_SEED ?? 7)
+  /** Random corpora of common, middle and rare words; the top k must match a full scoring (limit above the corpus). */
+  async function checkAgainstFullScoring(seed: number, options: Record<string, unknown>, maxWords = 10) {
     const rand = lcg(seed)
-    const memory = await openTestMemory()
+    const memory = await openTestMemory(options)
     await memory.projects.create({ name: 'P', id: 'p1' })
     const session = await memory.sessions.start('p1')
     // Common words (in most messages), a middle band, and rare words, some repeated in one message.
@@ -22,7 +22,7 @@ describe('two-phase BM25 (MaxScore)', () => {
     const texts: string[] = []
     for (let i = 0; i < 240; i++) {
       const words: string[] = []
-      const n = 3 + Math.floor(rand() * 10)
+      const n = 3 + Math.floor(rand() * maxWords)
       for (let j = 0; j < n; j++) words.push(rand() < 0.5 ? pick(common) : rand() < 0.7 ? pick(middle) : pick(rare))
       texts.push(words.join(' '))
     }
@@ -36,6 +36,17 @@ describe('two-phase BM25 (MaxScore)', () => {
       for (let i = 0; i < top.length; i++) expect(top[i]!.score).toBeCloseTo(full[i]!.score, 9)
     }
     memory.close()
+  }
+
+  it('ranks the top k exactly as scoring every posting list in full would', async () => {
+    await checkAgainstFullScoring(Number(process.env.MAXSCORE_SEED ?? 7), {})
+  })
+
+  it('ranks the top k exactly when long lists are read best first (sorted access)', async () => {
+    const seed = Number(process.env.MAXSCORE_SEED ?? 11)
+    // Lengths up to 80 words: several length windows, so reading stops early and candidates are completed from their rows.
+    await checkAgainstFullScoring(seed, { sortedAccessMinDf: 0 }, 80)
+    await checkAgainstFullScoring(seed + 1, { sortedAccessMinDf: 20 }, 40)
   })
 
   it('keeps corpus statistics exact across batched, replaced and removed documents', async () => {

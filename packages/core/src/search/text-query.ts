@@ -1,11 +1,13 @@
 import { B, K1, topCandidates, type Candidate, type PostingFilter } from './bm25.js'
-import { entryIndex, entryKey, kindOf, postingOf, termRange, TF_CAP, type CorpusStatsRow, type DocKey, type PostingRow, type SearchDocRow } from './index-rows.js'
+import { bucketRange, entryIndex, kindOf, MAX_ENTRY_LEN, postingOf, termRange, TF_CAP, type CorpusStatsRow, type DocKey, type PostingRow, type SearchDocRow } from './index-rows.js'
+import { scoreBySortedAccess } from './sorted-access.js'
 import type { SearchEngine } from './text-index.js'
 
 /** Reading one document row costs about this many postings of a list read; above it a full list read is cheaper. */
 const LOOKUP_COST = 8
 
-interface QueryTerm { term: string; df: number; idf: number; bound: number }
+/** A query term with its document frequency, idf and the most it can add to a score. */
+export interface QueryTerm { term: string; df: number; idf: number; bound: number }
 
 /**
  * Ranks documents with Okapi BM25 for the query terms (keys of one project)
@@ -52,6 +54,11 @@ export async function textCandidates(engine: SearchEngine, projectId: string, te
   let i = 0
   for (; i < query.length; i++) {
     if (i > 0 && kthScore(scores, depth) > rest[i]!) break
+    if (query[i]!.df > engine.sortedAccessMinDf && !cache.list(query[i]!.term)) {
+      // The rest are long lists: read them best postings first, only as far as the top k needs.
+      await scoreBySortedAccess(engine, query.slice(i), scores, filter, depth, (q, tf, len) => weight(q, { term: q.term, docId: '', tf, len, at: 0 }), Math.ceil(avgLength / 2))
+      return topCandidates(scores.values(), depth)
+    }
     for (const p of (await fullList(engine, query[i]!.term, epoch)).values()) add(query[i]!, p)
   }
   for (; i < query.length; i++) {
@@ -80,14 +87,14 @@ export async function textCandidates(engine: SearchEngine, projectId: string, te
   return topCandidates(scores.values(), depth)
 }
 
-function passes(p: PostingRow, filter: PostingFilter): boolean {
+export function passes(p: PostingRow, filter: PostingFilter): boolean {
   if (filter.kinds !== undefined && !filter.kinds.has(kindOf(p.docId))) return false
   if (filter.sessionId !== undefined && p.sid !== filter.sessionId) return false
   return filter.excludeSessionId === undefined || p.sid !== filter.excludeSessionId
 }
 
 /** The `k`-th best score so far (−∞ while fewer than `k` documents matched). */
-function kthScore(scores: ReadonlyMap<string, Candidate>, k: number): number {
+export function kthScore(scores: ReadonlyMap<string, Candidate>, k: number): number {
   if (scores.size < k) return -Infinity
   const all = new Float64Array(scores.size)
   let i = 0
@@ -105,7 +112,7 @@ async function dfOf(engine: SearchEngine, term: string, epoch: number): Promise<
   return df
 }
 
-function keyOfCandidate(c: Candidate): DocKey {
+export function keyOfCandidate(c: Candidate): DocKey {
   return [c.docId, c.len ?? 0, c.at, c.sid ?? '']
 }
 
@@ -114,27 +121,46 @@ function keyOfCandidate(c: Candidate): DocKey {
  * per frequency below TF_CAP; the few documents at or above it are read for
  * their exact frequency.
  */
-async function fullList(engine: SearchEngine, term: string, epoch: number): Promise<Map<string, PostingRow>> {
+export async function fullList(engine: SearchEngine, term: string, epoch: number): Promise<Map<string, PostingRow>> {
   const cached = engine.cache.list(term)
   if (cached) return cached
-  const docs = engine.t.searchDocs
-  const ranges: Promise<DocKey[]>[] = []
-  for (let tf = 1; tf <= TF_CAP; tf++) ranges.push(docs.where('terms').equals(entryKey(term, tf)).primaryKeys())
-  const byTf = await Promise.all(ranges)
   const list = new Map<string, PostingRow>()
-  byTf.forEach((keys, i) => {
-    if (i < TF_CAP - 1) for (const key of keys) list.set(key[0], postingOf(term, key, i + 1))
-  })
-  const frequent = byTf[TF_CAP - 1]!
-  if (frequent.length > 0) {
-    const found = await docs.bulkGet(frequent)
-    found.forEach((row, j) => {
-      const at = row ? entryIndex(row, term) : -1
-      if (at >= 0) list.set(frequent[j]![0], postingOf(term, frequent[j]!, row!.tfs[at]!))
-    })
-  }
+  for (const [key, tf] of await readPostings(engine, term, 0, MAX_ENTRY_LEN, true)) list.set(key[0], postingOf(term, key, tf))
   engine.cache.keepList(term, list, epoch)
   return list
+}
+
+/** Frequencies up to this are read by length window in sorted access; higher ones (few documents) whole. */
+export const WINDOWED_TF = 2
+
+/**
+ * The `[key, tf]` postings of a term: those at frequencies up to WINDOWED_TF
+ * whose documents are `minLen`–`maxLen` long (one index range per frequency)
+ * and, when `rest`, every posting at a higher frequency (the few at TF_CAP or
+ * more are read for their exact frequency).
+ */
+export async function readPostings(engine: SearchEngine, term: string, minLen: number, maxLen: number, rest: boolean): Promise<Array<[DocKey, number]>> {
+  const docs = engine.t.searchDocs
+  const ranges: Promise<DocKey[]>[] = []
+  for (let tf = 1; tf <= TF_CAP; tf++) {
+    if (tf > WINDOWED_TF && !rest) break
+    const [lower, upper] = tf > WINDOWED_TF ? bucketRange(term, tf) : bucketRange(term, tf, minLen, maxLen)
+    ranges.push(docs.where('terms').between(lower, upper, true, true).primaryKeys())
+  }
+  const byTf = await Promise.all(ranges)
+  const out: Array<[DocKey, number]> = []
+  byTf.forEach((keys, i) => {
+    if (i < TF_CAP - 1) for (const key of keys) out.push([key, i + 1])
+  })
+  const many = rest ? byTf[TF_CAP - 1]! : []
+  if (many.length > 0) {
+    const found = await docs.bulkGet(many)
+    found.forEach((row, j) => {
+      const at = row ? entryIndex(row, term) : -1
+      if (at >= 0) out.push([many[j]!, row!.tfs[at]!])
+    })
+  }
+  return out
 }
 
 async function corpusOf(engine: SearchEngine, projectId: string, epoch: number): Promise<CorpusStatsRow> {
