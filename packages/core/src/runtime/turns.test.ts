@@ -126,6 +126,23 @@ describe('turns', () => {
     expect(await kinds(memory, 's')).toHaveLength(3)
   })
 
+  it('a begin that fails leaves the open turn of the session alone', async () => {
+    const { memory } = await setup()
+    await memory.sessions.start('p', { id: 'conv' })
+    await memory.turns.begin({ projectId: 'p', sessionId: 'conv', turnId: 't1', prompt: 'one', budget: 100 })
+    await memory.sessions.close('conv')
+    const before = await memory.export()
+    await expect(memory.turns.begin({ projectId: 'p', sessionId: 'conv', turnId: 't2', prompt: 'two', budget: 100 })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/reopen/) })
+    const build = vi.spyOn(memory.context, 'build').mockRejectedValueOnce(new Error('embedder down'))
+    await memory.sessions.reopen('conv')
+    const reopened = await memory.export()
+    await expect(memory.turns.begin({ projectId: 'p', sessionId: 'conv', turnId: 't3', prompt: 'three', budget: 100 })).rejects.toThrow()
+    expect(build).toHaveBeenCalledTimes(1)
+    expect({ ...(await memory.export()), exportedAt: 0 }).toEqual({ ...reopened, exportedAt: 0 })
+    expect(reopened.tables.turns).toEqual(before.tables.turns)
+    expect(await memory.turns.end({ sessionId: 'conv', turnId: 't1', reply: 'done' })).toEqual({ written: 0 })
+  })
+
   it('ends a turn as interrupted without extracting', async () => {
     const extractor = vi.fn<Extractor>(() => [])
     const { memory } = await setup(extractor)

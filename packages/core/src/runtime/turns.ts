@@ -6,7 +6,9 @@ import type { Memory } from '../memory.js'
 import { requireProject } from '../projects.js'
 import type { StoreContext } from '../store-context.js'
 import { checkId, checkNumber, checkOptions, checkString } from '../validate.js'
-import { type WriteScope, readOne, write } from '../write.js'
+import { assertActive } from '../sessions.js'
+import type { SessionRow } from '../schema.js'
+import { type WriteScope, read, readOne, write } from '../write.js'
 import { appendEntry } from './journal.js'
 import { createTurnCoordinator, DEFAULT_COORDINATOR_LIMITS, type CoordinatorLimits } from './turn-coordinator.js'
 import { applyOperation, checkOperations, memoryView, type Extractor } from './turn-extraction.js'
@@ -37,8 +39,9 @@ export interface TurnsApi {
    * records `turn.begin` (and the prompt as a user message when `sessionId` is a
    * conversation session). A repeated begin of the same turn returns the stored context
    * without retrieving again.
+   * A begin that fails (closed conversation session, failing retrieval) writes nothing.
    * @throws MemoryError `invalid_input`, `not_found` (project), `conflict` (the turn id was
-   * begun with another prompt or project).
+   * begun with another prompt or project, or the conversation session is closed).
    */
   begin(turn: { projectId: string; sessionId: string; turnId: string; prompt: string; budget: number }): Promise<{ context: Context }>
   /**
@@ -126,10 +129,10 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
         if (stored) return stored
         const session = await conversation(sessionId)
         if (session && session.projectId !== projectId) throw invalidInput(`Session ${JSON.stringify(sessionId)} belongs to project ${JSON.stringify(session.projectId)}, not ${JSON.stringify(projectId)}`)
-        await write(ctx, allTables(), async (w) => {
-          await requireProject(ctx, projectId)
-          await reconcile(w, sessionId, turnId)
-        })
+        if (session) assertActive(session as SessionRow)
+        // Checks only: open turns are reconciled in the transaction that records the new one,
+        // so a begin that fails (closed session, failing retrieval) leaves them as they were.
+        await read(ctx, ['projects'], () => requireProject(ctx, projectId))
         // Retrieval may call the embedder: it runs between transactions, never inside one.
         const context = await memory.context.build({ projectId, ...(session ? { sessionId } : {}), query: prompt, budget })
         return write(ctx, allTables(), async (w) => {
