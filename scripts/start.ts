@@ -83,7 +83,9 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (err: unknown) => {
-  process.stderr.write(`npm start: ${err instanceof Error ? err.message : String(err)}\n`)
+  stopping = true
+  const taken = (err as { code?: unknown }).code === 'EADDRINUSE' ? ' (pick other ports with --port and --relay-port)' : ''
+  process.stderr.write(`npm start: ${err instanceof Error ? err.message : String(err)}${taken}\n`)
   await Promise.allSettled([demo?.close(), relay?.stop()])
   process.exit(1)
 })
