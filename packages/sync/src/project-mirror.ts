@@ -2,7 +2,7 @@ import { compareHlc, MemoryError, type Memory, type MirroredKind, type MirroredR
 import * as Y from 'yjs'
 import type { DocPersistence } from './idb-persistence.js'
 import { checkKey, onKeyCheckChange, writeKeyCheck, type KeyCheckResult } from './key-check.js'
-import { createMirrorDoc, MIRRORED_KINDS, type MirrorDoc, type UnreadableEntry } from './mirror-doc.js'
+import { createMirrorDoc, type MirrorDoc, type UnreadableEntry } from './mirror-doc.js'
 import type { Connection, ConnectionStatus, Connector } from './sync-types.js'
 import type { ValueCipher } from './value-cipher.js'
 
@@ -199,15 +199,16 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       // Another device wrote or replaced the key check: this device may no longer read the project.
       void checkKey(doc, projectId, deps.cipher).then((check) => { if (check.state === 'refused') refuse(check.error) }).catch(fail)
     })
-    let check: KeyCheckResult = await checkKey(doc, projectId, deps.cipher)
-    // A new document (or no key check yet) learns the relay's state before it writes anything:
-    // a device with the wrong key or none must not overwrite values the others can read.
-    if (isEmpty() || check.state === 'absent') {
+    const check: KeyCheckResult = await checkKey(doc, projectId, deps.cipher)
+    if (check.state === 'refused') return refuse(check.error)
+    // Unless its key already opened the document's key check, a device learns the relay's state
+    // before it writes anything: the project may have been encrypted by another device meanwhile,
+    // and a device with the wrong key or none must not overwrite values the others can read.
+    if (!deps.cipher || check.state === 'absent') {
       deciding = openWhenKnown().catch(fail)
       connectNow()
       return
     }
-    if (check.state === 'refused') return refuse(check.error)
     gateOpen = true
     openGate()
     await enqueue(reconcile)
@@ -228,10 +229,6 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     gateOpen = true
     openGate()
     await enqueue(reconcile)
-  }
-
-  function isEmpty(): boolean {
-    return MIRRORED_KINDS.every((kind) => doc.getArray(kind).length === 0) && doc.getMap('meta').size === 0
   }
 
   function connectNow(): void {

@@ -141,6 +141,33 @@ describe('end-to-end encryption of mirrored values', () => {
     expect(await enc.memory.facts.get('p', 'after')).toBeUndefined()
   })
 
+  it('a plain device that synced before the project was encrypted, and comes back with an offline write, overwrites nothing', async () => {
+    const network = createLoopbackNetwork()
+    const plain = await replica('plain', network, { docPrefix: 'back' })
+    await plain.memory.facts.set('p', 'k', 'clear v1')
+    await settle(network, [plain])
+    network.disconnect('plain')
+    await plain.sync.close() // the app closes while offline; its document stays in IndexedDB
+    plain.clock.advance(60_000)
+    await plain.memory.facts.set('p', 'k', 'clear v2, written offline')
+    const enc = await replica('enc', network, { encryption: { passphrase: 'pw' } })
+    await enc.memory.facts.set('p', 'other', 'sealed')
+    await settle(network, [enc])
+    expect(enc.errors).toEqual([]) // plain was away: enc has not seen its clear value yet
+    await plain.restart() // same document (not empty, no key check): waits for the relay before publishing
+    await settle(network, [plain, enc])
+    network.reconnect('plain')
+    await settle(network, [plain, enc])
+    expect(plain.sync.status('p')).toBe('error')
+    expect(codes(plain)).toEqual(['crypto'])
+    expect(await plain.memory.replication.pending()).toHaveLength(1) // kept, not published
+    expect(contains(Y.encodeStateAsUpdate(observer(network)), 'clear v2')).toBe(false)
+    // the old clear value reached enc with plain's document: skipped and reported, never applied
+    expect(codes(enc)).toEqual(['crypto'])
+    expect(await enc.memory.facts.get('p', 'k')).toBeUndefined()
+    expect((await enc.memory.facts.get('p', 'other'))?.value).toBe('sealed')
+  })
+
   it('a sealed value moved to another entry by whoever holds the document does not open (bound to its id and HLC)', async () => {
     const network = createLoopbackNetwork()
     const a = await replica('a', network, { encryption: { passphrase: 'pw' } })
