@@ -7,7 +7,7 @@ import { chromium, type BrowserContext } from 'playwright-core'
 /** The Chromium the e2e tests drive: Debian's, or `ENGRAM_CHROMIUM`. */
 export const chromiumPath = process.env.ENGRAM_CHROMIUM ?? '/usr/bin/chromium'
 
-/** Headless flags for a quiet, offline-friendly Chromium (see DEVELOPERS.md). */
+/** Headless flags for a quiet, offline-friendly Chromium (documented in docs/worker.md, "Testing in a real browser"). */
 export const chromiumArgs = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
