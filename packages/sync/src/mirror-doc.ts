@@ -98,8 +98,12 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
     let fields = val as unknown as { [field: string]: unknown }
     if (cipher) {
       const plain = await cipher.open((val as SealedDocValue).sealed, sealContext(projectId, kind, id, val.hlc))
-      fields = JSON.parse(decoder.decode(plain)) as { [field: string]: unknown }
-      if (typeof fields !== 'object' || fields === null) return undefined
+      try {
+        fields = JSON.parse(decoder.decode(plain)) as { [field: string]: unknown }
+      } catch {
+        return undefined // authentic but not JSON: a buggy client with the same key; skipped like any malformed value
+      }
+      if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return undefined
     }
     return { kind, projectId, id, hlc: val.hlc, row: { ...fields, hlc: val.hlc, projectId, [IDENTITY[kind]]: identity } as MirroredRecord['row'] }
   }
