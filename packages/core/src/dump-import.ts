@@ -2,7 +2,7 @@ import { Dexie } from 'dexie'
 import { blockId } from './blocks.js'
 import type { Change } from './change-feed.js'
 import { invalidInput } from './errors.js'
-import { factText } from './facts-rows.js'
+import { factText, tagKeysOf } from './facts-rows.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type ProjectScope } from './dump-scope.js'
 import type { Dump } from './dump-validate.js'
 import { messageDoc } from './messages.js'
@@ -158,7 +158,13 @@ function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[
     const field = pk.fields[0]!
     return rows.map(({ [field]: _drop, ...rest }) => rest)
   }
-  if ((MIRRORED_TABLES as readonly string[]).includes(table)) return rows.map((r) => (typeof r.hlc === 'string' ? r : { ...r, hlc: w.hlc() }))
+  if (table === 'facts') return rows.map((r) => completeFact(r, w))
+  if ((MIRRORED_TABLES as readonly string[]).includes(table)) {
+    return rows.map((r) => {
+      const row = typeof r.hlc === 'string' ? r : { ...r, hlc: w.hlc() }
+      return table === 'blocks' && typeof row.readOnly !== 'boolean' ? { ...row, readOnly: false } : row
+    })
+  }
   if (table === 'sessions') {
     return rows.map((s) => {
       const seq = Math.max(typeof s.lastSeq === 'number' ? s.lastSeq : 0, sessionSeq.get(s.id as string) ?? 0)
@@ -199,6 +205,16 @@ function signature(row: Row, keyField: string): string {
   }
   const { [keyField]: _key, ...rest } = row
   return JSON.stringify(stable(rest))
+}
+
+/** A fact row with the defaults of missing fields (tags [], confidence 1, hlc) and its tag index keys rebuilt. */
+function completeFact(r: Row, w: WriteScope): Row {
+  const tags = Array.isArray(r.tags) ? (r.tags as string[]) : []
+  const tagKeys = tagKeysOf(r.projectId as string, tags)
+  const current = r.tagKeys as unknown
+  const sameKeys = Array.isArray(current) && current.length === tagKeys.length && tagKeys.every((k, i) => current[i] === k)
+  if (sameKeys && Array.isArray(r.tags) && typeof r.confidence === 'number' && typeof r.hlc === 'string') return r
+  return { ...r, tags, tagKeys, confidence: typeof r.confidence === 'number' ? r.confidence : 1, hlc: typeof r.hlc === 'string' ? r.hlc : w.hlc() }
 }
 
 function highestSeqs(messages: MessageRow[]): Map<string, number> {

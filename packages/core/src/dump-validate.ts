@@ -11,7 +11,8 @@ export const DUMP_VERSION = 1
 /** A JSON-safe, versioned export of a store or one project. */
 export interface Dump { format: 'engram-dump'; version: number; exportedAt: number; projectId?: string; tables: Record<string, unknown[]> }
 
-type FieldType = 'string' | 'number' | 'boolean' | 'object' | 'key' | 'any'
+/** A field's type; `seq` is an integer ≥ 1, `unit` a number in [0, 1], an array lists the allowed strings. */
+type FieldType = 'string' | 'number' | 'boolean' | 'object' | 'key' | 'any' | 'array' | 'seq' | 'unit' | readonly string[]
 
 /** Fields every row of a table must have (beyond its primary key, which is always required). */
 const REQUIRED: Partial<Record<MemoryTable, Record<string, FieldType>>> = {
@@ -19,17 +20,23 @@ const REQUIRED: Partial<Record<MemoryTable, Record<string, FieldType>>> = {
   facts: { id: 'string', projectId: 'string', key: 'string', value: 'any', version: 'number', createdAt: 'number', updatedAt: 'number' },
   factVersions: { projectId: 'string', key: 'string', version: 'number', validFrom: 'number', deleted: 'boolean' },
   blocks: { projectId: 'string', label: 'string', value: 'string', limit: 'number' },
-  sessions: { id: 'string', projectId: 'string', status: 'string', startedAt: 'number', lastActiveAt: 'number' },
-  messages: { id: 'string', sessionId: 'string', projectId: 'string', seq: 'number', role: 'string', content: 'string', tokens: 'number', createdAt: 'number' },
-  summaries: { id: 'string', projectId: 'string', kind: 'string', text: 'string', createdAt: 'number' },
+  sessions: { id: 'string', projectId: 'string', status: ['active', 'closed'], startedAt: 'number', lastActiveAt: 'number' },
+  messages: { id: 'string', sessionId: 'string', projectId: 'string', seq: 'seq', role: ['user', 'assistant', 'system', 'tool'], content: 'string', tokens: 'number', createdAt: 'number' },
+  summaries: { id: 'string', projectId: 'string', kind: ['session', 'project'], text: 'string', createdAt: 'number' },
   passages: { id: 'string', projectId: 'string', text: 'string', createdAt: 'number' },
-  journal: { sessionId: 'string', seq: 'number', kind: 'string', occurredAt: 'number' },
+  journal: { sessionId: 'string', seq: 'seq', kind: 'string', occurredAt: 'number' },
   runs: { status: 'string' },
   checkpoints: { status: 'string', order: 'number' },
-  tasks: { id: 'string', projectId: 'string', status: 'string', dueAt: 'number' },
+  tasks: { id: 'string', projectId: 'string', status: ['pending', 'done', 'failed', 'cancelled'], dueAt: 'number' },
   lessons: { projectId: 'string', domain: 'string', key: 'string' },
   outcomes: { projectId: 'string' },
   turns: { projectId: 'string', status: 'string' },
+}
+
+/** Fields checked only when present (import fills the defaults of missing ones). */
+const OPTIONAL: Partial<Record<MemoryTable, Record<string, FieldType>>> = {
+  facts: { tags: 'array', confidence: 'unit' },
+  blocks: { readOnly: 'boolean' },
 }
 
 /** Tables whose rows may be scoped to a project without carrying a projectId themselves. */
@@ -56,7 +63,8 @@ export function validateDump(db: EngramDb, dump: unknown): number {
     if (!(MEMORY_TABLES as readonly string[]).includes(name)) throw invalidInput(`dump.tables.${name} is not a memory table; known: ${MEMORY_TABLES.join(', ')}`)
     if (!Array.isArray(rows)) throw invalidInput(`dump.tables.${name} must be an array of rows`)
     const fields = requiredFields(db, name as MemoryTable)
-    for (let i = 0; i < rows.length; i++) checkRow(name, i, rows[i], fields, d.projectId)
+    const optional = Object.entries(OPTIONAL[name as MemoryTable] ?? {})
+    for (let i = 0; i < rows.length; i++) checkRow(name, i, rows[i], fields, optional, d.projectId)
     count += rows.length
   }
   return count
@@ -70,13 +78,17 @@ function requiredFields(db: EngramDb, table: MemoryTable): [string, FieldType][]
   return Object.entries(fields)
 }
 
-function checkRow(table: string, i: number, row: unknown, fields: [string, FieldType][], projectId: string | undefined): void {
+function checkRow(table: string, i: number, row: unknown, fields: [string, FieldType][], optional: [string, FieldType][], projectId: string | undefined): void {
   const where = `dump.tables.${table}[${i}]`
   if (typeof row !== 'object' || row === null || Array.isArray(row)) throw invalidInput(`${where} must be an object, got ${describe(row)}`)
   const r = row as Record<string, unknown>
   for (const [field, type] of fields) {
     const value = r[field]
-    if (!hasType(value, type)) throw invalidInput(`${where}.${field} must be ${type === 'key' ? 'a string or number' : type === 'any' ? 'present' : `a ${type}`}, got ${describe(value)}`)
+    if (!hasType(value, type)) throw invalidInput(`${where}.${field} must be ${expected(type)}, got ${describe(value)}`)
+  }
+  for (const [field, type] of optional) {
+    const value = r[field]
+    if (value !== undefined && !hasType(value, type)) throw invalidInput(`${where}.${field} must be ${expected(type)} when present, got ${describe(value)}`)
   }
   if (projectId === undefined) return
   const owner = table === 'projects' ? r.id : r.projectId
@@ -84,8 +96,24 @@ function checkRow(table: string, i: number, row: unknown, fields: [string, Field
   if (owner !== projectId) throw invalidInput(`${where} belongs to project ${describe(owner)}, but the dump is of project ${JSON.stringify(projectId)}`)
 }
 
-function hasType(value: unknown, type: FieldType): boolean {
+function expected(type: FieldType): string {
+  if (Array.isArray(type)) return `one of ${type.map((t) => `"${t}"`).join(', ')}`
   switch (type) {
+    case 'key': return 'a string or number'
+    case 'any': return 'present'
+    case 'array': return 'an array of strings'
+    case 'seq': return 'an integer ≥ 1'
+    case 'unit': return 'a number in [0, 1]'
+    default: return `a ${type as string}`
+  }
+}
+
+function hasType(value: unknown, type: FieldType): boolean {
+  if (Array.isArray(type)) return typeof value === 'string' && type.includes(value)
+  switch (type) {
+    case 'array': return Array.isArray(value) && value.every((v) => typeof v === 'string')
+    case 'seq': return Number.isInteger(value) && (value as number) >= 1
+    case 'unit': return typeof value === 'number' && value >= 0 && value <= 1
     case 'any': return value !== undefined
     case 'key': return (typeof value === 'string' && value.length > 0) || (typeof value === 'number' && Number.isFinite(value))
     case 'object': return typeof value === 'object' && value !== null

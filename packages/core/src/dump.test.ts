@@ -218,6 +218,48 @@ describe('import', () => {
     expect(await target.import(dump, { mode: 'merge' })).toEqual({ written: 1 })
   })
 
+  it('fills defaults of hand-written fact and block rows so they read like stored ones', async () => {
+    const target = await openTestMemory()
+    const dump: Dump = {
+      format: 'engram-dump', version: 1, exportedAt: 0,
+      tables: {
+        facts: [
+          { id: 'a', projectId: 'user', key: 'a', value: 1, version: 1, createdAt: 0, updatedAt: 0 },
+          { id: 'b', projectId: 'user', key: 'b', value: 2, version: 1, createdAt: 0, updatedAt: 0, tags: ['x'] },
+        ],
+        blocks: [{ projectId: 'user', label: 'persona', value: 'hi', limit: 100 }],
+      },
+    }
+    await target.import(dump, { mode: 'merge' })
+    expect(await target.facts.get('user', 'a')).toMatchObject({ value: 1, tags: [], confidence: 1 })
+    expect((await target.facts.list('user', { tag: 'x' })).map((f) => f.key)).toEqual(['b'])
+    expect(await target.blocks.get('user', 'persona')).toMatchObject({ value: 'hi', readOnly: false })
+  })
+
+  it('rejects rows with values outside a field\'s set or of the wrong type', async () => {
+    const target = await openTestMemory()
+    const before = await target.export()
+    const base = { format: 'engram-dump' as const, version: 1, exportedAt: 0 }
+    const session = { id: 's', projectId: 'user', status: 'active', startedAt: 0, lastActiveAt: 0 }
+    const message = { id: 'm', sessionId: 's', projectId: 'user', seq: 1, role: 'user', content: 'x', tokens: 1, createdAt: 0 }
+    const bad: Dump['tables'][] = [
+      { sessions: [{ ...session, status: 'paused' }] },
+      { sessions: [session], messages: [{ ...message, role: 'bot' }] },
+      { sessions: [session], messages: [{ ...message, seq: 0 }] },
+      { sessions: [session], messages: [{ ...message, seq: 1.5 }] },
+      { summaries: [{ id: 'x', projectId: 'user', kind: 'weekly', text: 't', createdAt: 0 }] },
+      { facts: [{ id: 'a', projectId: 'user', key: 'a', value: 1, version: 1, createdAt: 0, updatedAt: 0, tags: 'x' }] },
+      { facts: [{ id: 'a', projectId: 'user', key: 'a', value: 1, version: 1, createdAt: 0, updatedAt: 0, confidence: 2 }] },
+      { blocks: [{ projectId: 'user', label: 'l', value: 'v', limit: 100, readOnly: 'no' }] },
+      { journal: [{ sessionId: 'j', seq: -1, kind: 'k', payload: null, occurredAt: 0 }] },
+      { tasks: [{ id: 't', projectId: 'user', description: 'd', dueAt: 0, status: 'later' }] },
+    ]
+    for (const tables of bad) {
+      await expect(target.import({ ...base, tables }, { mode: 'merge' }), JSON.stringify(tables)).rejects.toMatchObject({ code: 'invalid_input' })
+    }
+    expect({ ...(await target.export()), exportedAt: 0 }).toEqual({ ...before, exportedAt: 0 })
+  })
+
   it('rebuilds the search index for imported rows', async () => {
     const source = await openTestMemory()
     await fill(source)
