@@ -13,6 +13,13 @@ describe('openMemory', () => {
     expect(await indexedDB.databases()).toEqual([])
   })
 
+  it('refuses at-rest encryption it cannot provide instead of storing plain text silently', async () => {
+    const indexedDB = new IDBFactory()
+    const error = await openMemory({ appId: 'a', userId: 'u', indexedDB, IDBKeyRange, encryption: { passphrase: 'secret' } } as never).catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/not supported.*startSync/s) })
+    expect(await indexedDB.databases()).toEqual([])
+  })
+
   it('opens one database per app and user', async () => {
     const indexedDB = new IDBFactory()
     const a = await openMemory({ appId: 'app', userId: 'u1', indexedDB, IDBKeyRange })

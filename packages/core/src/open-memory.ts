@@ -64,7 +64,8 @@ export function databaseName(appId: string, userId: string): string {
  * @example
  * const memory = await openMemory({ appId: 'my-agent', userId: 'u_123' })
  * await memory.facts.set('user', 'name', 'Ada')
- * @throws MemoryError `invalid_input` on bad options, `conflict` when the database
+ * @throws MemoryError `invalid_input` on bad options (also `encryption`: at-rest encryption is
+ * not supported yet, so it is refused rather than ignored), `conflict` when the database
  * was written by a newer version, `quota_exceeded` when storage is full.
  */
 export async function openMemory(options: MemoryOptions): Promise<Memory> {
@@ -147,6 +148,10 @@ function subscribe(ctx: StoreContext, filter: Parameters<Memory['changes']['subs
 }
 
 function checkPlugins(opts: MemoryOptions): void {
+  if ((opts as { encryption?: unknown }).encryption !== undefined) {
+    // Ignoring it would leave the user believing their memory is encrypted on disk.
+    throw new MemoryError('invalid_input', 'openMemory({ encryption }): at-rest encryption of the local store is not supported yet (rows are stored as plain data in IndexedDB); remove the option, and use startSync(memory, { encryption }) of @engram/sync to encrypt what leaves the device')
+  }
   if (opts.embedder !== undefined) {
     const e = opts.embedder
     if (typeof e.embed !== 'function' || !Number.isInteger(e.dimensions) || e.dimensions < 1) {
