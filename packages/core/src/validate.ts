@@ -50,9 +50,12 @@ export function checkOptionalNumber(name: string, value: unknown, range: { min?:
   return value === undefined ? undefined : checkNumber(name, value, range)
 }
 
-/** Checks an epoch-milliseconds time. */
+/** The latest time a `Date` can hold (epoch ms): later times have no calendar. */
+export const MAX_TIME = 8_640_000_000_000_000
+
+/** Checks an epoch-milliseconds time: an integer in [0, {@link MAX_TIME}]. @throws MemoryError `invalid_input`. */
 export function checkTime(name: string, value: unknown): number {
-  return checkNumber(name, value, { min: 0, integer: true })
+  return checkNumber(name, value, { min: 0, max: MAX_TIME, integer: true })
 }
 
 /** Checks a paging limit (positive integer, capped). */

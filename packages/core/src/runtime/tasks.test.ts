@@ -145,6 +145,9 @@ describe('tasks', () => {
       { projectId: 'p', description: 'x', dueAt: 1.5 },
       { projectId: 'p', description: 'x', dueAt: 1, repeat: 'hourly' },
       { projectId: '', description: 'x', dueAt: 1 },
+      // past the last time a Date can hold: the schedule would turn into NaN
+      { projectId: 'p', description: 'x', dueAt: 8.64e15 + 1, repeat: 'monthly' },
+      { projectId: 'p', description: 'x', dueAt: 1e300 },
     ]) await expect(memory.tasks.create(bad as never)).rejects.toMatchObject({ code: 'invalid_input' })
     expect(await memory.tasks.list()).toEqual([])
     const t = await memory.tasks.create({ projectId: 'p', description: 'x', dueAt: 1 })
