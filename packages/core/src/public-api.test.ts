@@ -89,6 +89,7 @@ const everyNamespace: Call[] = [
   ['lessons', (m) => m.lessons.list('p')],
   ['turns', (m) => m.turns.begin({ projectId: 'p', sessionId: 's', turnId: 't9', prompt: 'x', budget: 10 })],
   ['changes', async (m) => m.changes.subscribe({}, () => {})],
+  ['replication', (m) => m.replication.pending()],
   ['stats', (m) => m.stats()],
   ['export', (m) => m.export()],
   ['import', (m) => m.import({ format: 'engram-dump', version: 1, exportedAt: 0, tables: {} }, { mode: 'merge' })],
