@@ -104,3 +104,60 @@ describe('a closed store', () => {
     expect((error as Error).message).toMatch(/openMemory/)
   })
 })
+
+/** One successful write of every kind; each is one transaction. */
+const writes: Call[] = [
+  ['projects.create', (m) => m.projects.create({ name: 'X' })],
+  ['facts.set', (m) => m.facts.set('p', 'k2', 2)],
+  ['facts.deleteAll', (m) => m.facts.deleteAll('p')],
+  ['blocks.append', (m) => m.blocks.append('p', 'b', 'more')],
+  ['sessions.close', (m) => m.sessions.close('s', { summary: 'done' })],
+  ['messages.appendExchange', (m) => m.messages.appendExchange('s', 'q', 'a')],
+  ['summaries.write', (m) => m.summaries.write({ projectId: 'p', kind: 'project', text: 'x' })],
+  ['archive.insert', (m) => m.archive.insert('p', 'a passage')],
+  ['journal.append', (m) => m.journal.append('j', { kind: 'k', payload: 1 })],
+  ['runs.checkpoint', (m) => m.runs.checkpoint('r', 'plan', { status: 'ok' })],
+  ['runs.recordToolEvent', (m) => m.runs.recordToolEvent('r', { tool: 't', status: 'ok' })],
+  ['runs.setStatus', (m) => m.runs.setStatus('r', { status: 'ok' })],
+  ['tasks.create', (m) => m.tasks.create({ projectId: 'p', description: 'feed the cat', dueAt: 5 })],
+  ['tasks.complete', (m, id) => m.tasks.complete(id)],
+  ['tasks.fail', (m, id) => m.tasks.fail(id, 'boom', { maxRetries: 2 })],
+  ['tasks.cancel', (m, id) => m.tasks.cancel(id)],
+  ['usage.record', (m) => m.usage.record({ sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1 })],
+  ['lessons.store', (m) => m.lessons.store('p', 'd', 'rule')],
+  ['lessons.recordOutcome', (m) => m.lessons.recordOutcome({ projectId: 'p', domain: 'd', score: 1, lesson: 'l' })],
+  ['turns.end', (m) => m.turns.end({ sessionId: 's', turnId: 't0', reply: 'bye' })],
+  ['import', async (m) => m.import(await m.export('p'), { mode: 'merge' })],
+]
+
+/** The same kinds, failing after validation (inside or before the transaction). */
+const failures: Call[] = [
+  ['facts.set unknown project', (m) => m.facts.set('nope', 'k', 1)],
+  ['blocks.append over limit', (m) => m.blocks.append('p', 'b', 'x'.repeat(5000))],
+  ['messages.append unknown session', (m) => m.messages.append('nope', { role: 'user', content: 'x' })],
+  ['tasks.complete unknown', (m) => m.tasks.complete('nope')],
+  ['lessons.store unknown project', (m) => m.lessons.store('nope', 'd', 'r')],
+  ['turns.end unknown turn', (m) => m.turns.end({ sessionId: 's', turnId: 'nope', reply: 'x' })],
+  ['import bad reference', (m) => m.import({ format: 'engram-dump', version: 1, exportedAt: 0, tables: { tasks: [{ id: 't', projectId: 'nope', description: 'd', dueAt: 0, status: 'pending' }] } }, { mode: 'merge' })],
+]
+
+describe('the change feed', () => {
+  it.each(writes)('%s emits exactly one batch', async (name, call) => {
+    const { memory, taskId } = await seeded()
+    const batches: unknown[][] = []
+    memory.changes.subscribe({}, (b) => batches.push(b))
+    await call(memory, taskId)
+    expect(batches, name).toHaveLength(1)
+    expect(batches[0]!.length).toBeGreaterThan(0)
+  })
+
+  it.each(failures)('%s emits nothing and writes nothing', async (name, call) => {
+    const { memory, taskId } = await seeded()
+    const before = await memory.export()
+    const batches: unknown[][] = []
+    memory.changes.subscribe({}, (b) => batches.push(b))
+    await expect(Promise.resolve().then(() => call(memory, taskId)), name).rejects.toBeInstanceOf(Error)
+    expect(batches).toEqual([])
+    expect({ ...(await memory.export()), exportedAt: before.exportedAt }).toEqual(before)
+  })
+})
