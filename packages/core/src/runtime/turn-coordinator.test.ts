@@ -14,6 +14,15 @@ describe('turn coordinator', () => {
     expect(await c.run('k', fn)).toBe(2)
   })
 
+  it('with reuse: false shares only in-flight calls', async () => {
+    const c = createTurnCoordinator({ ttlMs: 1000, maxEntries: 10 }, () => 0)
+    let calls = 0
+    const fn = async () => ++calls
+    expect(await Promise.all([c.run('k', fn, { reuse: false }), c.run('k', fn, { reuse: false })])).toEqual([1, 1])
+    expect(c.size).toBe(0)
+    expect(await c.run('k', fn, { reuse: false })).toBe(2)
+  })
+
   it('does not keep failures', async () => {
     const c = createTurnCoordinator({ ttlMs: 1000, maxEntries: 10 }, () => 0)
     await expect(c.run('k', async () => { throw new Error('x') })).rejects.toThrow('x')

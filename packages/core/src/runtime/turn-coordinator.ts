@@ -17,8 +17,11 @@ export const DEFAULT_COORDINATOR_LIMITS: CoordinatorLimits = { ttlMs: 5 * 60_000
 
 /** Shares in-flight and recent results per key. */
 export interface TurnCoordinator {
-  /** Runs `fn` for `key` unless a call for it is in flight or settled within the TTL. Failures are not kept. */
-  run<T>(key: string, fn: () => Promise<T>): Promise<T>
+  /**
+   * Runs `fn` for `key` unless a call for it is in flight or settled within the TTL. Failures
+   * are not kept; with `reuse: false` results are not kept either (only in-flight calls are shared).
+   */
+  run<T>(key: string, fn: () => Promise<T>, options?: { reuse?: boolean }): Promise<T>
   /** Forgets a key (after a write that makes its result stale). */
   forget(key: string): void
   /** Number of keys held. */
@@ -46,13 +49,14 @@ export function createTurnCoordinator(limits: CoordinatorLimits, now: () => numb
   }
 
   return {
-    run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    run<T>(key: string, fn: () => Promise<T>, options: { reuse?: boolean } = {}): Promise<T> {
       const existing = entries.get(key)
       if (existing && (existing.settledAt === undefined || now() - existing.settledAt <= limits.ttlMs)) return existing.promise as Promise<T>
       const entry: Entry = { promise: Promise.resolve() }
       entry.promise = fn().then(
         (value) => {
           entry.settledAt = now()
+          if (options.reuse === false && entries.get(key) === entry) entries.delete(key)
           return value
         },
         (error: unknown) => {

@@ -30,6 +30,16 @@ describe('turns', () => {
     await expect(memory.turns.begin({ ...turn, prompt: 'other' })).rejects.toMatchObject({ code: 'conflict' })
   })
 
+  it('a begin after an import that removed the turn begins it again (no stale in-memory turn)', async () => {
+    const { memory } = await setup()
+    const turn = { projectId: 'p', sessionId: 'agent-1', turnId: 't1', prompt: 'hi', budget: 100 }
+    await memory.turns.begin(turn)
+    const dump = await memory.export('p')
+    await memory.import({ ...dump, tables: { ...dump.tables, turns: [], journal: [] } }, { mode: 'replace' })
+    await memory.turns.begin(turn)
+    expect(await memory.turns.end({ sessionId: 'agent-1', turnId: 't1', reply: 'bye' })).toEqual({ written: 0 })
+  })
+
   it('shares one retrieval between concurrent begins of the same turn', async () => {
     const { memory } = await setup()
     const build = vi.spyOn(memory.context, 'build')

@@ -146,7 +146,9 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
           if (session) await memory.messages.append(sessionId, { role: 'user', content: prompt, meta: { turnId } })
           return row
         })
-      })
+        // Settled begins are not reused: the stored turn answers a repeat (one read, no retrieval),
+        // and a turn removed since (import replace) is begun again instead of served from memory.
+      }, { reuse: false })
       return sameTurn(begun, projectId, prompt)
     },
 
