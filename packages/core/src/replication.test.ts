@@ -64,6 +64,18 @@ describe('replication', () => {
     a.close(); b.close()
   })
 
+  it('rejects malformed arguments with MemoryError invalid_input, and closed after close()', async () => {
+    const memory = await syncedStore()
+    await expect(memory.replication.applyRemote(null as never)).rejects.toMatchObject({ name: 'MemoryError', code: 'invalid_input' })
+    await expect(memory.replication.applyRemote('x' as never)).rejects.toMatchObject({ name: 'MemoryError', code: 'invalid_input' })
+    await expect(memory.replication.pending(null as never)).rejects.toMatchObject({ name: 'MemoryError', code: 'invalid_input' })
+    await expect(memory.replication.pending({ limit: 0 })).rejects.toMatchObject({ code: 'invalid_input' })
+    memory.close()
+    const record = { kind: 'facts' as const, projectId: 'p1', id: 'p1/k', hlc: 'x', row: { key: 'k', value: 1 } }
+    await expect(memory.replication.applyRemote([record])).rejects.toMatchObject({ code: 'closed' })
+    await expect(memory.replication.ack([1])).rejects.toMatchObject({ code: 'closed' })
+  })
+
   it('snapshot() returns facts with tombstones and summaries, plus the project outbox seqs', async () => {
     const memory = await syncedStore()
     await memory.facts.set('p1', 'a', 1)

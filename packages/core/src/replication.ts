@@ -6,7 +6,7 @@ import { compareHlc } from './hlc.js'
 import type { BlockRow, FactRow, OutboxRow, SummaryRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { applyRemoteSummary, readSummaryForSync } from './summaries.js'
-import { checkId, checkLimit, type Json } from './validate.js'
+import { checkId, checkLimit, checkOptions, type Json } from './validate.js'
 import { read, write, type WriteScope } from './write.js'
 
 /** The memory kinds that sync mirrors between devices. */
@@ -67,7 +67,8 @@ export interface ReplicationApi {
   /**
    * Applies remote records in one transaction with origin 'remote' (no outbox
    * rows, changes emitted as 'remote'): each is stored only when its HLC is newer.
-   * @throws MemoryError `closed`, `quota_exceeded` (storage failures roll the batch back).
+   * @throws MemoryError `invalid_input` when `batch` is not an array, `closed`, `quota_exceeded`
+   * (storage failures roll the batch back).
    */
   applyRemote(batch: readonly MirroredRecord[]): Promise<ApplyResult>
   /**
@@ -116,7 +117,9 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
 
   return {
     deviceId: ctx.clock.deviceId,
-    async pending(options = {}) {
+    async pending(options) {
+      checkOptions('options', options, ['projectId', 'limit'])
+      options ??= {}
       const limit = checkLimit('limit', options.limit, 500)
       const projectId = options.projectId === undefined ? undefined : checkId('projectId', options.projectId)
       return read(ctx, readTables, async () => {
@@ -134,8 +137,10 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
       await write(ctx, ['outbox'], () => db.outbox.bulkDelete([...seqs]))
     },
     async applyRemote(batch) {
+      if (!Array.isArray(batch)) throw new MemoryError('invalid_input', 'applyRemote needs an array of mirrored records')
       const result: ApplyResult = { applied: 0, newer: [], rejected: [] }
       if (batch.length === 0) return result
+      ctx.assertOpen()
       for (const record of batch) if (typeof record?.hlc === 'string') ctx.clock.receive(record.hlc)
       await write(ctx, applyTables(), async (w) => {
         for (const record of batch) {
