@@ -161,3 +161,36 @@ describe('the change feed', () => {
     expect({ ...(await memory.export()), exportedAt: before.exportedAt }).toEqual(before)
   })
 })
+
+describe('garbage arguments', () => {
+  const namespaces = ['projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns'] as const
+  const garbage: unknown[] = [null, 42, 'x', [], {}, NaN, () => 1, Symbol('s')]
+
+  it('every method of every namespace fails with a MemoryError, never a TypeError', async () => {
+    const { memory } = await seeded()
+    const leaks: string[] = []
+    for (const ns of namespaces) {
+      const api = memory[ns] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+      for (const method of Object.keys(api)) {
+        for (const value of garbage) {
+          for (let position = 0; position < 4; position++) {
+            const args: unknown[] = ['p', 's', 'x', {}]
+            args[position] = value
+            try {
+              await api[method]!(...args)
+            } catch (error) {
+              if (!(error instanceof Error) || error.name !== 'MemoryError') leaks.push(`${ns}.${method} arg ${position} = ${String(value)}: ${String(error)}`)
+            }
+          }
+        }
+      }
+    }
+    for (const [name, call] of [
+      ['stats', () => memory.stats(null as never)], ['export', () => memory.export(42 as never)],
+      ['import', () => memory.import({} as never, null as never)], ['subscribe', async () => memory.changes.subscribe(null as never, null as never)],
+    ] as const) {
+      try { await call() } catch (error) { if ((error as Error).name !== 'MemoryError') leaks.push(`${name}: ${String(error)}`) }
+    }
+    expect(leaks).toEqual([])
+  })
+})
