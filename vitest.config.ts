@@ -7,6 +7,7 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 export const engramAliases = [
   { find: /^@engram\/core$/, replacement: src('./packages/core/src/index.ts') },
   { find: /^@engram\/sync$/, replacement: src('./packages/sync/src/index.ts') },
+  { find: /^@engram\/sync\/status$/, replacement: src('./packages/sync/src/status-registry.ts') },
   { find: /^@engram\/worker$/, replacement: src('./packages/worker/src/index.ts') },
   { find: /^@engram\/worker\/host$/, replacement: src('./packages/worker/src/host-entry.ts') },
   { find: /^@engram\/relay$/, replacement: src('./apps/relay/src/index.ts') },

@@ -1,4 +1,5 @@
-import { createStatusRegistry } from '@engram/sync'
+// The subpath keeps Yjs out of the host bundle until sync is actually started.
+import { createStatusRegistry } from '@engram/sync/status'
 import type { SyncHandle, SyncStatus } from './api.js'
 
 /** What travels on the status channel between the hosts of one database. */
