@@ -1,7 +1,7 @@
 import type { Candidate, PostingFilter } from './bm25.js'
 import { entryIndex, kindOf, MAX_ENTRY_LEN, postingOf, type DocKey } from './index-rows.js'
 import type { SearchEngine } from './text-index.js'
-import { keyOfCandidate, kthScore, passes, readPostings, WINDOWED_TF, type QueryTerm } from './text-query.js'
+import { keyOfCandidate, kthScore, LOOKUP_COST, passes, readPostings, WINDOWED_TF, type QueryTerm } from './text-query.js'
 
 /** BM25 weight of a term at frequency `tf` in a document of length `len`. */
 export type TermWeight = (q: QueryTerm, tf: number, len: number) => number
@@ -19,7 +19,7 @@ export type TermWeight = (q: QueryTerm, tf: number, len: number) => number
  * the cut then get their missing terms from their document rows. The top
  * `depth` is the same as scoring every list in full (same summation order).
  */
-export async function scoreBySortedAccess(engine: SearchEngine, terms: readonly QueryTerm[], scores: Map<string, Candidate>, filter: PostingFilter, depth: number, weight: TermWeight, firstSpan: number): Promise<void> {
+export async function scoreBySortedAccess(engine: SearchEngine, terms: readonly QueryTerm[], scores: Map<string, Candidate>, filter: PostingFilter, depth: number, weight: TermWeight, avgLength: number): Promise<void> {
   const n = terms.length
   const parts = new Map<string, Float64Array>() // NaN: not known yet
   const partsOf = (docId: string): Float64Array => {
@@ -47,10 +47,11 @@ export async function scoreBySortedAccess(engine: SearchEngine, terms: readonly 
   })
 
   const seen = terms.map(() => 0)
+  // The first window reaches half the average length; later ones start narrow and widen by half each round.
   let lo = 0
-  let span = Math.max(4, firstSpan)
+  let hi = Math.max(1, Math.ceil(avgLength / 2))
+  let span = Math.max(1, Math.ceil(avgLength / 8))
   for (let round = 0; ub.some((u) => u > 0); round++) {
-    const hi = Math.min(MAX_ENTRY_LEN, lo + span - 1)
     const open = terms.flatMap((_, t) => (ub[t]! > 0 ? [t] : []))
     const read = await Promise.all(open.map((t) => readPostings(engine, terms[t]!.term, lo, hi, round === 0)))
     open.forEach((t, j) => {
@@ -64,7 +65,8 @@ export async function scoreBySortedAccess(engine: SearchEngine, terms: readonly 
       ub[t] = hi >= MAX_ENTRY_LEN ? 0 : weight(terms[t]!, WINDOWED_TF, hi + 1)
     })
     lo = hi + 1
-    span *= 2
+    hi = Math.min(MAX_ENTRY_LEN, lo + span - 1)
+    span = Math.ceil(span * 1.5)
     const unseen = ub.reduce((a, b) => a + b, 0)
     if (kthScore(lowerBounds(scores, parts), depth) > unseen) break
   }
@@ -83,6 +85,23 @@ export async function scoreBySortedAccess(engine: SearchEngine, terms: readonly 
       upper += ub[t]!
     }
     if (unknown && upper >= kth) missing.push(c)
+  }
+  // A term whose unread postings are few next to the candidates missing it is read to the end instead.
+  const finish = terms.flatMap((q, t) => {
+    if (ub[t] === 0) return []
+    const wanting = missing.reduce((m, c) => m + (Number.isNaN(parts.get(c.docId)?.[t] ?? NaN) ? 1 : 0), 0)
+    return q.df - seen[t]! <= wanting * LOOKUP_COST ? [t] : []
+  })
+  if (finish.length > 0) {
+    const read = await Promise.all(finish.map((t) => readPostings(engine, terms[t]!.term, lo, MAX_ENTRY_LEN, false)))
+    finish.forEach((t, j) => {
+      for (const [key, tf] of read[j]!) if (scores.has(key[0])) contribute(t, key, tf)
+      ub[t] = 0
+    })
+    for (let j = missing.length - 1; j >= 0; j--) {
+      const p = parts.get(missing[j]!.docId)
+      if (terms.every((_, t) => ub[t] === 0 || (p !== undefined && !Number.isNaN(p[t]!)))) missing.splice(j, 1)
+    }
   }
   const rows = missing.length > 0 ? await engine.t.searchDocs.bulkGet(missing.map(keyOfCandidate)) : []
   rows.forEach((row, j) => {

@@ -9,7 +9,7 @@ function lcg(seed: number): () => number {
 
 describe('two-phase BM25 (MaxScore)', () => {
   /** Random corpora of common, middle and rare words; the top k must match a full scoring (limit above the corpus). */
-  async function checkAgainstFullScoring(seed: number, options: Record<string, unknown>, maxWords = 10) {
+  async function checkAgainstFullScoring(seed: number, options: Record<string, unknown>, maxWords = 10, shortQueries = false) {
     const rand = lcg(seed)
     const memory = await openTestMemory(options)
     await memory.projects.create({ name: 'P', id: 'p1' })
@@ -28,8 +28,11 @@ describe('two-phase BM25 (MaxScore)', () => {
     }
     for (let i = 0; i < texts.length; i += 2) await memory.messages.appendExchange(session.id, texts[i]!, texts[i + 1]!)
     for (let q = 0; q < 30; q++) {
-      const query = [pick(common), pick(middle), pick(rare), rand() < 0.5 ? pick(common) : pick(rare)].join(' ')
-      const k = 1 + Math.floor(rand() * 8)
+      // Short queries end on one long list (a rare word beside a middle or common one): the sorted-access case.
+      const query = shortQueries
+        ? [pick(rare), rand() < 0.7 ? pick(middle) : pick(common)].join(' ')
+        : [pick(common), pick(middle), pick(rare), rand() < 0.5 ? pick(common) : pick(rare)].join(' ')
+      const k = 1 + Math.floor(rand() * (shortQueries ? 60 : 8))
       const full = await memory.search('p1', query, { limit: 1000 }) // depth above the corpus: every list read whole
       const top = await memory.search('p1', query, { limit: k })
       expect(top.map((h) => h.id), `seed ${seed}, query "${query}", k ${k}`).toEqual(full.slice(0, k).map((h) => h.id))
@@ -47,6 +50,7 @@ describe('two-phase BM25 (MaxScore)', () => {
     // Lengths up to 80 words: several length windows, so reading stops early and candidates are completed from their rows.
     await checkAgainstFullScoring(seed, { sortedAccessMinDf: 0 }, 80)
     await checkAgainstFullScoring(seed + 1, { sortedAccessMinDf: 20 }, 40)
+    await checkAgainstFullScoring(seed + 2, { sortedAccessMinDf: 0 }, 80, true)
   })
 
   it('keeps corpus statistics exact across batched, replaced and removed documents', async () => {

@@ -4,7 +4,7 @@ import { scoreBySortedAccess } from './sorted-access.js'
 import type { SearchEngine } from './text-index.js'
 
 /** Reading one document row costs about this many postings of a list read; above it a full list read is cheaper. */
-const LOOKUP_COST = 8
+export const LOOKUP_COST = 8
 
 /** A query term with its document frequency, idf and the most it can add to a score. */
 export interface QueryTerm { term: string; df: number; idf: number; bound: number }
@@ -54,9 +54,10 @@ export async function textCandidates(engine: SearchEngine, projectId: string, te
   let i = 0
   for (; i < query.length; i++) {
     if (i > 0 && kthScore(scores, depth) > rest[i]!) break
-    if (query[i]!.df > engine.sortedAccessMinDf && !cache.list(query[i]!.term)) {
-      // The rest are long lists: read them best postings first, only as far as the top k needs.
-      await scoreBySortedAccess(engine, query.slice(i), scores, filter, depth, (q, tf, len) => weight(q, { term: q.term, docId: '', tf, len, at: 0 }), Math.ceil(avgLength / 2))
+    if (i === query.length - 1 && query[i]!.df > engine.sortedAccessMinDf && !cache.list(query[i]!.term)) {
+      // The last term is a long list: read it best postings first, only as far as the top k needs.
+      // (With several long lists left, the unseen bound stays high until nearly all is read: read them whole.)
+      await scoreBySortedAccess(engine, query.slice(i), scores, filter, depth, (q, tf, len) => weight(q, { term: q.term, docId: '', tf, len, at: 0 }), avgLength)
       return topCandidates(scores.values(), depth)
     }
     for (const p of (await fullList(engine, query[i]!.term, epoch)).values()) add(query[i]!, p)
