@@ -5,6 +5,7 @@ import { invalidInput } from './errors.js'
 import { factText, tagKeysOf } from './facts-rows.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type ProjectScope } from './dump-scope.js'
 import type { Dump } from './dump-validate.js'
+import { checkMergeHistory, stableJson } from './dump-merge-check.js'
 import { messageDoc } from './messages.js'
 import { indexDocs } from './search/index-docs.js'
 import type { FactRow, MessageRow, SummaryRow } from './schema.js'
@@ -47,6 +48,10 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
   const wholeStoreReplace = mode === 'replace' && scope === undefined
   await checkReferences(ctx, dump, mode)
   const sessionSeq = highestSeqs(rowsOf('messages') as unknown as MessageRow[])
+  if (mode === 'merge') {
+    // A merged session row never moves the stored counter back.
+    for (const [id, seq] of await checkMergeHistory(ctx, dump)) if (seq > (sessionSeq.get(id) ?? 0)) sessionSeq.set(id, seq)
+  }
 
   // Journal sessions whose records this import clears or writes: their counters are recounted.
   const journalSessions = new Set(rowsOf('journal').map((r) => r.sessionId as string))
@@ -198,13 +203,8 @@ async function withoutStoredCopies(ctx: StoreContext, table: string, rows: Row[]
 
 /** Order-independent JSON text of a row without its key field. */
 function signature(row: Row, keyField: string): string {
-  const stable = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(stable)
-    if (v === null || typeof v !== 'object') return v
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, stable((v as Row)[k])]))
-  }
   const { [keyField]: _key, ...rest } = row
-  return JSON.stringify(stable(rest))
+  return stableJson(rest)
 }
 
 /** A fact row with the defaults of missing fields (tags [], confidence 1, hlc) and its tag index keys rebuilt. */

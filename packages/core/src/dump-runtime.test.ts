@@ -108,4 +108,31 @@ describe('export/import of agent runtime memory', () => {
     const imported = new Set(batches[0]!.map((c) => `${c.kind} ${c.id}`))
     for (const c of own) expect(imported).toContain(`${c.kind} ${c.id}`)
   })
+
+  it('a merge refuses to overwrite a different journal record or message at the same seq (append-only history)', async () => {
+    const a = await openTestMemory()
+    const b = await openTestMemory()
+    for (const m of [a, b]) {
+      await m.sessions.start('user', { id: 'shared' })
+      await m.journal.append('agent', { kind: 'step', payload: m === a ? 'a' : 'b' })
+    }
+    await a.messages.append('shared', { role: 'user', content: 'from a' })
+    const before = await a.export()
+    // b's journal record 'agent'#1 differs from a's
+    const journalOnly = roundTrip(await b.export())
+    await expect(a.import(journalOnly, { mode: 'merge' })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/agent.*replace/s) })
+    // b's message seq 1 of session 'shared' is another message than a's
+    await b.messages.append('shared', { role: 'user', content: 'from b' })
+    const dump = roundTrip(await b.export())
+    dump.tables.journal = []
+    await expect(a.import(dump, { mode: 'merge' })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/shared/) })
+    expect({ ...(await a.export()), exportedAt: 0 }).toEqual({ ...before, exportedAt: 0 })
+    // the same rows again (a backup of this store) merge fine
+    await expect(a.import(roundTrip(before), { mode: 'merge' })).resolves.toBeDefined()
+    // a merged session row with a lower counter does not move the stored one back
+    const fresh = await openTestMemory()
+    await fresh.sessions.start('user', { id: 'shared' })
+    await a.import(roundTrip({ ...(await fresh.export()), tables: { sessions: (await fresh.export()).tables.sessions! } }), { mode: 'merge' })
+    expect((await a.messages.append('shared', { role: 'user', content: 'next' })).seq).toBe(2)
+  })
 })

@@ -33,7 +33,9 @@ export interface DumpApi {
    * await other.import(JSON.parse(JSON.stringify(dump)), { mode: 'merge' })
    * @throws MemoryError `invalid_input` for a malformed dump, a bad or unknown option, or one
    * whose rows refer to projects or sessions that exist neither in the dump nor the store;
-   * nothing is written then. `quota_exceeded` when storage is full (rolled back), `closed`.
+   * nothing is written then. `conflict` when a `merge` would rewrite a journal record or a
+   * message the store holds at the same (session, seq). `quota_exceeded` when storage is
+   * full (rolled back), `closed`.
    */
   import(dump: Dump, options: { mode: 'merge' | 'replace' }): Promise<{ written: number }>
 }

@@ -1,0 +1,51 @@
+import { Dexie } from 'dexie'
+import type { Dump } from './dump-validate.js'
+import { MemoryError } from './errors.js'
+import type { StoreContext } from './store-context.js'
+
+type Row = Record<string, unknown>
+
+/** JSON text of a value with object keys sorted at every level: equal data, equal text. */
+export function stableJson(value: unknown): string {
+  const stable = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(stable)
+    if (v === null || typeof v !== 'object') return v
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, stable((v as Row)[k])]))
+  }
+  return JSON.stringify(stable(value))
+}
+
+/**
+ * Checks, before a `merge` writes anything, that it does not rewrite append-only history:
+ * a journal record or a message the store already holds at a (session, seq) must be the
+ * same record in the dump. Run inside the import's transaction.
+ * @returns the stored `lastSeq` of the sessions the dump names, so a merged session row
+ * never moves its counter back.
+ * @throws MemoryError `conflict` naming the first session whose history differs.
+ */
+export async function checkMergeHistory(ctx: StoreContext, dump: Dump): Promise<Map<string, number>> {
+  const journal = (dump.tables.journal ?? []) as Row[]
+  if (journal.length > 0) {
+    const stored = await ctx.db.table('journal').bulkGet(journal.map((r) => [r.sessionId as string, r.seq as number]))
+    const i = stored.findIndex((row, i) => row !== undefined && stableJson(row) !== stableJson(journal[i]))
+    if (i >= 0) throw diverged('journal session', journal[i]!.sessionId, journal[i]!.seq)
+  }
+  const messages = (dump.tables.messages ?? []) as Row[]
+  const sessionIds = [...new Set([...((dump.tables.sessions ?? []) as Row[]).map((s) => s.id), ...messages.map((m) => m.sessionId)])] as string[]
+  const sessions = await ctx.db.sessions.bulkGet(sessionIds)
+  const lastSeq = new Map<string, number>()
+  for (const s of sessions) if (s) lastSeq.set(s.id, s.lastSeq)
+  const bySession = new Map<string, Row[]>()
+  for (const m of messages) if (lastSeq.has(m.sessionId as string)) bySession.set(m.sessionId as string, [...(bySession.get(m.sessionId as string) ?? []), m])
+  for (const [sessionId, rows] of bySession) {
+    const stored = await ctx.db.messages.where('[sessionId+seq]').between([sessionId, Dexie.minKey], [sessionId, Dexie.maxKey]).toArray()
+    const idAt = new Map(stored.map((m) => [m.seq, m.id]))
+    const other = rows.find((m) => idAt.has(m.seq as number) && idAt.get(m.seq as number) !== m.id)
+    if (other) throw diverged('session', sessionId, other.seq)
+  }
+  return lastSeq
+}
+
+function diverged(what: string, sessionId: unknown, seq: unknown): MemoryError {
+  return new MemoryError('conflict', `The dump's ${what} ${JSON.stringify(sessionId)} holds another record at seq ${String(seq)} than this store: merging would rewrite its history. Import it with mode 'replace', or into a fresh store`)
+}
