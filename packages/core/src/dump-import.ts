@@ -5,7 +5,7 @@ import { invalidInput } from './errors.js'
 import { factText, tagKeysOf } from './facts-rows.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type ProjectScope } from './dump-scope.js'
 import type { Dump } from './dump-validate.js'
-import { checkMergeHistory, stableJson } from './dump-merge-check.js'
+import { checkMergeHistory, withoutStoredCopies } from './dump-merge-check.js'
 import { messageDoc } from './messages.js'
 import { indexDocs } from './search/index-docs.js'
 import type { FactRow, MessageRow, SummaryRow } from './schema.js'
@@ -177,34 +177,6 @@ function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[
     })
   }
   return rows
-}
-
-/**
- * Rows of an auto-increment table (usage, outcomes) get new keys on import, so a row the
- * store already holds (same fields, whatever its key) would be appended again by a second
- * merge of the same dump: drop those, keeping as many copies as the dump has beyond the stored ones.
- */
-async function withoutStoredCopies(ctx: StoreContext, table: string, rows: Row[]): Promise<Row[]> {
-  if (rows.length === 0) return rows
-  const field = primaryKeyOf(ctx.db, table).fields[0]!
-  const stored = new Map<string, number>()
-  for (const row of await ctx.db.table(table).toArray()) {
-    const sig = signature(row as Row, field)
-    stored.set(sig, (stored.get(sig) ?? 0) + 1)
-  }
-  return rows.filter((row) => {
-    const sig = signature(row, field)
-    const left = stored.get(sig) ?? 0
-    if (left === 0) return true
-    stored.set(sig, left - 1)
-    return false
-  })
-}
-
-/** Order-independent JSON text of a row without its key field. */
-function signature(row: Row, keyField: string): string {
-  const { [keyField]: _key, ...rest } = row
-  return stableJson(rest)
 }
 
 /** A fact row with the defaults of missing fields (tags [], confidence 1, hlc) and its tag index keys rebuilt. */

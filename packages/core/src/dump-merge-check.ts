@@ -1,5 +1,7 @@
+/** Merge-time checks of an import: append-only history, stored counters, auto-key duplicates. */
 import { Dexie } from 'dexie'
 import type { Dump } from './dump-validate.js'
+import { primaryKeyOf } from './dump-scope.js'
 import { MemoryError } from './errors.js'
 import type { StoreContext } from './store-context.js'
 
@@ -48,4 +50,32 @@ export async function checkMergeHistory(ctx: StoreContext, dump: Dump): Promise<
 
 function diverged(what: string, sessionId: unknown, seq: unknown): MemoryError {
   return new MemoryError('conflict', `The dump's ${what} ${JSON.stringify(sessionId)} holds another record at seq ${String(seq)} than this store: merging would rewrite its history. Import it with mode 'replace', or into a fresh store`)
+}
+
+/**
+ * Rows of an auto-increment table (usage, outcomes) get new keys on import, so a row the
+ * store already holds (same fields, whatever its key) would be appended again by a second
+ * merge of the same dump: drop those, keeping as many copies as the dump has beyond the stored ones.
+ */
+export async function withoutStoredCopies(ctx: StoreContext, table: string, rows: Row[]): Promise<Row[]> {
+  if (rows.length === 0) return rows
+  const field = primaryKeyOf(ctx.db, table).fields[0]!
+  const stored = new Map<string, number>()
+  for (const row of await ctx.db.table(table).toArray()) {
+    const sig = signature(row as Row, field)
+    stored.set(sig, (stored.get(sig) ?? 0) + 1)
+  }
+  return rows.filter((row) => {
+    const sig = signature(row, field)
+    const left = stored.get(sig) ?? 0
+    if (left === 0) return true
+    stored.set(sig, left - 1)
+    return false
+  })
+}
+
+/** Order-independent JSON text of a row without its key field. */
+function signature(row: Row, keyField: string): string {
+  const { [keyField]: _key, ...rest } = row
+  return stableJson(rest)
 }
