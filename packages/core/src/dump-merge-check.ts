@@ -38,7 +38,13 @@ export async function checkMergeHistory(ctx: StoreContext, dump: Dump): Promise<
   const lastSeq = new Map<string, number>()
   for (const s of sessions) if (s) lastSeq.set(s.id, s.lastSeq)
   const bySession = new Map<string, Row[]>()
-  for (const m of messages) if (lastSeq.has(m.sessionId as string)) bySession.set(m.sessionId as string, [...(bySession.get(m.sessionId as string) ?? []), m])
+  for (const m of messages) {
+    const id = m.sessionId as string
+    if (!lastSeq.has(id)) continue
+    const list = bySession.get(id)
+    if (list) list.push(m)
+    else bySession.set(id, [m])
+  }
   for (const [sessionId, rows] of bySession) {
     const stored = await ctx.db.messages.where('[sessionId+seq]').between([sessionId, Dexie.minKey], [sessionId, Dexie.maxKey]).toArray()
     const idAt = new Map(stored.map((m) => [m.seq, m.id]))
