@@ -23,6 +23,8 @@ export interface TextIndexOptions {
   textIndex?: boolean
   /** Internal (tests): document frequency above which a term's postings are read best first instead of whole (default 2000). */
   sortedAccessMinDf?: number
+  /** Internal (tests): read long lists best first also for terms already queried since open. */
+  sortedAccessWarm?: boolean
 }
 
 /** The text index plus what search reads: the analyzer and the in-memory caches. */
@@ -37,6 +39,8 @@ export interface SearchEngine extends TextIndex {
   readonly enabled: boolean
   /** Document frequency above which a query reads a term's postings best first (sorted access) instead of whole. */
   readonly sortedAccessMinDf: number
+  /** Whether terms already queried since open also get sorted access (tests; normally they are read whole and cached). */
+  readonly sortedAccessWarm: boolean
   /** Called after a transaction that queued documents for embedding commits. */
   onEnqueue: () => void
 }
@@ -182,6 +186,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   const engine: SearchEngine = {
     db, t, analyzer, cache, vectors, embedder, enabled,
     sortedAccessMinDf: opts.sortedAccessMinDf ?? 2000,
+    sortedAccessWarm: opts.sortedAccessWarm === true,
     tables: enabled ? INDEX_TABLES : [],
     onEnqueue: () => {},
 

@@ -48,9 +48,9 @@ describe('two-phase BM25 (MaxScore)', () => {
   it('ranks the top k exactly when long lists are read best first (sorted access)', async () => {
     const seed = Number(process.env.MAXSCORE_SEED ?? 11)
     // Lengths up to 80 words: several length windows, so reading stops early and candidates are completed from their rows.
-    await checkAgainstFullScoring(seed, { sortedAccessMinDf: 0 }, 80)
-    await checkAgainstFullScoring(seed + 1, { sortedAccessMinDf: 20 }, 40)
-    await checkAgainstFullScoring(seed + 2, { sortedAccessMinDf: 0 }, 80, true)
+    await checkAgainstFullScoring(seed, { sortedAccessMinDf: 0, sortedAccessWarm: true }, 80)
+    await checkAgainstFullScoring(seed + 1, { sortedAccessMinDf: 20, sortedAccessWarm: true }, 40)
+    await checkAgainstFullScoring(seed + 2, { sortedAccessMinDf: 0, sortedAccessWarm: true }, 80, true)
   })
 
   it('keeps corpus statistics exact across batched, replaced and removed documents', async () => {

@@ -21,6 +21,8 @@ export interface QueryTerm { term: string; df: number; idf: number; bound: numbe
 export async function textCandidates(engine: SearchEngine, projectId: string, terms: readonly string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
   const { cache } = engine
   const epoch = cache.epoch
+  // Terms first met since open (document frequency not cached yet): a long list of theirs is read best first.
+  const cold = new Set(terms.filter((term) => cache.df(term) === undefined))
   const [corpus, dfs] = await Promise.all([corpusOf(engine, projectId, epoch), Promise.all(terms.map((term) => dfOf(engine, term, epoch)))])
   const avgLength = corpus.docs > 0 ? Math.max(1, corpus.length / corpus.docs) : 1
   const query: QueryTerm[] = []
@@ -54,8 +56,9 @@ export async function textCandidates(engine: SearchEngine, projectId: string, te
   let i = 0
   for (; i < query.length; i++) {
     if (i > 0 && kthScore(scores, depth) > rest[i]!) break
-    if (i === query.length - 1 && query[i]!.df > engine.sortedAccessMinDf && !cache.list(query[i]!.term)) {
-      // The last term is a long list: read it best postings first, only as far as the top k needs.
+    if (i === query.length - 1 && query[i]!.df > engine.sortedAccessMinDf && (engine.sortedAccessWarm || cold.has(query[i]!.term)) && !cache.list(query[i]!.term)) {
+      // The last term is a long list met for the first time: read it best postings first, only as far as
+      // the top k needs. A term queried again is read whole and cached, so repeated queries stay in memory.
       // (With several long lists left, the unseen bound stays high until nearly all is read: read them whole.)
       await scoreBySortedAccess(engine, query.slice(i), scores, filter, depth, (q, tf, len) => weight(q, { term: q.term, docId: '', tf, len, at: 0 }), avgLength)
       return topCandidates(scores.values(), depth)
