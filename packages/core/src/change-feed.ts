@@ -1,3 +1,5 @@
+import { reportError } from './report-error.js'
+
 /** The plural name of a memory kind, as it appears in {@link Change.kind}. */
 export type ChangeKind =
   | 'projects' | 'facts' | 'blocks' | 'sessions' | 'messages' | 'summaries' | 'passages'
@@ -55,7 +57,7 @@ export function createChangeFeed(): ChangeFeed {
           listener(selected)
         } catch (error) {
           // One faulty listener must not starve the others or fail the write that already committed.
-          queueMicrotask(() => { throw error })
+          reportError(error)
         }
       }
     },

@@ -1,4 +1,4 @@
-import { MemoryError } from '@engram/core'
+import { reportError, MemoryError } from '@engram/core'
 import type { SyncStatus } from './sync-types.js'
 
 /**
@@ -45,7 +45,7 @@ export function createStatusRegistry(): StatusRegistry {
           listener(projectId, status)
         } catch (error) {
           // One faulty listener must not starve the others.
-          queueMicrotask(() => { throw error })
+          reportError(error)
         }
       }
     },

@@ -1,3 +1,4 @@
+import { reportError } from '@engram/core'
 import { defaultLocks, type LockManagerLike } from './web-locks.js'
 
 /** A leadership claim on a named Web Lock. */
@@ -47,7 +48,7 @@ export function electLeader(name: string, options: ElectOptions): Election {
     try {
       stop = options.onLead()
     } catch (error) {
-      queueMicrotask(() => { throw error })
+      reportError(error)
     }
     setLeader(true)
     return new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink'
-import { databaseName, openMemory, type Embedder, type Extractor, type Memory, type MemoryOptions, type Summarizer } from '@engram/core'
+import { reportError, databaseName, openMemory, type Embedder, type Extractor, type Memory, type MemoryOptions, type Summarizer } from '@engram/core'
 import type { OpenRequest, StartSync, SyncHandle } from './api.js'
 import { relayChanges, type CrossTabChanges } from './cross-tab-changes.js'
 import { electLeader, type Election } from './election.js'
@@ -103,7 +103,7 @@ function leadSync(store: HostStore, { url, encryption }: NonNullable<OpenRequest
     const handle = startSync(store.memory, { url, token: () => store.pool.call('token'), ...(encryption ? { encryption } : {}) })
     store.sync = handle
     offStatus = store.board.lead(handle)
-  }).catch((error: unknown) => queueMicrotask(() => { throw error }))
+  }).catch((error: unknown) => reportError(error))
   return () => {
     stopped = true
     offStatus?.()
