@@ -9,6 +9,12 @@ import { startDemoStack, type DemoStack } from './demo-support/stack.js'
 const artifacts = fileURLToPath(new URL('../../test-results/', import.meta.url))
 const hostile = '<img src=x onerror=alert(1)>'
 
+/** Count labels whose noun disagrees with its number ("1 items", "2 token", "3 item(s)"). */
+function ungrammatical(texts: string[]): string[] {
+  return texts.filter(text => /\(s\)/.test(text) || [...text.matchAll(/\b(\d+) (item|token|memory write|hit)(s?)\b/g)]
+    .some(([, n, , s]) => (Number(n) === 1) !== (s === '')))
+}
+
 describe('demo: two devices of one user, syncing through the relay', () => {
   let stack: DemoStack
   let profileA: Profile
@@ -146,6 +152,10 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     const total = await preview.locator('meter.total').evaluate((m: HTMLMeterElement) => [m.value, m.max])
     expect(total[0]).toBeLessThanOrEqual(20)
     expect(total[1]).toBe(20)
+    // Counts agree with their nouns: "1 item", "2 items".
+    const labels = await preview.locator('.section-head small, .omitted li, .context-total').allTextContents()
+    expect(labels.length).toBeGreaterThan(1)
+    expect(ungrammatical(labels)).toEqual([])
     await preview.screenshot({ path: `${artifacts}demo-context-omitted.png` })
   })
 
@@ -227,6 +237,9 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     expect(a.dialogs).toEqual([])
     // The context preview shows the last turn's context, a bar per section.
     await expect.poll(() => a.page.locator('#context .context-section').count()).toBeGreaterThan(0)
+    const counts = await a.page.locator('#chat .turn-note, #context .section-head small, #search .hit-group h3').allTextContents()
+    expect(counts.join(' ')).toMatch(/\b1 memory write\b/)
+    expect(ungrammatical(counts)).toEqual([])
 
     await a.page.locator('#context').scrollIntoViewIfNeeded()
     await a.page.screenshot({ path: `${artifacts}demo-page-A.png`, fullPage: true })

@@ -103,6 +103,14 @@ export function parseValue(text: string): unknown {
   }
 }
 
+/**
+ * A count with its noun in the right number: `count(1, 'item')` → "1 item",
+ * `count(2, 'item')` → "2 items" (`plural` for irregular nouns).
+ */
+export function count(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`
+}
+
 /** A short local date-time. */
 export function formatTime(ms: number | undefined): string {
   if (ms === undefined) return '—'

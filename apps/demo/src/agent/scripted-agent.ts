@@ -1,5 +1,5 @@
 import type { Context, Fact } from '@engram/core'
-import { formatValue } from '../dom.js'
+import { count, formatValue } from '../dom.js'
 import { parseIntent, sentences, type Intent } from './intent.js'
 
 /** What the scripted agent sees: the prompt, the context turns.begin built, and the project's facts. */
@@ -14,7 +14,7 @@ export function scriptedReply(input: AgentInput): string {
   const useful = parts.filter(p => p !== '').map(p => p.charAt(0).toUpperCase() + p.slice(1))
   if (useful.length > 0) return useful.join(' ')
   const sections = input.context.sections.filter(s => s.items > 0).map(s => `${s.name} (${s.items})`)
-  return `I'm a scripted agent, not a model. A real one would get ${input.context.tokens} tokens of context` +
+  return `I'm a scripted agent, not a model. A real one would get ${count(input.context.tokens, 'token')} of context` +
     (sections.length > 0 ? ` from ${sections.join(', ')}` : ' (memory is empty so far)') +
     '. Try "Remember that my favourite colour is teal", "What is my favourite colour?" or "Forget my favourite colour".'
 }

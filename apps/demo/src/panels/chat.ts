@@ -1,7 +1,7 @@
 import type { Message } from '@engram/core'
 import { scriptedReply } from '../agent/scripted-agent.js'
 import type { App } from '../app.js'
-import { el, field, replace } from '../dom.js'
+import { count, el, field, replace } from '../dom.js'
 import { section, serialRefresh, stateLine } from './panel.js'
 
 /** Token budget of the context each turn would send. */
@@ -51,7 +51,7 @@ export function chatPanel(app: App): HTMLElement {
       input.value = ''
       const tail = await app.memory.messages.tail(sessionId, 1)
       const last = tail[tail.length - 1]
-      if (last !== undefined) notes.set(last.seq, `context ${context.tokens}/${turnBudget} tokens · ${written} memory write${written === 1 ? '' : 's'}`)
+      if (last !== undefined) notes.set(last.seq, `context ${context.tokens}/${count(turnBudget, 'token')} · ${count(written, 'memory write')}`)
       refresh()
     } catch (error) {
       state.error(error, 'run the turn')

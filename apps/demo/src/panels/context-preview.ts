@@ -1,6 +1,6 @@
 import type { Context } from '@engram/core'
 import type { App } from '../app.js'
-import { el, field, replace } from '../dom.js'
+import { count, el, field, replace } from '../dom.js'
 import { section, stateLine } from './panel.js'
 
 /** The context preview panel and the hook the chat uses to show a turn's context. */
@@ -37,16 +37,16 @@ export function contextPreview(app: App): ContextPreview {
 
   function show(context: Context, limit: number, label: string): void {
     replace(output,
-      el('p', { class: 'context-total' }, `${label}: ${context.tokens} of ${limit} tokens`),
-      el('meter', { class: 'total', min: 0, max: limit, value: String(context.tokens), 'aria-label': `Total: ${context.tokens} of ${limit} tokens` }),
+      el('p', { class: 'context-total' }, `${label}: ${context.tokens} of ${count(limit, 'token')}`),
+      el('meter', { class: 'total', min: 0, max: limit, value: String(context.tokens), 'aria-label': `Total: ${context.tokens} of ${count(limit, 'token')}` }),
       el('ul', { class: 'sections', 'aria-label': 'Sections' }, ...context.sections.map(s => el('li', { class: 'context-section', 'data-section': s.name },
-        el('div', { class: 'section-head' }, el('strong', {}, s.name), el('small', {}, ` ${s.tokens} tokens · ${s.items} items`)),
-        el('meter', { min: 0, max: limit, value: String(s.tokens), 'aria-label': `${s.name}: ${s.tokens} of ${limit} tokens` }),
+        el('div', { class: 'section-head' }, el('strong', {}, s.name), el('small', {}, ` ${count(s.tokens, 'token')} · ${count(s.items, 'item')}`)),
+        el('meter', { min: 0, max: limit, value: String(s.tokens), 'aria-label': `${s.name}: ${s.tokens} of ${count(limit, 'token')}` }),
         el('details', {}, el('summary', {}, 'Text'), el('pre', {}, s.text))))),
       context.sections.length === 0 ? el('p', { class: 'state-empty' }, 'Nothing in memory fits yet: the context is empty.') : null,
       context.omitted.length > 0
         ? el('div', { class: 'omitted' }, el('h3', {}, 'Omitted'),
-          el('ul', {}, ...context.omitted.map(o => el('li', { 'data-section': o.name }, `${o.name}: ${o.items} item(s) — ${o.reason}`))))
+          el('ul', {}, ...context.omitted.map(o => el('li', { 'data-section': o.name }, `${o.name}: ${count(o.items, 'item')} — ${o.reason}`))))
         : el('p', { class: 'omitted-none' }, 'Nothing omitted.'))
   }
 

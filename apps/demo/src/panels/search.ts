@@ -1,6 +1,6 @@
 import type { Hit, HitKind } from '@engram/core'
 import type { App } from '../app.js'
-import { el, field, formatTime, replace } from '../dom.js'
+import { count, el, field, formatTime, replace } from '../dom.js'
 import { section, stateLine } from './panel.js'
 
 const kinds: HitKind[] = ['fact', 'message', 'summary', 'passage']
@@ -25,7 +25,7 @@ export function searchPanel(app: App): HTMLElement {
       const hits = await app.memory.search(app.projectId, text, { kinds: chosen, limit: 20 })
       const groups = kinds.map(kind => [kind, hits.filter(h => h.kind === kind)] as const).filter(([, list]) => list.length > 0)
       replace(results, ...groups.map(([kind, list]) => el('section', { class: 'hit-group', 'data-kind': kind },
-        el('h3', {}, `${kind} (${list.length})`),
+        el('h3', {}, `${kind}: ${count(list.length, 'hit')}`),
         el('ol', {}, ...list.map(hitItem)))))
       if (hits.length === 0) state.empty(`No hits for "${text}".`)
       else state.clear()

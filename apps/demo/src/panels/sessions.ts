@@ -1,6 +1,6 @@
 import type { Session } from '@engram/core'
 import type { App } from '../app.js'
-import { el, formatTime, keepFocus, replace } from '../dom.js'
+import { count, el, formatTime, keepFocus, replace } from '../dom.js'
 import { section, serialRefresh, stateLine } from './panel.js'
 
 /** Sessions of the selected project, newest activity first, and the messages of the one opened. */
@@ -15,7 +15,7 @@ export function sessionsPanel(app: App): HTMLElement {
     try {
       const page = await app.memory.messages.page(session.id, { limit: 100 })
       replace(messages, ...page.items.map(m => el('li', { class: `message role-${m.role}` },
-        el('strong', {}, `${m.role} #${m.seq}`), el('small', {}, ` ${m.tokens} tokens · ${formatTime(m.createdAt)}`),
+        el('strong', {}, `${m.role} #${m.seq}`), el('small', {}, ` ${count(m.tokens, 'token')} · ${formatTime(m.createdAt)}`),
         el('p', {}, m.content))))
       if (page.items.length === 0) replace(messages, el('li', { class: 'state-empty' }, 'No messages in this session.'))
     } catch (error) {
