@@ -109,8 +109,17 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     await persona.getByLabel('persona', { exact: true }).fill(text + ' And a very long tail.')
     expect(await persona.locator('.count.over').count()).toBe(1)
     await persona.getByRole('button', { name: 'Save' }).click()
-    await expect.poll(() => blocks.locator('.state').textContent()).toContain('limit_exceeded')
-    await persona.getByLabel('persona', { exact: true }).fill(text)
+    // ...and the editor is marked invalid, linked to the message that says why.
+    const editor = persona.getByLabel('persona', { exact: true })
+    await expect.poll(() => editor.getAttribute('aria-invalid')).toBe('true')
+    const description = (): Promise<string> => editor.evaluate((c) => (c.getAttribute('aria-describedby') ?? '').split(/\s+/)
+      .map(id => document.getElementById(id)?.textContent ?? `(missing #${id})`).join(' | '))
+    expect(await description()).toContain('limit_exceeded')
+    expect(await persona.locator('.field-error').isVisible()).toBe(true)
+    await editor.fill(text)
+    expect(await editor.getAttribute('aria-invalid')).toBeNull()
+    expect(await description()).not.toContain('limit_exceeded')
+    expect(await persona.locator('.field-error').isVisible()).toBe(false)
 
     // History of a key edited on both devices.
     const facts = page.locator('#facts')
@@ -166,6 +175,13 @@ describe('demo: two devices of one user, syncing through the relay', () => {
       .filter((c) => (c as HTMLInputElement).labels?.length === 0 && !c.getAttribute('aria-label') && !c.getAttribute('aria-labelledby'))
       .map((c) => c.outerHTML))
     expect(unlabelled).toEqual([])
+    // Every hint under a field is the accessible description of its control.
+    const hints = await page.evaluate(() => [...document.querySelectorAll('.field')].flatMap((f) => {
+      const ids = (f.querySelector('input, textarea, select')?.getAttribute('aria-describedby') ?? '').split(/\s+/)
+      return [...f.querySelectorAll('small.hint')].map(h => ({ hint: h.textContent, linked: h.id !== '' && ids.includes(h.id) }))
+    }))
+    expect(hints.length).toBeGreaterThan(2)
+    expect(hints.filter(h => !h.linked)).toEqual([])
     const focused = () => page.evaluate(() => {
       const e = document.activeElement as HTMLElement
       return { tag: e.tagName, text: e.textContent?.trim(), label: e.getAttribute('aria-label') ?? (e as HTMLInputElement).labels?.[0]?.textContent ?? null, outline: getComputedStyle(e).outlineStyle }

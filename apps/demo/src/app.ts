@@ -33,3 +33,14 @@ export function errorText(error: unknown): string {
   }
   return String(error)
 }
+
+/**
+ * Which of `fields` a MemoryError is about: the store's validation messages
+ * start with the name of the input they refuse (`key is …`, `value is … bytes
+ * as JSON …`, `tags …`). Returns `fallback` when the message names none.
+ */
+export function errorField<T extends string>(error: unknown, fields: readonly T[], fallback: T): T {
+  const message = error !== null && typeof error === 'object' ? (error as { message?: unknown }).message : undefined
+  if (typeof message !== 'string') return fallback
+  return fields.find(name => new RegExp(`^${name}\\b`, 'i').test(message)) ?? fallback
+}

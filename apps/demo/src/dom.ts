@@ -83,10 +83,58 @@ export function uid(prefix: string): string {
   return `${prefix}-${++nextId}`
 }
 
-/** A labelled control: `<label for>` + the control, wrapped in a `.field`. */
-export function field(label: string, control: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, hint?: string): HTMLElement {
+/** Adds (or removes) `id` in the space-separated `aria-describedby` list of `control`. */
+function describedBy(control: Element, id: string, on: boolean): void {
+  const ids = (control.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(i => i !== '' && i !== id)
+  if (on) ids.push(id)
+  if (ids.length === 0) control.removeAttribute('aria-describedby')
+  else control.setAttribute('aria-describedby', ids.join(' '))
+}
+
+/**
+ * A labelled control: `<label for>` + the control, wrapped in a `.field`; the
+ * hint (if any) is linked to the control with `aria-describedby`, so a screen
+ * reader reads it with the label. With `error` (made by {@link fieldError} for
+ * this control) the field holds its message, which clears once the user edits.
+ */
+export function field(label: string, control: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, hint?: string, error?: FieldError): HTMLElement {
   if (control.id === '') control.id = uid('f')
-  return el('div', { class: 'field' }, el('label', { for: control.id }, label), control, hint ? el('small', {}, hint) : null)
+  const note = hint ? el('small', { class: 'hint', id: uid('hint') }, hint) : null
+  if (note !== null) describedBy(control, note.id, true)
+  if (error !== undefined) control.addEventListener('input', () => error.clear())
+  return el('div', { class: 'field' }, el('label', { for: control.id }, label), control, note, error?.element)
+}
+
+/** The error message of one control (see {@link fieldError}). */
+export interface FieldError {
+  /** Put it next to the control (it stays hidden until {@link FieldError.show}). */
+  readonly element: HTMLElement
+  /** Marks the control `aria-invalid` and links it to `text` through `aria-describedby`. */
+  show(text: string): void
+  /** Removes the message, the mark and the link. */
+  clear(): void
+}
+
+/** An error message linked to `control`: `aria-invalid` + `aria-describedby`, announced when shown. */
+export function fieldError(control: HTMLElement): FieldError {
+  const element = el('small', { class: 'field-error', id: uid('err'), role: 'alert' })
+  element.hidden = true
+  return {
+    element,
+    show(text) {
+      element.textContent = text
+      element.hidden = false
+      control.setAttribute('aria-invalid', 'true')
+      describedBy(control, element.id, true)
+    },
+    clear() {
+      if (element.hidden) return
+      element.hidden = true
+      element.textContent = ''
+      control.removeAttribute('aria-invalid')
+      describedBy(control, element.id, false)
+    },
+  }
 }
 
 /** A memory value as display text: strings as they are, anything else as JSON. */

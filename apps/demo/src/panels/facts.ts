@@ -1,6 +1,6 @@
 import type { Fact } from '@engram/core'
-import type { App } from '../app.js'
-import { el, field, formatTime, formatValue, keepFocus, parseValue, replace } from '../dom.js'
+import { errorField, errorText, type App } from '../app.js'
+import { el, field, fieldError, formatTime, formatValue, keepFocus, parseValue, replace } from '../dom.js'
 import { factHistory } from './fact-history.js'
 import { section, serialRefresh, stateLine } from './panel.js'
 
@@ -28,33 +28,37 @@ export function factsPanel(app: App): HTMLElement {
   const key = el('input', { type: 'text', required: true, maxlength: 200, autocomplete: 'off' })
   const value = el('input', { type: 'text', required: true, autocomplete: 'off' })
   const tags = el('input', { type: 'text', autocomplete: 'off', placeholder: 'comma, separated' })
+  const problems = { key: fieldError(key), value: fieldError(value), tags: fieldError(tags) }
   const form = el('form', { class: 'inline-form', on: { submit: (e) => { e.preventDefault(); void setFact() } } },
-    field('Key', key), field('Value', value, 'JSON or plain text'), field('Tags', tags), el('button', { type: 'submit' }, 'Set fact'))
+    field('Key', key, undefined, problems.key), field('Value', value, 'JSON or plain text', problems.value), field('Tags', tags, undefined, problems.tags), el('button', { type: 'submit' }, 'Set fact'))
 
   async function setFact(): Promise<void> {
+    for (const problem of Object.values(problems)) problem.clear()
     try {
       const tagList = tags.value.split(',').map(t => t.trim()).filter(t => t !== '')
       await app.memory.facts.set(app.projectId, key.value.trim(), parseValue(value.value) as never, { tags: tagList, source: { note: `demo device ${app.device}` } })
       key.value = ''; value.value = ''; tags.value = ''
       key.focus()
     } catch (error) {
-      state.error(error, 'set the fact')
+      problems[errorField(error, ['key', 'value', 'tags'] as const, 'value')].show(`Could not set the fact: ${errorText(error)}`)
     }
   }
 
   function actions(fact: Fact, row: HTMLTableRowElement): HTMLElement {
     const edit = (): void => {
       const input = el('input', { type: 'text', value: formatValue(fact.value), 'aria-label': `New value of ${fact.key}` })
+      const problem = fieldError(input)
       const cell = row.cells[1]!
       const done = (): void => { editing.delete(fact.key); refocus = fact.key; refresh() }
       const save = (): void => {
         app.memory.facts.set(app.projectId, fact.key, parseValue(input.value) as never, { tags: fact.tags, source: { note: `demo device ${app.device}` } })
-          .then(done, (error: unknown) => state.error(error, 'edit the fact'))
+          .then(done, (error: unknown) => problem.show(`Could not save: ${errorText(error)}`))
       }
       editing.add(fact.key)
       replace(cell, el('form', { class: 'inline-form', on: { submit: (e) => { e.preventDefault(); save() } } },
         input, el('button', { type: 'submit' }, 'Save'),
-        el('button', { type: 'button', on: { click: done } }, 'Cancel')))
+        el('button', { type: 'button', on: { click: done } }, 'Cancel'), problem.element))
+      input.addEventListener('input', () => problem.clear())
       input.addEventListener('keydown', (e) => { if (e.key === 'Escape') done() })
       input.focus()
     }
