@@ -126,6 +126,21 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     await facts.locator('tr[data-key="color"] summary').click()
     await expect.poll(() => facts.locator('tr[data-key="color"] .history li').allTextContents()).toEqual(
       expect.arrayContaining([expect.stringContaining('red'), expect.stringContaining('blue')]))
+    // The open history survives the table's re-render, after an own change and after a synced one.
+    const colorHistory = facts.locator('tr[data-key="color"] details.fact-history')
+    const isOpen = (): Promise<boolean> => colorHistory.evaluate((d: HTMLDetailsElement) => d.open)
+    await a.setFact('history_probe', 'own')
+    expect(await isOpen()).toBe(true)
+    await b.setFact('history_probe', 'synced')
+    await a.waitForFact('history_probe', 'synced', 5_000)
+    expect(await isOpen()).toBe(true)
+    await expect.poll(() => facts.locator('tr[data-key="color"] .history li').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining('red'), expect.stringContaining('blue')]))
+    await facts.locator('tr[data-key="color"] summary').click()
+    expect(await isOpen()).toBe(false)
+    await b.setFact('history_probe', 'closed stays closed')
+    await a.waitForFact('history_probe', 'closed stays closed', 5_000)
+    expect(await isOpen()).toBe(false)
 
     // "As of" a time between red (A) and blue (B): red.
     const t = new Date(Math.ceil(redWrittenBy / 1000) * 1000)

@@ -1,7 +1,7 @@
 import type { Fact } from '@engram/core'
 import { errorField, errorText, type App } from '../app.js'
 import { el, field, fieldError, formatTime, formatValue, keepFocus, parseValue, replace } from '../dom.js'
-import { factHistory } from './fact-history.js'
+import { factHistory, historyMemory } from './fact-history.js'
 import { section, serialRefresh, stateLine } from './panel.js'
 
 /** Facts of the selected project: table with edit, delete, history, restore and an "as of" view. */
@@ -17,6 +17,8 @@ export function factsPanel(app: App): HTMLElement {
     body)
   /** Keys being edited in place: a refresh (e.g. a remote change) waits until they are saved or cancelled. */
   const editing = new Set<string>()
+  /** Open history panels survive the re-render of their rows. */
+  const histories = historyMemory()
   /** After an in-place edit, keyboard focus returns to that row's Edit button. */
   let refocus: string | undefined
   const deletedList = el('ul', { class: 'deleted', 'aria-label': 'Deleted facts' })
@@ -62,7 +64,7 @@ export function factsPanel(app: App): HTMLElement {
       input.addEventListener('keydown', (e) => { if (e.key === 'Escape') done() })
       input.focus()
     }
-    const history = factHistory(app, fact.key, state)
+    const history = factHistory(app, fact.key, state, histories)
     return el('div', { class: 'actions' },
       el('button', { type: 'button', 'aria-label': `Edit ${fact.key}`, on: { click: edit } }, 'Edit'),
       el('button', { type: 'button', 'aria-label': `Delete ${fact.key}`, on: { click: () => { app.memory.facts.delete(app.projectId, fact.key).catch((error: unknown) => state.error(error, 'delete the fact')) } } }, 'Delete'),
@@ -86,7 +88,7 @@ export function factsPanel(app: App): HTMLElement {
     const values = await Promise.all(keys.map(k => app.memory.facts.at(app.projectId, k, time)))
     return keys.flatMap((k, i) => values[i] === undefined ? [] : [el('tr', { 'data-key': k },
       el('th', { scope: 'row', class: 'key' }, k), el('td', { class: 'value' }, formatValue(values[i])),
-      el('td', {}, ''), el('td', {}, ''), el('td', {}, ''), el('td', {}, factHistory(app, k, state)))])
+      el('td', {}, ''), el('td', {}, ''), el('td', {}, ''), el('td', {}, factHistory(app, k, state, histories)))])
   }
 
   const refresh = serialRefresh(async () => {
@@ -120,6 +122,6 @@ export function factsPanel(app: App): HTMLElement {
   state.loading()
   refresh()
   app.onMemoryChange(['facts'], refresh)
-  app.onSelect((projectChanged) => { if (projectChanged) editing.clear(); refresh() })
+  app.onSelect((projectChanged) => { if (projectChanged) { editing.clear(); histories.clear() } refresh() })
   return section('facts', 'Facts', asOfControls, state.element, table, deleted, form)
 }
