@@ -279,6 +279,20 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     await b.page.screenshot({ path: `${artifacts}demo-page-B.png`, fullPage: true })
   })
 
+  it('a page restored from the back/forward cache reconnects instead of keeping a closed memory', async () => {
+    const page = a.page
+    // What the browser does around the bfcache: pagehide (persisted) on leaving, pageshow (persisted) on coming back.
+    await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true })))
+    const reloaded = page.waitForEvent('load', { timeout: 20_000 })
+    await page.evaluate(() => { setTimeout(() => window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true })), 0) })
+    await reloaded
+    await page.locator('#facts tbody tr').first().waitFor({ timeout: 20_000 })
+    await a.waitForFact('city', 'Lisbon')
+    await a.setFact('after_bfcache', 'works')
+    await b.waitForFact('after_bfcache', 'works', 5_000)
+    expect(a.errors).toEqual([])
+  })
+
   it('reloads B with the relay stopped and shows the same memory (offline first)', async () => {
     const expected = { city: 'Lisbon', note: hostile, color: 'blue', only_a: 'from A', only_b: 'from B', favourite_colour: 'teal' }
     await stack.stopRelay()

@@ -1,6 +1,6 @@
 import { USER_PROJECT, type ChangeKind } from '@engram/core'
 import { errorText, type App } from './app.js'
-import { loadConfig, openDemoMemory } from './connect.js'
+import { loadConfig, openDemoMemory, type DemoMemory } from './connect.js'
 import { el, replace } from './dom.js'
 import { header } from './header.js'
 import { blocksPanel } from './panels/blocks.js'
@@ -82,8 +82,19 @@ async function start(): Promise<void> {
       el('div', { class: 'column side' }, projectsPanel(app), chatPanel(app)),
       el('div', { class: 'column inspector', id: 'inspector', 'aria-label': 'Memory inspector', role: 'region' },
         factsPanel(app), blocksPanel(app), context.element, searchPanel(app), sessionsPanel(app))))
+  opened = memory
+  // Leaving the page (also into the back/forward cache) closes the memory: the worker lets go of the
+  // database and the sync socket, so the page is allowed into the bfcache and holds nothing other tabs need.
   window.addEventListener('pagehide', () => memory.close())
 }
+
+/** The memory of this page, once open (see the `pageshow` handler). */
+let opened: DemoMemory | undefined
+// A page restored from the back/forward cache (`persisted`) holds the memory pagehide closed: every call
+// would fail with `closed`. Reload: the page reopens its memory (it is all local) and reconnects sync.
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted && (opened === undefined || opened.closed)) location.reload()
+})
 
 start().catch((error: unknown) => {
   root.removeAttribute('aria-busy')
