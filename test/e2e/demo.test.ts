@@ -277,6 +277,34 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     await a.page.locator('#inspector').screenshot({ path: `${artifacts}demo-inspector.png` })
     await chat.screenshot({ path: `${artifacts}demo-chat.png` })
     await b.page.screenshot({ path: `${artifacts}demo-page-B.png`, fullPage: true })
+
+    // Layout: the controls of a form line up even when one field has a hint below it; nothing overflows sideways.
+    const tops = await a.page.getByRole('button', { name: 'Set fact' }).evaluate((button) =>
+      [...button.closest('form')!.querySelectorAll('input, button')].map(c => c.getBoundingClientRect().top))
+    expect(Math.max(...tops) - Math.min(...tops)).toBeLessThanOrEqual(1)
+    const overflowing = (): Promise<string[]> => a.page.evaluate(() => [document.documentElement, ...document.querySelectorAll<HTMLElement>('.panel')]
+      .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.id || e.tagName))
+    expect(await overflowing()).toEqual([])
+    // Text on the accent buttons is readable (WCAG AA, 4.5:1) in the light and the dark scheme.
+    const contrast = (): Promise<number> => a.page.evaluate(() => {
+      const luminance = (css: string): number => {
+        const [r, g, b] = css.match(/[\d.]+/g)!.slice(0, 3).map(v => Number(v) / 255).map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
+      }
+      return Math.min(...[...document.querySelectorAll('button[type=submit]')].map((button) => {
+        const style = getComputedStyle(button)
+        const [light, dark] = [luminance(style.color), luminance(style.backgroundColor)].sort((x, y) => y - x)
+        return (light! + 0.05) / (dark! + 0.05)
+      }))
+    })
+    expect(await contrast()).toBeGreaterThanOrEqual(4.5)
+    await a.page.emulateMedia({ colorScheme: 'dark' })
+    try {
+      expect(await contrast()).toBeGreaterThanOrEqual(4.5)
+      await a.page.screenshot({ path: `${artifacts}demo-page-A-dark.png`, fullPage: true })
+    } finally {
+      await a.page.emulateMedia({ colorScheme: 'light' })
+    }
   })
 
   it('a page restored from the back/forward cache reconnects instead of keeping a closed memory', async () => {

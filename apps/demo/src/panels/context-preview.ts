@@ -15,8 +15,10 @@ export function contextPreview(app: App): ContextPreview {
   const prompt = el('input', { type: 'text', autocomplete: 'off', placeholder: 'what is my favourite colour?' })
   const budget = el('input', { type: 'number', min: 1, max: 200000, value: '400' })
   const output = el('div', { class: 'context-output', 'aria-live': 'polite' })
+  const promptField = field('Prompt', prompt)
+  promptField.classList.add('wide')
   const form = el('form', { class: 'inline-form', on: { submit: (e) => { e.preventDefault(); void build() } } },
-    field('Prompt', prompt), field('Budget (tokens)', budget), el('button', { type: 'submit' }, 'Preview context'))
+    promptField, field('Budget (tokens)', budget), el('button', { type: 'submit' }, 'Preview context'))
 
   async function build(): Promise<void> {
     state.loading()

@@ -76,7 +76,7 @@ export function factsPanel(app: App): HTMLElement {
       el('th', { scope: 'row', class: 'key' }, fact.key),
       el('td', { class: 'value' }, formatValue(fact.value)),
       el('td', { class: 'tags' }, fact.tags.join(', ')),
-      el('td', {}, formatTime(fact.updatedAt)),
+      el('td', { class: 'updated' }, formatTime(fact.updatedAt)),
       el('td', {}, fact.version))
     row.append(el('td', {}, actions(fact, row)))
     return row
