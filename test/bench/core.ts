@@ -98,9 +98,12 @@ async function oneByOne(textIndex: boolean): Promise<BenchRow[]> {
     }))
   memory.close()
   raw.close()
+  // Issue 2's goal is the store itself (no index); the index's own cost is judged against
+  // unindexed appends in the search suite (≤ 2.5×).
+  const goal = textIndex ? 'info: index cost, see search' : '≤ 1.5×'
   return [
-    { name: `facts.set ×${N} one by one, ${label} (total)`, ours: factsOurs, baseline: factsRaw, unit: 'ms', baselineName: 'raw Dexie put (fact + version), 1 tx per call', goal: '≤ 1.5×' },
-    { name: `messages.appendExchange ×${N} one by one, ${label} (total)`, ours: exOurs, baseline: exRaw, unit: 'ms', baselineName: 'raw Dexie bulkPut 2 messages + session, 1 tx per call', goal: '≤ 1.5×' },
+    { name: `facts.set ×${N} one by one, ${label} (total)`, ours: factsOurs, baseline: factsRaw, unit: 'ms', baselineName: 'raw Dexie put (fact + version), 1 tx per call', goal },
+    { name: `messages.appendExchange ×${N} one by one, ${label} (total)`, ours: exOurs, baseline: exRaw, unit: 'ms', baselineName: 'raw Dexie bulkPut 2 messages + session, 1 tx per call', goal },
   ]
 }
 
