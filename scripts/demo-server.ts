@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { extname, join, normalize, sep } from 'node:path'
-import { mintDevToken } from './dev-token.js'
+import { mintToken } from '@engram/relay'
 
 /** Options of {@link serveDemo}. */
 export interface DemoServerOptions {
@@ -78,7 +78,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: DemoSe
   if (url.pathname === '/dev-token') {
     const user = url.searchParams.get('user') ?? ''
     if (!userPattern.test(user)) return send(res, 400, 'application/json', JSON.stringify({ error: 'user must match ' + userPattern.source }))
-    return send(res, 200, 'application/json', JSON.stringify({ token: await mintDevToken(options.secret, user) }))
+    return send(res, 200, 'application/json', JSON.stringify({ token: await mintToken(options.secret, user) }))
   }
   await sendFile(res, options.root, url.pathname)
 }
