@@ -73,6 +73,12 @@ export function createFacts(ctx: StoreContext): FactsApi {
     return row
   }
 
+  /** The stored row of a key after checking its project; both reads in flight at once (one round trip). */
+  async function storedInProject(projectId: string, key: string): Promise<FactRow | undefined> {
+    const [, stored] = await Dexie.Promise.all([requireProject(ctx, projectId), db.facts.get([projectId, key])])
+    return stored
+  }
+
   async function softDelete(w: WriteScope, stored: FactRow, now: number): Promise<void> {
     await storeFactRow(ctx, w, nextRow(stored, stored, w.hlc(), now), 'local')
   }
@@ -81,8 +87,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
     async set(projectId, key, value, options) {
       const input = checkFactInput(projectId, key, value, options)
       return write(ctx, tables(), async (w) => {
-        // Both reads in flight at once: one round trip instead of two.
-        const [, stored] = await Dexie.Promise.all([requireProject(ctx, projectId), db.facts.get([projectId, key])])
+        const stored = await storedInProject(projectId, key)
         const row = nextRow(stored, input, w.hlc())
         await storeFactRow(ctx, w, row, 'local')
         return toFact(row)
@@ -124,8 +129,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
       checkId('projectId', projectId)
       checkId('key', key)
       return write(ctx, tables(), async (w) => {
-        await requireProject(ctx, projectId)
-        const stored = await db.facts.get([projectId, key])
+        const stored = await storedInProject(projectId, key)
         if (!stored || stored.deletedAt !== undefined) return false
         await softDelete(w, stored, ctx.now())
         return true
@@ -152,8 +156,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
       checkId('projectId', projectId)
       checkId('key', key)
       return write(ctx, tables(), async (w) => {
-        await requireProject(ctx, projectId)
-        const stored = await db.facts.get([projectId, key])
+        const stored = await storedInProject(projectId, key)
         if (!stored || stored.deletedAt === undefined) return undefined
         const row = nextRow(stored, stored, w.hlc())
         await storeFactRow(ctx, w, row, 'local')
