@@ -261,10 +261,7 @@ describe('import', () => {
   })
 
   it('rebuilds the search index for imported rows', async () => {
-    const source = await openTestMemory()
-    await fill(source)
-    const dump = roundTrip(await source.export())
-    ;(dump.tables.projects!.find((p) => (p as { id: string }).id === 'p') as { sync: { enabled: boolean } }).sync.enabled = true
+    const dump = await filledDumpWithSyncOn()
     const { ctx, docs } = await openContext()
     const api = createDump(ctx)
     await api.import(dump, { mode: 'replace' })
@@ -278,10 +275,7 @@ describe('import', () => {
   })
 
   it('rolls the whole import back when a write fails midway', async () => {
-    const source = await openTestMemory()
-    await fill(source)
-    const dump = roundTrip(await source.export())
-    ;(dump.tables.projects!.find((p) => (p as { id: string }).id === 'p') as { sync: { enabled: boolean } }).sync.enabled = true
+    const dump = await filledDumpWithSyncOn()
     const { ctx, docs } = await openContext()
     const api = createDump(ctx)
     const before = await api.export()
@@ -325,6 +319,15 @@ describe('import', () => {
     await expect(memory.import(dump, { mode: 'merge' })).rejects.toMatchObject({ code: 'closed' })
   })
 })
+
+/** A dump of a filled store in which project `p` has sync on. */
+async function filledDumpWithSyncOn(): Promise<Dump> {
+  const source = await openTestMemory()
+  await fill(source)
+  const dump = roundTrip(await source.export())
+  ;(dump.tables.projects!.find((p) => (p as { id: string }).id === 'p') as { sync: { enabled: boolean } }).sync.enabled = true
+  return dump
+}
 
 async function openContext() {
   const { ctx, docs } = await openTestContext()
