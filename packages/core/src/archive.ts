@@ -1,10 +1,12 @@
+import { Dexie } from 'dexie'
+import { checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from './paging.js'
 import { checkSource } from './facts-input.js'
 import { newId } from './ids.js'
 import { requireProject } from './projects.js'
 import type { PassageRow, Source } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { checkId, checkOptions, checkString, checkTags } from './validate.js'
-import { write } from './write.js'
+import { read, readOne, write } from './write.js'
 
 /** An archive passage (long-term recall memory). */
 export interface Passage { id: string; projectId: string; text: string; source?: Source; tags: string[]; createdAt: number }
@@ -14,17 +16,24 @@ export interface ArchiveApi {
   /**
    * Stores a passage and indexes it (full text now, embedding in the background when an embedder is set).
    *
-   * @example await memory.archive.insert('p1', 'The deploy runbook: …', { source: { tool: 'docs' }, tags: ['ops'] })
+   * @example await memory.archive.create('p1', 'The deploy runbook: …', { source: { tool: 'docs' }, tags: ['ops'] })
    * @throws MemoryError `invalid_input` on an empty text or bad options, `limit_exceeded` over
    * {@link MAX_PASSAGE_LENGTH} characters, `not_found` for an unknown or archived project.
    */
-  insert(projectId: string, text: string, options?: { source?: Source; tags?: string[] }): Promise<Passage>
+  create(projectId: string, text: string, options?: CreatePassageOptions): Promise<Passage>
+  /** The passage, or undefined. @throws MemoryError `invalid_input` on a bad id. */
+  get(id: string): Promise<Passage | undefined>
+  /** Passages of a project, newest first, one page. @throws MemoryError `invalid_input`. */
+  list(projectId: string, options?: PageOptions): Promise<Page<Passage>>
   /**
    * Deletes a passage, its postings and its vector.
    * @returns true when it existed. @throws MemoryError `invalid_input` on a bad id.
    */
-  remove(id: string): Promise<boolean>
+  delete(id: string): Promise<boolean>
 }
+
+/** Options of {@link ArchiveApi.create}. */
+export interface CreatePassageOptions { source?: Source; tags?: string[] }
 
 /** Longest passage accepted (characters). */
 export const MAX_PASSAGE_LENGTH = 200_000
@@ -33,10 +42,10 @@ export const MAX_PASSAGE_LENGTH = 200_000
 export function createArchive(ctx: StoreContext): ArchiveApi {
   const tables = ['projects', 'passages', ...ctx.index.tables]
   return {
-    async insert(projectId, text, options) {
+    async create(projectId, text, options) {
       checkId('projectId', projectId)
       checkString('text', text, { nonEmpty: true, maxLength: MAX_PASSAGE_LENGTH })
-      const opts = checkOptions('options', options)
+      const opts = checkOptions('options', options, ['source', 'tags'])
       const source = checkSource(opts.source)
       const tags = checkTags(opts.tags)
       return write(ctx, tables, async (w) => {
@@ -50,7 +59,19 @@ export function createArchive(ctx: StoreContext): ArchiveApi {
         return { ...row }
       })
     },
-    async remove(id) {
+    async get(id) {
+      checkId('id', id)
+      return readOne(ctx, () => ctx.db.passages.get(id))
+    },
+    async list(projectId, options) {
+      checkId('projectId', projectId)
+      const o = checkPageOptions(options, [])
+      const cursor = o.after === undefined ? undefined : decodeCursor(o.after)
+      const rows = await read(ctx, ['passages'], () => ctx.db.passages.where('[projectId+createdAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey])
+        .reverse().filter((r) => isAfterDescending(r.createdAt, r.id, cursor)).limit(o.limit + 1).toArray())
+      return pageFrom(rows, o.limit, (r) => encodeCursor(r.createdAt, r.id))
+    },
+    async delete(id) {
       checkId('id', id)
       return write(ctx, tables, async (w) => {
         const row = await ctx.db.passages.get(id)

@@ -1,4 +1,5 @@
 import { reportError } from './report-error.js'
+import type { Unsubscribe } from './status.js'
 
 /** The plural name of a memory kind, as it appears in {@link Change.kind}. */
 export type ChangeKind =
@@ -25,15 +26,16 @@ export interface ChangesApi {
   /**
    * Calls `listener` once per committed transaction with the changes it made
    * (filtered). Nothing is emitted for a transaction that rolled back.
-   * @returns the unsubscribe function.
+   * @returns the unsubscribe function (resolves once the subscription is gone).
    * @throws MemoryError `invalid_input` when the listener is not a function or the filter
    * has an unknown field or kind; `closed` after close().
    */
-  subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): () => void
+  subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<Unsubscribe>
 }
 
 /** The store's in-process change feed. */
-export interface ChangeFeed extends ChangesApi {
+export interface ChangeFeed {
+  subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): () => void
   emit(batch: readonly Change[]): void
   /** Number of live subscriptions (tests, leak checks). */
   readonly size: number

@@ -5,7 +5,8 @@ import { factId, factTables, storeFactRow, tagKeysOf, toFact } from './facts-row
 import { requireProject } from './projects.js'
 import type { FactRow, Source } from './schema.js'
 import type { StoreContext } from './store-context.js'
-import { checkId, checkLimit, checkOffset, checkOptions, checkString, checkTime, type Json } from './validate.js'
+import { checkPageOptions, decodeCursor, encodeCursor, type Page, type PageOptions, pageFrom } from './paging.js'
+import { checkId, checkOptions, checkString, checkTime, type Json } from './validate.js'
 import { type WriteScope, read, readOne, write } from './write.js'
 
 export { factId } from './facts-rows.js'
@@ -21,7 +22,7 @@ export interface FactVersion { key: string; value: Json; version: number; validF
 /** Options of {@link FactsApi.set}. */
 export interface SetFactOptions { confidence?: number; source?: Source; tags?: string[] }
 /** Options of {@link FactsApi.list}. */
-export interface ListFactsOptions { tag?: string; prefix?: string; limit?: number; offset?: number }
+export interface ListFactsOptions extends PageOptions { tag?: string; prefix?: string }
 
 /** Facts of a project: upsert by key with history, soft delete and restore. */
 export interface FactsApi {
@@ -34,16 +35,16 @@ export interface FactsApi {
   set(projectId: string, key: string, value: Json, options?: SetFactOptions): Promise<Fact>
   /** The active fact, or undefined when missing or soft-deleted. @throws MemoryError `invalid_input`. */
   get(projectId: string, key: string): Promise<Fact | undefined>
-  /** Active facts ordered by key, optionally by tag and/or key prefix, paged. @throws MemoryError `invalid_input`. */
-  list(projectId: string, options?: ListFactsOptions): Promise<Fact[]>
+  /** Active facts ordered by key, optionally by tag and/or key prefix, one page (cursor: the last key). @throws MemoryError `invalid_input`. */
+  list(projectId: string, options?: ListFactsOptions): Promise<Page<Fact>>
   /** Soft-deletes a fact; true if it was active. @throws MemoryError `invalid_input`, `not_found` (project). */
   delete(projectId: string, key: string): Promise<boolean>
   /** Soft-deletes every active fact (with `tag`) in one transaction; returns how many. @throws MemoryError `invalid_input`, `not_found` (project). */
   deleteAll(projectId: string, options?: { tag?: string }): Promise<number>
   /** Brings back a soft-deleted fact as a new version; undefined when nothing was deleted. @throws MemoryError `invalid_input`, `not_found` (project). */
   restore(projectId: string, key: string): Promise<Fact | undefined>
-  /** Soft-deleted facts, newest deletion first (ties by key). @throws MemoryError `invalid_input`. */
-  deleted(projectId: string): Promise<Fact[]>
+  /** Soft-deleted facts, newest deletion first (ties by key), one page. @throws MemoryError `invalid_input`. */
+  deleted(projectId: string, options?: PageOptions): Promise<Page<Fact>>
   /**
    * Hard delete, history included. With `key`: that fact whatever its state; without: every
    * soft-deleted fact of the project. Returns how many facts were removed.
@@ -103,26 +104,23 @@ export function createFacts(ctx: StoreContext): FactsApi {
 
     async list(projectId, options) {
       checkId('projectId', projectId)
-      const { tag, prefix, limit, offset } = checkOptions('options', options, ['tag', 'prefix', 'limit', 'offset'])
+      const { tag, prefix, after, limit } = checkPageOptions(options, ['tag', 'prefix'])
       if (tag !== undefined) checkId('tag', tag)
       if (prefix !== undefined) checkString('prefix', prefix)
-      const max = limit === undefined ? undefined : checkLimit('limit', limit, 0, Number.MAX_SAFE_INTEGER)
-      const skip = checkOffset(offset)
       const p = prefix ?? ''
       const rows = await read(ctx, ['facts'], async () => {
         if (tag !== undefined) {
           const tagged = await db.facts.where('tagKeys').equals(tagKeysOf(projectId, [tag])[0]!).toArray()
-          return tagged.filter((r) => r.deletedAt === undefined && r.projectId === projectId && r.key.startsWith(p))
+          return tagged.filter((r) => r.deletedAt === undefined && r.projectId === projectId && r.key.startsWith(p) && (after === undefined || r.key > after))
             .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-            .slice(skip, max === undefined ? undefined : skip + max)
+            .slice(0, limit + 1)
         }
-        let c = db.facts.where('[projectId+key]').between([projectId, p], [projectId, prefixUpper(p)], true, false)
+        const from = after !== undefined && after > p ? after : p
+        return db.facts.where('[projectId+key]').between([projectId, from], [projectId, prefixUpper(p)], after === undefined || from !== after, false)
           .filter((r) => r.deletedAt === undefined && r.key.startsWith(p))
-        if (skip > 0) c = c.offset(skip)
-        if (max !== undefined) c = c.limit(max)
-        return c.toArray()
+          .limit(limit + 1).toArray()
       })
-      return rows.map(toFact)
+      return pageFrom(rows.map(toFact), limit, (f) => f.key)
     },
 
     async delete(projectId, key) {
@@ -164,11 +162,16 @@ export function createFacts(ctx: StoreContext): FactsApi {
       })
     },
 
-    async deleted(projectId) {
+    async deleted(projectId, options) {
       checkId('projectId', projectId)
+      const { after, limit } = checkPageOptions(options, [])
+      const cursor = after === undefined ? undefined : decodeCursor(after)
       const rows = await read(ctx, ['facts'], () =>
         db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray())
-      return rows.sort((a, b) => b.deletedAt! - a.deletedAt! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(toFact)
+      // Newest deletion first, ties by key.
+      const sorted = rows.sort((a, b) => b.deletedAt! - a.deletedAt! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+        .filter((r) => cursor === undefined || r.deletedAt! < cursor.at || (r.deletedAt === cursor.at && r.key > cursor.id))
+      return pageFrom(sorted.slice(0, limit + 1).map(toFact), limit, (f) => encodeCursor(f.deletedAt!, f.key))
     },
 
     async purge(projectId, key) {

@@ -16,10 +16,13 @@ import type { UsageApi } from './runtime/usage.js'
 import type { SearchFn } from './search/search.js'
 import type { SessionsApi } from './sessions.js'
 import type { SummariesApi } from './summaries.js'
+import type { StatusApi } from './status.js'
+import type { SyncApi } from './sync-api.js'
 
 /**
- * A memory store: every namespace of API.md. `openMemory()` returns it in
- * process; `connectMemory()` returns the same shape across a worker boundary.
+ * A memory store: every namespace of docs/api.md. `openMemory()` returns it in
+ * process; `connectMemory()` of `@engram/worker` returns the very same type
+ * across a worker boundary (every method returns a Promise in both).
  * After `close()`, every method of every namespace fails with `closed`; failures
  * are always a `MemoryError` (see each namespace for its codes).
  */
@@ -28,6 +31,8 @@ export interface Memory {
   readonly userId: string
   /** The stable id of this device's store (made on first open). */
   readonly deviceId: string
+  /** Where the store runs: `local` in this thread (`openMemory`), or the worker kind `connectMemory` reached. */
+  readonly mode: 'local' | 'dedicated' | 'shared' | 'port'
   readonly projects: ProjectsApi
   readonly facts: FactsApi
   readonly blocks: BlocksApi
@@ -44,6 +49,10 @@ export interface Memory {
   readonly lessons: LessonsApi
   readonly turns: TurnsApi
   readonly changes: ChangesApi
+  /** Background state (embedder, summarizer, extractor, sync) and its failures, in one place. */
+  readonly status: StatusApi
+  /** Sync state; sync is started by `startSync` (page) or `connectMemory({ sync })` (worker). */
+  readonly sync: SyncApi
   /** The seam @engram/sync replicates through (outbox, remote apply, snapshots); not for apps. */
   readonly replication: ReplicationApi
   /** Counts and UTF-8 size of one project or the whole store. @throws MemoryError `not_found` (project), `invalid_input`, `closed`. */
@@ -55,8 +64,8 @@ export interface Memory {
    * @throws MemoryError `invalid_input` (malformed dump, dangling references, bad mode), `quota_exceeded`, `closed`.
    */
   import(dump: Dump, options: { mode: 'merge' | 'replace' }): Promise<{ written: number }>
-  /** Closes the database; later calls fail with `closed`. Idempotent. */
-  close(): void
+  /** Closes the store (through a worker: leaves it, ending a dedicated worker); later calls fail with `closed`. Idempotent. */
+  close(): Promise<void>
   /** True once close() was called. */
   readonly closed: boolean
 }

@@ -1,3 +1,4 @@
+import type { Page, PageOptions } from './paging.js'
 import { Dexie } from 'dexie'
 import { MemoryError } from './errors.js'
 import { newId } from './ids.js'
@@ -35,7 +36,7 @@ export interface MessagesApi {
    * following page and is absent on the last page.
    * @throws MemoryError `not_found` for an unknown session, `invalid_input`.
    */
-  page(sessionId: string, options: { after?: number; limit?: number }): Promise<{ items: Message[]; next?: number }>
+  page(sessionId: string, options?: PageOptions<number>): Promise<Page<Message, number>>
 }
 
 /** Largest message content, in UTF-8 bytes. */

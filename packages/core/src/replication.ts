@@ -5,6 +5,7 @@ import { applyRemoteFact, readFactForSync, type RemoteFact } from './facts-sync.
 import { compareHlc } from './hlc.js'
 import type { BlockRow, FactRow, OutboxRow, SummaryRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
+import type { SyncEngine } from './sync-api.js'
 import { applyRemoteSummary, readSummaryForSync } from './summaries.js'
 import { checkId, checkLimit, checkOptions, type Json } from './validate.js'
 import { read, write, type WriteScope } from './write.js'
@@ -80,6 +81,11 @@ export interface ReplicationApi {
   snapshot(projectId: string): Promise<{ records: MirroredRecord[]; outbox: number[] }>
   /** Advances this device's clock past a stamp seen from another device. */
   receiveClock(hlc: string): void
+  /**
+   * Attaches a running sync engine: `memory.sync` and `memory.status` report through it.
+   * @returns the detach function. @throws MemoryError `conflict` when one is attached already.
+   */
+  attachSync(engine: SyncEngine): () => void
 }
 
 /** Creates the replication namespace of a store (`memory.replication`). */
@@ -179,6 +185,7 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
     receiveClock(hlc) {
       if (typeof hlc === 'string') ctx.clock.receive(hlc)
     },
+    attachSync: (engine) => ctx.sync.attach(engine),
   }
 }
 

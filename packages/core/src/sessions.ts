@@ -5,7 +5,8 @@ import { requireProject } from './projects.js'
 import type { SessionRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { storeSummary, MAX_SUMMARY_LENGTH } from './summaries.js'
-import { checkId, checkLimit, checkNumber, checkOffset, checkOneOf, checkOptionalString, checkOptions, checkString, checkTime } from './validate.js'
+import { checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from './paging.js'
+import { checkId, checkNumber, checkOneOf, checkOptionalString, checkOptions, checkString, checkTime } from './validate.js'
 import { read, readOne, write } from './write.js'
 
 /** A conversation session. */
@@ -14,23 +15,25 @@ export interface Session {
   startedAt: number; lastActiveAt: number; closedAt?: number
 }
 /** Options of {@link SessionsApi.list}. */
-export interface ListSessionsOptions { status?: 'active' | 'closed'; since?: number; until?: number; limit?: number; offset?: number }
+export interface ListSessionsOptions extends PageOptions { status?: 'active' | 'closed'; since?: number; until?: number }
+/** What {@link SessionsApi.create} takes. */
+export interface CreateSessionOptions { title?: string; channel?: string; id?: string }
 
 /** Conversation sessions. */
 export interface SessionsApi {
   /**
-   * Starts an active session in a project.
+   * Creates an active session in a project.
    * @throws MemoryError `not_found` for an unknown or archived project, `conflict` when `id` is taken,
    * `invalid_input` on a bad id, `limit_exceeded` for a title or channel that is too long.
    */
-  start(projectId: string, options?: { title?: string; channel?: string; id?: string }): Promise<Session>
+  create(projectId: string, options?: CreateSessionOptions): Promise<Session>
   /** The session, or `undefined`. @throws MemoryError `invalid_input` on a bad id. */
   get(id: string): Promise<Session | undefined>
   /**
-   * Sessions of a project, newest activity first; `since` ≤ lastActiveAt < `until`.
+   * Sessions of a project, newest activity first; `since` ≤ lastActiveAt < `until`; one page.
    * @throws MemoryError `invalid_input` on bad options.
    */
-  list(projectId: string, options?: ListSessionsOptions): Promise<Session[]>
+  list(projectId: string, options?: ListSessionsOptions): Promise<Page<Session>>
   /**
    * Closes a session. With `summary`, also stores it on the session and writes a
    * `session` summary (coversUntil = lastActiveAt) in the same transaction.
@@ -65,7 +68,7 @@ export function toSession(row: SessionRow): Session {
  */
 export async function requireSession(ctx: StoreContext, id: string): Promise<SessionRow> {
   const row = await ctx.db.sessions.get(id)
-  if (!row) throw new MemoryError('not_found', `No session with id ${JSON.stringify(id)}; start one with memory.sessions.start()`)
+  if (!row) throw new MemoryError('not_found', `No session with id ${JSON.stringify(id)}; create one with memory.sessions.create()`)
   return row
 }
 
@@ -75,7 +78,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
   const closeTables = ['sessions', 'summaries', ...ctx.index.tables]
 
   return {
-    async start(projectId, options) {
+    async create(projectId, options) {
       checkId('projectId', projectId)
       const { title, channel, id } = checkOptions('options', options, ['title', 'channel', 'id'])
       checkOptionalString('title', title, MAX_TITLE_LENGTH)
@@ -102,19 +105,20 @@ export function createSessions(ctx: StoreContext): SessionsApi {
 
     async list(projectId, options) {
       checkId('projectId', projectId)
-      const o = checkOptions('options', options, ['status', 'since', 'until', 'limit', 'offset'])
+      const o = checkPageOptions(options, ['status', 'since', 'until'])
       const status = o.status === undefined ? undefined : checkOneOf('status', o.status, ['active', 'closed'] as const)
       const since = o.since === undefined ? -Infinity : checkTime('since', o.since)
       const until = o.until === undefined ? Infinity : checkTime('until', o.until)
-      const limit = checkLimit('limit', o.limit, 100)
-      const offset = checkOffset(o.offset)
-      if (since >= until) return []
+      const cursor = o.after === undefined ? undefined : decodeCursor(o.after)
+      if (since >= until) return { items: [] }
       const rows = await read(ctx, ['sessions'], () => {
-        let c = db.sessions.where('[projectId+lastActiveAt]').between([projectId, since], [projectId, until], true, false).reverse()
-        if (status !== undefined) c = c.filter((s) => s.status === status)
-        return c.offset(offset).limit(limit).toArray()
+        // Reverse index order: lastActiveAt descending, ties by id descending.
+        const open = cursor === undefined || cursor.at >= until
+        return db.sessions.where('[projectId+lastActiveAt]').between([projectId, since], [projectId, open ? until : cursor.at], true, !open).reverse()
+          .filter((s) => (status === undefined || s.status === status) && isAfterDescending(s.lastActiveAt, s.id, cursor))
+          .limit(o.limit + 1).toArray()
       })
-      return rows.map(toSession)
+      return pageFrom(rows.map(toSession), o.limit, (s) => encodeCursor(s.lastActiveAt, s.id))
     },
 
     async close(id, options) {
@@ -161,7 +165,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
 /** Rejects a session that cannot take messages. @throws MemoryError `conflict` for a closed session. */
 export function assertActive(row: SessionRow): void {
   if (row.status !== 'active') {
-    throw new MemoryError('conflict', `Session ${JSON.stringify(row.id)} is closed; reopen it with memory.sessions.reopen() or start a new one`)
+    throw new MemoryError('conflict', `Session ${JSON.stringify(row.id)} is closed; reopen it with memory.sessions.reopen() or create a new one`)
   }
 }
 

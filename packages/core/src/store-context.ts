@@ -1,6 +1,8 @@
 import type { ChangeFeed } from './change-feed.js'
 import type { HybridClock } from './hlc.js'
 import type { EngramDb } from './schema.js'
+import type { StatusHub } from './status.js'
+import type { SyncSlot } from './sync-api.js'
 import type { Tokenizer } from './token-estimate.js'
 import type { WriteScope } from './write.js'
 
@@ -53,14 +55,16 @@ export interface StoreContext {
   readonly userId: string
   readonly now: () => number
   readonly tokenizer: Tokenizer
-  readonly embedder: Embedder | undefined
   readonly clock: HybridClock
   readonly feed: ChangeFeed
   /** Projects whose mirrored kinds go to the sync outbox. Kept current by projects.ts. */
   readonly syncedProjects: Set<string>
-  readonly index: TextIndex
-  /** Options as given to openMemory (for kinds with their own settings). */
-  readonly options: Readonly<Record<string, unknown>>
+  /** The full-text index every indexed kind writes through; the search module installs it (default: keeps nothing). */
+  index: TextIndex
+  /** Background state and failures (`memory.status`). */
+  readonly status: StatusHub
+  /** `memory.sync` and the seam a sync engine attaches through. */
+  readonly sync: SyncSlot
   /** @throws MemoryError `closed` after close(). */
   assertOpen(): void
   /** Tasks to run on close (timers, queues). */

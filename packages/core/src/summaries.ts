@@ -5,14 +5,17 @@ import { newId } from './ids.js'
 import { requireProject } from './projects.js'
 import type { SummaryRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
-import { checkId, checkLimit, checkOneOf, checkOptions, checkString, checkTime } from './validate.js'
+import { checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from './paging.js'
+import { checkId, checkOneOf, checkOptions, checkString, checkTime } from './validate.js'
 import { type WriteScope, read, readOne, write } from './write.js'
 
 /** A session or project summary. `coversUntil`: epoch ms of the newest memory it covers. */
 export interface Summary { id: string; projectId: string; sessionId?: string; kind: 'session' | 'project'; text: string; coversUntil?: number; createdAt: number }
 
-/** What {@link SummariesApi.write} takes. */
-export interface SummaryInput { projectId: string; sessionId?: string; kind: 'session' | 'project'; text: string; coversUntil?: number }
+/** What {@link SummariesApi.create} takes. */
+export interface SummaryInput { sessionId?: string; kind: 'session' | 'project'; text: string; coversUntil?: number }
+/** Options of {@link SummariesApi.list}. */
+export interface ListSummariesOptions extends PageOptions { kind?: 'session' | 'project' }
 
 /** Summaries of sessions and projects. */
 export interface SummariesApi {
@@ -21,11 +24,11 @@ export interface SummariesApi {
    * @throws MemoryError `not_found` for an unknown or archived project or an unknown session (or one of
    * another project), `invalid_input` on bad fields, `limit_exceeded` for text over {@link MAX_SUMMARY_LENGTH}.
    */
-  write(summary: SummaryInput): Promise<Summary>
+  create(projectId: string, summary: SummaryInput): Promise<Summary>
   /** The newest summary of a project (optionally of one session and/or kind). @throws MemoryError `invalid_input`. */
   latest(projectId: string, options?: { sessionId?: string; kind?: 'session' | 'project' }): Promise<Summary | undefined>
-  /** Summaries of a project, newest first (default limit 100). @throws MemoryError `invalid_input`. */
-  list(projectId: string, options?: { kind?: 'session' | 'project'; limit?: number }): Promise<Summary[]>
+  /** Summaries of a project, newest first, one page. @throws MemoryError `invalid_input`. */
+  list(projectId: string, options?: ListSummariesOptions): Promise<Page<Summary>>
 }
 
 /** Longest summary text, in characters. */
@@ -47,7 +50,7 @@ export function toSummary(row: SummaryRow): Summary {
  * Writes a checked summary row in the caller's transaction (tables: summaryTables), indexes it
  * and records the change. Used by `write` and by `sessions.close`.
  */
-export async function storeSummary(ctx: StoreContext, w: WriteScope, input: SummaryInput): Promise<SummaryRow> {
+export async function storeSummary(ctx: StoreContext, w: WriteScope, input: SummaryInput & { projectId: string }): Promise<SummaryRow> {
   const row: SummaryRow = { id: newId(ctx.now()), projectId: input.projectId, kind: input.kind, text: input.text, createdAt: ctx.now(), hlc: w.hlc() }
   if (input.sessionId !== undefined) row.sessionId = input.sessionId
   if (input.coversUntil !== undefined) row.coversUntil = input.coversUntil
@@ -105,15 +108,15 @@ export function createSummaries(ctx: StoreContext): SummariesApi {
   const tables = ['projects', 'sessions', ...summaryTables(ctx)]
 
   return {
-    async write(summary) {
-      const s = checkOptions('summary', summary, ['projectId', 'sessionId', 'kind', 'text', 'coversUntil'])
-      checkId('projectId', s.projectId)
+    async create(projectId, summary) {
+      checkId('projectId', projectId)
+      const s = checkOptions('summary', summary, ['sessionId', 'kind', 'text', 'coversUntil'])
       const kind = checkOneOf('kind', s.kind, KINDS)
       checkString('text', s.text, { nonEmpty: true, maxLength: MAX_SUMMARY_LENGTH })
       if (s.sessionId !== undefined) checkId('sessionId', s.sessionId)
       else if (kind === 'session') throw invalidInput('A summary of kind "session" needs a sessionId')
       if (s.coversUntil !== undefined) checkTime('coversUntil', s.coversUntil)
-      const input = { ...s } as SummaryInput
+      const input = { ...s, projectId } as SummaryInput & { projectId: string }
       const row = await write(ctx, tables, async (w) => {
         await requireProject(ctx, input.projectId)
         if (input.sessionId !== undefined) {
@@ -143,11 +146,12 @@ export function createSummaries(ctx: StoreContext): SummariesApi {
 
     async list(projectId, options) {
       checkId('projectId', projectId)
-      const o = checkOptions('options', options, ['kind', 'limit'])
+      const o = checkPageOptions(options, ['kind'])
       const kind = o.kind === undefined ? undefined : checkOneOf('kind', o.kind, KINDS)
-      const limit = checkLimit('limit', o.limit, 100)
-      const rows = await read(ctx, ['summaries'], () => byKind(projectId, kind).reverse().filter((r) => r.deletedAt === undefined).limit(limit).toArray())
-      return rows.map(toSummary)
+      const cursor = o.after === undefined ? undefined : decodeCursor(o.after)
+      const rows = await read(ctx, ['summaries'], () => byKind(projectId, kind).reverse()
+        .filter((r) => r.deletedAt === undefined && isAfterDescending(r.createdAt, r.id, cursor)).limit(o.limit + 1).toArray())
+      return pageFrom(rows.map(toSummary), o.limit, (r) => encodeCursor(r.createdAt, r.id))
     },
   }
 

@@ -3,6 +3,7 @@ import { noPersistence, openDocPersistence } from './idb-persistence.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'
 import { createStatusRegistry } from './status-registry.js'
 import type { Connector, Sync, SyncOptions, SyncStatus } from './sync-types.js'
+import { MIRRORED_KINDS } from './mirror-doc.js'
 import { checkEncryptionOption, createValueCipher } from './value-cipher.js'
 import { websocketConnector } from './websocket-connector.js'
 
@@ -77,17 +78,20 @@ export function startSync(memory: Memory, options: SyncOptions): Sync {
   const report = (error: unknown): void => {
     if (!(error instanceof MemoryError && error.code === 'closed')) onError(error, undefined)
   }
-  const unsubscribeProjects = memory.changes.subscribe({ kinds: ['projects'] }, (batch) => {
-    void refresh(batch.map((c) => c.id)).catch(report)
-  })
-  const unsubscribeWrites = memory.changes.subscribe({ kinds: ['facts', 'blocks', 'summaries'] }, (batch) => {
-    for (const projectId of new Set(batch.filter((c) => c.origin === 'local').map((c) => c.projectId))) {
-      void mirrors.get(projectId)?.drain().catch(report)
-    }
-  })
-  const initial = refresh().catch(report)
+  const subscriptions = Promise.all([
+    memory.changes.subscribe({ kinds: ['projects'] }, (batch) => {
+      void refresh(batch.map((c) => c.id)).catch(report)
+    }),
+    memory.changes.subscribe({ kinds: [...MIRRORED_KINDS] }, (batch) => {
+      for (const projectId of new Set(batch.filter((c) => c.origin === 'local').map((c) => c.projectId))) {
+        void mirrors.get(projectId)?.drain().catch(report)
+      }
+    }),
+  ])
+  // Subscribed before the first refresh, so no project change between the two is missed.
+  const initial = subscriptions.then(() => refresh()).catch(report)
 
-  return {
+  const sync: Sync = {
     status: (projectId) => statuses.get(projectId),
     onStatus: (listener) => statuses.onStatus(listener),
     async flush() {
@@ -98,14 +102,16 @@ export function startSync(memory: Memory, options: SyncOptions): Sync {
     async close() {
       if (closed) return
       closed = true // from here on no mirror starts, also not from a refresh in flight
-      unsubscribeProjects()
-      unsubscribeWrites()
+      detach()
+      for (const unsubscribe of await subscriptions.catch(() => [])) await unsubscribe().catch(() => undefined)
       await initial
       for (const projectId of [...mirrors.keys()]) stopMirror(projectId)
       statuses.close('sync closed')
       await Promise.all([...stopping])
     },
   }
+  const detach = memory.replication.attachSync(sync)
+  return sync
 }
 
 function connectorOf(options: SyncOptions, onError: (error: unknown, projectId: string) => void): Connector {

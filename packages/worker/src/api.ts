@@ -4,12 +4,10 @@
  * file. The host's exposed object `satisfies` {@link WorkerContract}; the client
  * imports only types from here.
  */
-import type {
-  Change, ChangeFilter, Embedder, Exchange, Extractor, Memory, MemoryOperation, MemoryView, Summarizer,
-} from '@engram/core'
+import type { Embedder, Exchange, Extractor, Memory, MemoryOperation, MemoryView, Summarizer, SyncState } from '@engram/core'
 
-/** Sync state of one project (API.md §8). */
-export type SyncStatus = 'off' | 'connecting' | 'synced' | 'offline' | 'error'
+/** Sync state of one project. */
+export type SyncStatus = SyncState
 
 /** The handle `startSync` of `@engram/sync` returns, as the host uses it. */
 export interface SyncHandle {
@@ -85,25 +83,8 @@ export interface OpenedInfo {
   mode: 'dedicated' | 'shared' | 'port'
 }
 
-/** Sync as seen through the host. */
-export interface HostSyncApi {
-  /** The project's sync status; in a tab that does not lead sync, the leading tab's status. `off` when no tab syncs it. */
-  status(projectId: string): SyncStatus
-  onStatus(listener: (projectId: string, status: SyncStatus) => void): () => void
-  /** Drains the outbox now (no-op when this host is not the leader). */
-  flush(): void | Promise<void>
-  /**
-   * Resolves once the project has synced with the relay (in a follower tab: once the leader reports it synced).
-   * @throws MemoryError `invalid_input` when sync was not requested for this store, `closed` when it closes first.
-   */
-  whenSynced(projectId: string): Promise<void>
-  /** True while this host holds the sync lock and runs sync. */
-  isLeader(): boolean
-  onLeaderChange(listener: (leader: boolean) => void): () => void
-}
-
 /** The memory calls, as the host serves them. */
-export type MemoryCalls = Omit<Memory, 'appId' | 'userId' | 'deviceId' | 'close' | 'closed'>
+export type MemoryCalls = Omit<Memory, 'appId' | 'userId' | 'deviceId' | 'mode' | 'close' | 'closed'>
 
 /** What the host exposes on every connection (one per port / tab). */
 export interface WorkerContract extends MemoryCalls {
@@ -114,49 +95,19 @@ export interface WorkerContract extends MemoryCalls {
   open(request: OpenRequest, plugins: ClientPlugins | undefined): Promise<OpenedInfo>
   /** Leaves the store; the last connection closes the database. */
   close(): void
-  readonly sync: HostSyncApi
 }
 
 /** A function type with its result made async. */
 export type Async<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never
 
-/** An object whose methods (and nested namespaces) all return Promises. */
-export type RemoteNamespace<T> = {
-  readonly [K in keyof T]: T[K] extends (...args: never[]) => unknown ? Async<T[K]> : T[K] extends object ? RemoteNamespace<T[K]> : T[K]
+/** `T` with every method (in nested namespaces too) returning a Promise: what a call across a worker boundary can be. */
+export type Promisified<T> = {
+  readonly [K in keyof T]: T[K] extends (...args: never[]) => unknown ? Async<T[K]> : T[K] extends object ? Promisified<T[K]> : T[K]
 }
 
-/** `changes` across the boundary: subscribing and unsubscribing are async. */
-export interface RemoteChanges {
-  /**
-   * Calls `listener` with each committed batch that matches `filter`.
-   * @returns the unsubscribe function; it releases the callback proxy.
-   * @throws MemoryError `invalid_input` on a bad filter, `closed` after close().
-   */
-  subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<() => Promise<void>>
-}
-
-/** Sync status and leadership of a connected store, from the UI thread. */
-export interface RemoteSync {
-  status(projectId: string): Promise<SyncStatus>
-  onStatus(listener: (projectId: string, status: SyncStatus) => void): Promise<() => Promise<void>>
-  flush(): Promise<void>
-  /**
-   * Resolves at the project's next `synced`, in the leading tab and in every other tab.
-   * @throws MemoryError `invalid_input` when `connectMemory` had no `sync` option, `closed` on close.
-   */
-  whenSynced(projectId: string): Promise<void>
-  isLeader(): Promise<boolean>
-  onLeaderChange(listener: (leader: boolean) => void): Promise<() => Promise<void>>
-}
-
-/** What `connectMemory` returns: the `Memory` shape with every call a Promise. */
-export type RemoteMemory = RemoteNamespace<Omit<Memory, 'changes' | 'close' | 'closed'>> & {
-  readonly changes: RemoteChanges
-  readonly sync: RemoteSync
-  /** `shared` when served by a SharedWorker. */
-  readonly mode: OpenedInfo['mode']
-  /** True once close() was called. */
-  readonly closed: boolean
-  /** Leaves the store, releases the database and ends a dedicated worker. Idempotent. */
-  close(): Promise<void>
-}
+/**
+ * What `connectMemory` returns: exactly the in-process `Memory` (every method of
+ * `Memory` already returns a Promise, so `Promisified<Memory>` is `Memory`; a
+ * type-level test keeps it so).
+ */
+export type RemoteMemory = Memory

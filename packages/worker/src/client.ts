@@ -1,9 +1,9 @@
 import * as Comlink from 'comlink'
-import { MemoryError, type Change, type ChangeFilter, type Memory, type MemoryView } from '@engram/core'
+import { MemoryError, type Change, type ChangeFilter, type ChangesApi, type Memory, type MemoryStatus, type MemoryView, type StatusApi, type SyncApi, type SyncState } from '@engram/core'
 import type {
-  ClientPlugins, ConnectOptions, OpenRequest, RemoteChanges, RemoteMemory, RemoteSync, SyncStatus, WorkerContract,
+  ClientPlugins, ConnectOptions, OpenRequest, RemoteMemory, WorkerContract,
 } from './api.js'
-import { installTransferHandlers } from './transfer-handlers.js'
+import { installTransferHandlers, reviveError, summarizeError } from './transfer-handlers.js'
 import { CONNECT_MESSAGE, holdLock } from './web-locks.js'
 
 /** What `connectMemory` can talk to. */
@@ -18,7 +18,7 @@ const NAMESPACES = [
 const FUNCTIONS = ['search', 'stats', 'export', 'import'] as const satisfies readonly (keyof Memory)[]
 
 // Compile-time check: a namespace added to Memory must be added above, or this line fails.
-type Covered = (typeof NAMESPACES)[number] | (typeof FUNCTIONS)[number] | 'changes' | 'close' | 'closed' | 'appId' | 'userId' | 'deviceId'
+type Covered = (typeof NAMESPACES)[number] | (typeof FUNCTIONS)[number] | 'changes' | 'status' | 'sync' | 'close' | 'closed' | 'appId' | 'userId' | 'deviceId' | 'mode'
 const everyMemberCovered: Exclude<keyof Memory, Covered> extends never ? true : never = true
 void everyMemberCovered
 
@@ -63,8 +63,9 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
   let closed = false
   let closing: Promise<void> | undefined
   const closedError = (): MemoryError => new MemoryError('closed', 'This memory connection is closed; connect again with connectMemory()')
+  // Every failure reaches the app as a MemoryError (Comlink rebuilds other thrown values as plain Errors).
   const guard = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    (...args: A): Promise<R> => (closed ? Promise.reject(closedError()) : call(...args))
+    (...args: A): Promise<R> => (closed ? Promise.reject(closedError()) : call(...args).catch((error: unknown) => { throw asMemoryError(error) }))
 
   const memory: Record<string, unknown> = {
     appId: info.appId,
@@ -75,6 +76,7 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
       return closed
     },
     changes: remoteChanges(remote, guard, () => closed),
+    status: remoteStatus(remote, guard, () => closed),
     sync: remoteSync(remote, guard, () => closed),
     close(): Promise<void> {
       closing ??= (async () => {
@@ -136,33 +138,42 @@ function unsubscribeOnce(off: Comlink.Remote<() => void>, isClosed: () => boolea
   }
 }
 
-function remoteChanges(remote: Comlink.Remote<WorkerContract>, guard: Guard, isClosed: () => boolean): RemoteChanges {
-  const subscribe = (remote.changes as unknown as Comlink.Remote<WorkerContract['changes'] & Comlink.ProxyMarked>).subscribe
+/** Subscribes through the host with `listener` proxied into the worker; the unsubscribe releases both proxies. */
+async function remoteSubscribe<A extends unknown[]>(subscribe: (listener: ((...args: A) => void) & Comlink.ProxyMarked) => Promise<unknown>, listener: (...args: A) => void, isClosed: () => boolean): Promise<() => Promise<void>> {
+  if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'a listener function is required')
+  const off = await subscribe(Comlink.proxy((...args: A) => listener(...args)))
+  return unsubscribeOnce(off as Comlink.Remote<() => void>, isClosed)
+}
+
+function remoteChanges(remote: Comlink.Remote<WorkerContract>, guard: Guard, isClosed: () => boolean): ChangesApi {
+  const changes = remote.changes as unknown as Comlink.Remote<ChangesApi & Comlink.ProxyMarked>
   return {
-    subscribe: guard(async (filter: ChangeFilter, listener: (batch: Change[]) => void) => {
-      if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'changes.subscribe needs a listener function')
-      const off = await subscribe(filter, Comlink.proxy((batch: Change[]) => listener(batch)))
-      return unsubscribeOnce(off as unknown as Comlink.Remote<() => void>, isClosed)
-    }),
+    subscribe: guard((filter: ChangeFilter, listener: (batch: Change[]) => void) => remoteSubscribe((l) => changes.subscribe(filter, l), listener, isClosed)),
   }
 }
 
-function remoteSync(remote: Comlink.Remote<WorkerContract>, guard: Guard, isClosed: () => boolean): RemoteSync {
-  const sync = remote.sync as unknown as Comlink.Remote<WorkerContract['sync'] & Comlink.ProxyMarked>
+function remoteStatus(remote: Comlink.Remote<WorkerContract>, guard: Guard, isClosed: () => boolean): StatusApi {
+  const status = remote.status as unknown as Comlink.Remote<StatusApi & Comlink.ProxyMarked>
   return {
-    status: guard((projectId: string) => sync.status(projectId) as Promise<SyncStatus>),
+    get: guard(() => status.get() as Promise<MemoryStatus>),
+    subscribe: guard((listener: (s: MemoryStatus) => void) => remoteSubscribe((l) => status.subscribe(l), listener, isClosed)),
+  }
+}
+
+function remoteSync(remote: Comlink.Remote<WorkerContract>, guard: Guard, isClosed: () => boolean): SyncApi {
+  const sync = remote.sync as unknown as Comlink.Remote<SyncApi & Comlink.ProxyMarked>
+  return {
+    status: guard((projectId: string) => sync.status(projectId) as Promise<SyncState>),
     flush: guard(() => sync.flush() as Promise<void>),
     whenSynced: guard((projectId: string) => sync.whenSynced(projectId) as Promise<void>),
     isLeader: guard(() => sync.isLeader() as Promise<boolean>),
-    onStatus: guard(async (listener: (projectId: string, status: SyncStatus) => void) => {
-      const off = await sync.onStatus(Comlink.proxy((projectId: string, status: SyncStatus) => listener(projectId, status)))
-      return unsubscribeOnce(off as unknown as Comlink.Remote<() => void>, isClosed)
-    }),
-    onLeaderChange: guard(async (listener: (leader: boolean) => void) => {
-      const off = await sync.onLeaderChange(Comlink.proxy((leader: boolean) => listener(leader)))
-      return unsubscribeOnce(off as unknown as Comlink.Remote<() => void>, isClosed)
-    }),
+    onStatus: guard((listener: (projectId: string, state: SyncState) => void) => remoteSubscribe((l) => sync.onStatus(l), listener, isClosed)),
+    onLeaderChange: guard((listener: (leader: boolean) => void) => remoteSubscribe((l) => sync.onLeaderChange(l), listener, isClosed)),
   }
+}
+
+function asMemoryError(error: unknown): MemoryError {
+  return error instanceof MemoryError ? error : reviveError(summarizeError(error))
 }
 
 function makePlugins(options: ConnectOptions): (ClientPlugins & Comlink.ProxyMarked) | undefined {

@@ -18,6 +18,7 @@ export function relayChanges(memory: Memory, name: string): CrossTabChanges | un
   if (typeof BroadcastChannel === 'undefined') return undefined
   const channel = new BroadcastChannel(name)
   const listeners = new Set<{ filter: ChangeFilter; listener: (batch: Change[]) => void }>()
+  // Subscribing is async; a batch committed before it completes is seen by this tab's own subscribers anyway.
   const stopLocal = memory.changes.subscribe({}, (batch) => channel.postMessage(batch))
   channel.onmessage = (event: MessageEvent<Change[]>) => {
     for (const { filter, listener } of [...listeners]) {
@@ -32,7 +33,7 @@ export function relayChanges(memory: Memory, name: string): CrossTabChanges | un
       return () => void listeners.delete(entry)
     },
     close() {
-      stopLocal()
+      void stopLocal.then((off) => off()).catch(() => {})
       listeners.clear()
       channel.close()
     },

@@ -1,6 +1,6 @@
 import * as Comlink from 'comlink'
-import { MemoryError, type ChangeFilter, type Change, type Memory, type MemoryOptions } from '@engram/core'
-import type { ClientPlugins, HostSyncApi, OpenedInfo, OpenRequest, StartSync, SyncStatus, WorkerContract } from './api.js'
+import { MemoryError, type ChangeFilter, type Change, type Memory, type MemoryOptions, type MemoryStatus, type SyncApi, type Unsubscribe } from '@engram/core'
+import type { ClientPlugins, OpenedInfo, OpenRequest, StartSync, SyncStatus, WorkerContract } from './api.js'
 import { CONNECT_MESSAGE, defaultLocks, type LockManagerLike } from './web-locks.js'
 import { createHostStores, type HostStore, type HostStores } from './host-stores.js'
 import type { PluginName } from './plugin-pool.js'
@@ -104,15 +104,18 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
   }
   const need = (): Memory => needStore().memory
   // A listener proxy is released with its subscription, or when the connection goes.
-  const track = <A extends unknown[]>(listener: Listener<A>, off: () => void): () => void => {
+  const track = <A extends unknown[]>(listener: Listener<A>, off: () => unknown): Unsubscribe => {
     const release = (): void => {
       if (!cleanups.delete(release)) return
-      off()
+      void Promise.resolve(off()).catch(() => {})
       listener[Comlink.releaseProxy]?.()
     }
     cleanups.add(release)
-    return Comlink.proxy(release)
+    // Comlink hands the client a remote function; its calls return Promises there.
+    return Comlink.proxy(release) as unknown as Unsubscribe
   }
+  // A listener in the UI thread is called through its proxy; a failed call (tab gone) must not reach the caller.
+  const forwarder = <A extends unknown[]>(listener: (...args: A) => unknown) => (...args: A): void => void Promise.resolve(listener(...args)).catch(() => {})
 
   const dispose = (): void => {
     if (disposed) return
@@ -126,24 +129,23 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     onDisposed()
   }
 
-  const sync: HostSyncApi = {
+  const sync: SyncApi = {
     // The leader asks its sync engine; other tabs read the leader's statuses off the board.
-    status: (projectId) => (store?.sync?.status(projectId) ?? store?.board.status(projectId) ?? 'off'),
-    onStatus(listener) {
+    status: async (projectId) => (store?.sync?.status(projectId) ?? store?.board.status(projectId) ?? 'off'),
+    async onStatus(listener) {
       const s = needStore()
-      const forward = (projectId: string, status: SyncStatus): void => void Promise.resolve(listener(projectId, status)).catch(() => {})
-      return track(listener as Listener<[string, SyncStatus]>, s.board.onStatus(forward))
+      return track(listener as Listener<[string, SyncStatus]>, s.board.onStatus(forwarder(listener)))
     },
-    flush: () => store?.sync?.flush(),
+    flush: async () => { await store?.sync?.flush() },
     async whenSynced(projectId) {
       const s = needStore()
       if (s.sync?.whenSynced) return s.sync.whenSynced(projectId)
       if (!s.election) throw new MemoryError('invalid_input', 'Sync was not requested for this store (connectMemory without the sync option)')
       return s.board.whenSynced(projectId) // a follower tab: resolved by the leader's statuses
     },
-    isLeader: () => store?.election?.isLeader ?? false,
-    onLeaderChange(listener) {
-      const off = needStore().election?.onChange((leader) => void Promise.resolve(listener(leader)).catch(() => {})) ?? (() => {})
+    isLeader: async () => store?.election?.isLeader ?? false,
+    async onLeaderChange(listener) {
+      const off = needStore().election?.onChange(forwarder(listener)) ?? (() => {})
       return track(listener as Listener<[boolean]>, off)
     },
   }
@@ -189,12 +191,19 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     get turns() { return need().turns },
     get replication() { return need().replication },
     changes: {
-      subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): () => void {
+      async subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<Unsubscribe> {
         const s = needStore()
-        const forward = (batch: Change[]): void => void Promise.resolve(listener(batch)).catch(() => {})
-        const offLocal = s.memory.changes.subscribe(filter, forward)
+        const forward = forwarder(listener)
+        const offLocal = await s.memory.changes.subscribe(filter, forward)
         const offOthers = s.otherTabs?.subscribe(filter, forward)
-        return track(listener as Listener<[Change[]]>, () => { offLocal(); offOthers?.() })
+        return track(listener as Listener<[Change[]]>, () => { offOthers?.(); return offLocal() })
+      },
+    },
+    status: {
+      get: () => need().status.get(),
+      async subscribe(listener: (status: MemoryStatus) => void): Promise<Unsubscribe> {
+        const off = await need().status.subscribe(forwarder(listener))
+        return track(listener as Listener<[MemoryStatus]>, off)
       },
     },
     stats: (projectId?: string) => need().stats(projectId),

@@ -4,7 +4,10 @@ import { isMemoryErrorCode, MemoryError } from '@engram/core'
 /** A structured-clonable summary of an error (or of any thrown value). */
 export interface ErrorSummary { name: string; message: string; code?: string; stack?: string; cause?: ErrorSummary }
 
-interface ThrownWire { summary: ErrorSummary }
+/** Marks a thrown MemoryError on the wire (a plain string key: it must survive structured cloning). */
+const ENGRAM_WIRE = 'engramMemoryError'
+interface ThrownWire { [ENGRAM_WIRE]: ErrorSummary }
+const isEngramWire = (wire: unknown): wire is ThrownWire => typeof wire === 'object' && wire !== null && ENGRAM_WIRE in wire
 
 const MAX_CAUSE_DEPTH = 3
 
@@ -58,8 +61,10 @@ const memoryErrorHandler: Comlink.TransferHandler<MemoryError, ErrorSummary> = {
 let installed = false
 
 /**
- * Installs Engram's Comlink transfer handlers (idempotent): thrown errors keep
- * `MemoryError` class, `code`, message and a cause summary in both directions.
+ * Installs Engram's Comlink transfer handlers (idempotent): a thrown `MemoryError`
+ * keeps its class, `code`, message and a cause summary in both directions; other
+ * thrown values travel exactly as Comlink sends them (the client turns those into
+ * `MemoryError('internal')` for Engram calls only).
  * Called by `exposeMemory` and `connectMemory`; call it yourself only when you
  * use Comlink directly with Engram objects.
  */
@@ -67,12 +72,14 @@ export function installTransferHandlers(): void {
   if (installed) return
   installed = true
   const original = Comlink.transferHandlers.get('throw')!
-  // Keep Comlink's own detection of thrown values (its private marker); replace only the wire format.
-  const throwHandler: Comlink.TransferHandler<{ value: unknown }, ThrownWire> = {
+  // Only a thrown MemoryError gets Engram's wire format; everything else (other Comlink
+  // workers of the app included) goes through Comlink's own handler unchanged.
+  const throwHandler: Comlink.TransferHandler<{ value: unknown }, ThrownWire | unknown> = {
     canHandle: (value): value is { value: unknown } => original.canHandle(value),
-    serialize: ({ value }) => [{ summary: summarizeError(value) }, []],
+    serialize: (thrown) => (thrown.value instanceof MemoryError ? [{ [ENGRAM_WIRE]: summarizeError(thrown.value) }, []] : original.serialize(thrown)),
     deserialize: (wire) => {
-      throw reviveError(wire.summary)
+      if (isEngramWire(wire)) throw reviveError(wire[ENGRAM_WIRE])
+      return original.deserialize(wire) as { value: unknown }
     },
   }
   Comlink.transferHandlers.set('throw', throwHandler as Comlink.TransferHandler<unknown, unknown>)

@@ -17,7 +17,7 @@ export interface Context {
   omitted: { name: SectionName; items: number; reason: string }[]
 }
 /** Options of `context.build`. */
-export interface BuildContextOptions { projectId: string; sessionId?: string; query?: string; budget: number; sections?: SectionName[] }
+export interface BuildContextOptions { sessionId?: string; query?: string; budget: number; sections?: SectionName[] }
 /** Condenses overflowing memory into fewer tokens (app-supplied, e.g. an LLM call). */
 export interface Summarizer { summarize(texts: string[], maxTokens: number): Promise<string> }
 
@@ -32,7 +32,7 @@ export interface ContextApi {
    * @example const { text, omitted } = await memory.context.build({ projectId: 'p1', sessionId, query: userText, budget: 4000 })
    * @throws MemoryError `invalid_input` on bad options, `not_found` for an unknown session.
    */
-  build(options: BuildContextOptions): Promise<Context>
+  build(projectId: string, options: BuildContextOptions): Promise<Context>
 }
 
 /** Largest budget accepted (tokens). */
@@ -43,11 +43,11 @@ const RECENT_WINDOW = 100
 const RECALL_DEPTH = 40
 
 /** Creates the context builder of a store; it reads memory through the public namespaces. */
-export function createContextBuilder(ctx: StoreContext, memory: Memory): ContextApi {
+export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>, summarizer?: Summarizer): ContextApi {
   return {
-    async build(options) {
-      const opts = checkOptions('options', options)
-      const projectId = checkId('projectId', opts.projectId)
+    async build(projectId, options) {
+      checkId('projectId', projectId)
+      const opts = checkOptions('options', options, ['sessionId', 'query', 'budget', 'sections'])
       const sessionId = opts.sessionId === undefined ? undefined : checkId('sessionId', opts.sessionId)
       const query = opts.query === undefined ? undefined : checkString('query', opts.query, { maxLength: 10_000 })
       const budget = checkNumber('budget', opts.budget, { min: 1, max: MAX_BUDGET, integer: true })
@@ -65,17 +65,23 @@ export function createContextBuilder(ctx: StoreContext, memory: Memory): Context
       let fitted = fitBudget(draft, budget, tokenizer)
       const omitted: Context['omitted'] = []
 
-      const summarizer = ctx.options.summarizer as Summarizer | undefined
+      let summarizerFailed = false
       const recentDropped = fitted.find((s) => s.name === 'recent')?.dropped.length ?? 0
       if (summarizer && recentDropped > 0) {
         const condensed = await condenseRecent(summarizer, g, draft, budget, tokenizer)
-        if (condensed) {
+        if (condensed.ok) {
           draft = condensed.draft
           fitted = condensed.fitted
           omitted.push({ name: 'recent', items: condensed.summarized, reason: 'summarized' })
+          ctx.status.recover('summarizer')
+        } else if (condensed.failed !== undefined) {
+          ctx.status.fail('summarizer', condensed.failed, projectId)
+          summarizerFailed = true
         }
       }
-      for (const s of fitted) if (s.dropped.length > 0) omitted.push({ name: s.name, items: s.dropped.length, reason: 'over budget' })
+      for (const s of fitted) {
+        if (s.dropped.length > 0) omitted.push({ name: s.name, items: s.dropped.length, reason: s.name === 'recent' && summarizerFailed ? 'summarizer_failed' : 'over budget' })
+      }
       const sections = fitted.filter((s) => s.kept.length > 0).map((s) => ({ name: s.name, text: s.text, tokens: s.tokens, items: s.kept.filter((i) => i.key !== SUMMARY_KEY).length }))
       const text = sections.map((s) => s.text).join(SECTION_SEPARATOR)
       return { sections, text, tokens: text ? tokenizer.count(text) : 0, omitted }
@@ -84,6 +90,8 @@ export function createContextBuilder(ctx: StoreContext, memory: Memory): Context
 }
 
 const SUMMARY_KEY = 'summary:condensed'
+/** Facts a context considers per project (the most a page holds). */
+const MAX_FACTS = 10_000
 
 function keptKeys(fitted: readonly FittedSection[], name: string): Set<string> {
   return new Set(fitted.find((s) => s.name === name)?.kept.flatMap((i) => (i.key ? [i.key] : [])) ?? [])
@@ -92,18 +100,19 @@ function keptKeys(fitted: readonly FittedSection[], name: string): Set<string> {
 /** Replaces the recent messages that did not fit with one summarized line at the top of recent. */
 async function condenseRecent(summarizer: Summarizer, g: Gathered, draft: Draft[], budget: number, tokenizer: Tokenizer) {
   const reserve = Math.min(400, Math.floor(budget * 0.15))
-  if (reserve < 16) return undefined
+  if (reserve < 16) return { ok: false as const }
   // Refit without the reserve so the summary has room, then summarize what recent lost.
   const tight = fitBudget(draft, budget - reserve, tokenizer)
   const kept = keptKeys(tight, 'recent')
   const lost = g.recent.filter((m) => !kept.has(`message:${m.id}`))
-  if (lost.length === 0) return undefined
+  if (lost.length === 0) return { ok: false as const }
   let summary: string
   try {
     summary = await summarizer.summarize(lost.map((m) => `${m.role}: ${m.content}`), reserve - 16)
-    if (typeof summary !== 'string' || summary.trim() === '') return undefined
-  } catch {
-    return undefined // an app summarizer failing must not fail the prompt: drop instead
+    if (typeof summary !== 'string' || summary.trim() === '') throw new Error('summarize() returned no text')
+  } catch (error) {
+    // A failing app summarizer must not fail the prompt: drop instead, and say why (omitted + memory.status).
+    return { ok: false as const, failed: error }
   }
   const line = clampLine(`(${lost.length} earlier messages, summarized) ${escapeMemoryText(summary)}`, reserve - 8, tokenizer)
   const next = draft.map((d) => {
@@ -111,24 +120,27 @@ async function condenseRecent(summarizer: Summarizer, g: Gathered, draft: Draft[
     const items = d.items.filter((i) => i.key !== undefined && kept.has(i.key))
     return { ...d, items: [{ line, tokens: tokenizer.count(line), order: -1, key: SUMMARY_KEY }, ...items] }
   })
-  return { draft: next, fitted: fitBudget(next, budget, tokenizer), summarized: lost.length }
+  return { ok: true as const, draft: next, fitted: fitBudget(next, budget, tokenizer), summarized: lost.length }
 }
 
-async function gather(memory: Memory, projectId: string, sessionId: string | undefined, query: string | undefined, wanted: ReadonlySet<SectionName>): Promise<Gathered> {
+async function gather(memory: Partial<Memory>, projectId: string, sessionId: string | undefined, query: string | undefined, wanted: ReadonlySet<SectionName>): Promise<Gathered> {
   const withUser = projectId !== USER_PROJECT
+  // Sections whose module the store was composed without are simply empty.
+  const { blocks: b, facts: f, search, summaries: s, messages: m, lessons: l } = memory
   const has = (name: SectionName) => wanted.has(name)
-  const searching = query !== undefined && query.trim() !== '' && (has('recalled') || has('facts'))
+  const searching = search !== undefined && query !== undefined && query.trim() !== '' && (has('recalled') || has('facts'))
+  const allFacts = async (id: string) => (await f!.list(id, { limit: MAX_FACTS })).items
   const [blocks, userBlocks, facts, userFacts, hits, userHits, projectSummary, sessionSummary, recent, lessons] = await Promise.all([
-    has('blocks') ? memory.blocks.list(projectId) : [],
-    has('blocks') && withUser ? memory.blocks.list(USER_PROJECT) : [],
-    has('facts') ? memory.facts.list(projectId) : [],
-    has('facts') && withUser ? memory.facts.list(USER_PROJECT) : [],
-    searching ? memory.search(projectId, query!, { limit: RECALL_DEPTH }) : [],
-    searching && has('facts') && withUser ? memory.search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
-    has('summaries') ? memory.summaries.latest(projectId, { kind: 'project' }) : undefined,
-    has('summaries') && sessionId ? memory.summaries.latest(projectId, { sessionId, kind: 'session' }) : undefined,
-    has('recent') && sessionId ? memory.messages.tail(sessionId, RECENT_WINDOW) : [],
-    has('lessons') ? memory.lessons.list(projectId) : [],
+    b && has('blocks') ? b.list(projectId) : [],
+    b && has('blocks') && withUser ? b.list(USER_PROJECT) : [],
+    f && has('facts') ? allFacts(projectId) : [],
+    f && has('facts') && withUser ? allFacts(USER_PROJECT) : [],
+    searching ? search(projectId, query!, { limit: RECALL_DEPTH }) : [],
+    searching && f && has('facts') && withUser ? search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
+    s && has('summaries') ? s.latest(projectId, { kind: 'project' }) : undefined,
+    s && has('summaries') && sessionId ? s.latest(projectId, { sessionId, kind: 'session' }) : undefined,
+    m && has('recent') && sessionId ? m.tail(sessionId, RECENT_WINDOW) : [],
+    l && has('lessons') ? l.list(projectId) : [],
   ])
   return {
     projectId,

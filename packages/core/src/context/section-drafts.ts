@@ -1,3 +1,4 @@
+import type { Fact } from '../facts.js'
 import type { Memory } from '../memory.js'
 import type { Hit } from '../search/search.js'
 import { USER_PROJECT } from '../store-context.js'
@@ -9,7 +10,7 @@ import type { Draft, DraftItem } from './fit-budget.js'
 export interface Gathered {
   projectId: string
   blocks: Awaited<ReturnType<Memory['blocks']['list']>>
-  facts: Awaited<ReturnType<Memory['facts']['list']>>
+  facts: Fact[]
   /** Search hits, best first (facts and everything else). */
   hits: Hit[]
   summaries: NonNullable<Awaited<ReturnType<Memory['summaries']['latest']>>>[]

@@ -1,6 +1,7 @@
 import { Dexie, type Table } from 'dexie'
 import { invalidInput } from '../errors.js'
 import type { StoreContext } from '../store-context.js'
+import { DEFAULT_PAGE_SIZE, checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from '../paging.js'
 import { checkId, checkJson, checkLimit, checkNumber, checkOffset, checkOptions, checkTime, type Json } from '../validate.js'
 import { read, write, type WriteScope } from '../write.js'
 
@@ -11,9 +12,11 @@ export interface JournalEntry { kind: string; payload: Json; triggerId?: string;
 /** What `journal.load` returns: the whole session, oldest first. */
 export interface JournalSnapshot { sessionId: string; lastSeq?: number; latestOutcome?: JournalRecord; records: JournalRecord[] }
 /** Options of `journal.page`: `since`/`until` bound `occurredAt` (both inclusive), `after` is a seq cursor. */
-export interface JournalPageOptions { sessionId: string; since?: number; until?: number; after?: number; limit: number }
+export interface JournalPageOptions extends PageOptions<number> { since?: number; until?: number }
 /** A journal session as `journal.sessions` lists it: first/last `occurredAt` and the number of records. */
 export interface JournalSessionInfo { sessionId: string; first: number; last: number; count: number }
+/** Options of {@link JournalApi.sessions}. */
+export interface ListJournalSessionsOptions extends PageOptions { since?: number; until?: number }
 
 /** A stored journal record; `resumeToken` is copied out of approval payloads for lookup. */
 export interface JournalRow extends JournalRecord { resumeToken?: string }
@@ -48,9 +51,9 @@ export interface JournalApi {
    * [since, until]. `next` is the cursor for the following page, absent on the last page.
    * @throws MemoryError `invalid_input`.
    */
-  page(options: JournalPageOptions): Promise<{ items: JournalRecord[]; next?: number }>
+  page(sessionId: string, options?: JournalPageOptions): Promise<Page<JournalRecord, number>>
   /** Sessions with records in [since, until], most recently active first. @throws MemoryError `invalid_input`. */
-  sessions(options: { since?: number; until?: number; limit: number; offset?: number }): Promise<JournalSessionInfo[]>
+  sessions(options?: ListJournalSessionsOptions): Promise<Page<JournalSessionInfo>>
   /** The latest record of kind `outcome` with that idempotency key. @throws MemoryError `invalid_input`. */
   findOutcome(sessionId: string, idempotencyKey: string): Promise<JournalRecord | undefined>
   /**
@@ -194,14 +197,13 @@ export function createJournal(ctx: StoreContext): JournalApi {
       })
     },
 
-    async page(options) {
-      const o = checkOptions('options', options, ['sessionId', 'since', 'until', 'after', 'limit'])
-      const sessionId = checkId('sessionId', o.sessionId)
+    async page(sessionId, options) {
+      checkId('sessionId', sessionId)
+      const o = checkOptions('options', options, ['since', 'until', 'after', 'limit'])
       const since = o.since === undefined ? -Infinity : checkTime('since', o.since)
       const until = o.until === undefined ? Infinity : checkTime('until', o.until)
       const after = o.after === undefined ? 0 : checkNumber('after', o.after, { min: 0, integer: true })
-      if (o.limit === undefined) throw invalidInput('limit is required')
-      const limit = checkLimit('limit', o.limit, 100)
+      const limit = checkLimit('limit', o.limit, DEFAULT_PAGE_SIZE)
       return read(ctx, tables, async () => {
         const range = bySeq(sessionId, after)
         // A filter makes Dexie walk a cursor; without a time range one bounded getAll does.
@@ -213,17 +215,16 @@ export function createJournal(ctx: StoreContext): JournalApi {
     },
 
     async sessions(options) {
-      const o = checkOptions('options', options, ['since', 'until', 'limit', 'offset'])
+      const o = checkPageOptions(options, ['since', 'until'])
       const since = o.since === undefined ? -Infinity : checkTime('since', o.since)
       const until = o.until === undefined ? Infinity : checkTime('until', o.until)
-      if (o.limit === undefined) throw invalidInput('limit is required')
-      const limit = checkLimit('limit', o.limit, 100)
-      const offset = checkOffset(o.offset)
-      return read(ctx, tables, async () => {
+      const cursor = o.after === undefined ? undefined : decodeCursor(o.after)
+      const rows = await read(ctx, tables, () => {
         const coll = since === -Infinity ? sessionsTable(ctx).orderBy('last') : sessionsTable(ctx).where('last').aboveOrEqual(since)
-        const rows = await coll.reverse().filter((s) => s.first <= until).offset(offset).limit(limit).toArray()
-        return rows.map(({ sessionId, first, last, count }) => ({ sessionId, first, last, count }))
+        return coll.reverse().filter((s) => s.first <= until && isAfterDescending(s.last, s.sessionId, cursor)).limit(o.limit + 1).toArray()
       })
+      const items = rows.map(({ sessionId, first, last, count }) => ({ sessionId, first, last, count }))
+      return pageFrom(items, o.limit, (s) => encodeCursor(s.last, s.sessionId))
     },
 
     async findOutcome(sessionId, idempotencyKey) {

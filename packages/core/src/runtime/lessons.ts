@@ -2,6 +2,7 @@ import { Dexie, type Table } from 'dexie'
 import { requireProject } from '../projects.js'
 import type { Source } from '../schema.js'
 import { USER_PROJECT, type StoreContext } from '../store-context.js'
+import { DEFAULT_PAGE_SIZE, type Page, type PageOptions, pageFrom } from '../paging.js'
 import { checkId, checkLimit, checkNumber, checkOptions, checkString } from '../validate.js'
 import { read, write } from '../write.js'
 import { normaliseText } from './normalise-text.js'
@@ -10,6 +11,11 @@ import { normaliseText } from './normalise-text.js'
 export interface Lesson { projectId: string; domain: string; rule: string; occurrences: number; createdAt: number; updatedAt: number }
 /** A scored outcome, as recorded. */
 export interface Outcome { seq: number; projectId: string; domain: string; score: number; lesson: string; source?: Source; at: number }
+
+/** What {@link LessonsApi.appendOutcome} takes. */
+export interface OutcomeInput { domain: string; score: number; lesson: string; source?: Source }
+/** Options of {@link LessonsApi.outcomes}. */
+export interface ListOutcomesOptions extends PageOptions<number> { domain?: string }
 
 /** A stored lesson: `key` is the normalised rule, `touched` orders lessons stored in the same millisecond. */
 interface LessonRow extends Lesson { key: string; touched: number }
@@ -22,22 +28,22 @@ const TABLES = ['lessons', 'outcomes', 'projects']
 
 /** Outcomes and lessons learned. */
 export interface LessonsApi {
-  /** Records a scored outcome with the lesson the agent drew from it. @throws MemoryError `invalid_input`, `not_found` (project). */
-  recordOutcome(outcome: { projectId: string; domain: string; score: number; lesson: string; source?: Source }): Promise<void>
+  /** Appends a scored outcome with the lesson the agent drew from it. @throws MemoryError `invalid_input`, `not_found` (project). */
+  appendOutcome(projectId: string, outcome: OutcomeInput): Promise<Outcome>
   /**
    * Stores a lesson rule. The same rule (compared normalised: case, punctuation, spacing)
    * bumps `occurrences` and takes the new wording; a (project, domain) keeps the newest
    * 10 lessons, evicting the one stored longest ago.
    * @throws MemoryError `invalid_input`, `limit_exceeded` (rule over 2,000 characters), `not_found` (project).
    */
-  store(projectId: string, domain: string, rule: string): Promise<Lesson>
+  create(projectId: string, domain: string, rule: string): Promise<Lesson>
   /**
    * The project's lessons, then the user's (project `user`); within each, most occurrences
    * first, then most recently stored. @throws MemoryError `invalid_input`.
    */
   list(projectId: string, options?: { domain?: string }): Promise<Lesson[]>
-  /** Recorded outcomes of a project, newest first. @throws MemoryError `invalid_input`. */
-  outcomes(projectId: string, options?: { domain?: string; limit?: number }): Promise<Outcome[]>
+  /** Recorded outcomes of a project, newest first, one page (cursor: the last seq). @throws MemoryError `invalid_input`. */
+  outcomes(projectId: string, options?: ListOutcomesOptions): Promise<Page<Outcome, number>>
 }
 
 /** The change-feed id of a lesson: `<domain>:<normalised rule>`. */
@@ -59,23 +65,24 @@ export function createLessons(ctx: StoreContext): LessonsApi {
   }
 
   return {
-    async recordOutcome(outcome) {
-      const o = checkOptions('outcome', outcome, ['projectId', 'domain', 'score', 'lesson', 'source'])
-      const projectId = checkId('projectId', o.projectId)
+    async appendOutcome(projectId, outcome) {
+      checkId('projectId', projectId)
+      const o = checkOptions('outcome', outcome, ['domain', 'score', 'lesson', 'source'])
       const domain = checkId('domain', o.domain)
       const score = checkNumber('score', o.score)
       const lesson = checkString('lesson', o.lesson, { maxLength: MAX_LESSON })
       const source = checkSource(o.source)
-      await write(ctx, TABLES, async (w) => {
+      return write(ctx, TABLES, async (w) => {
         await requireProject(ctx, projectId)
         const row: Omit<Outcome, 'seq'> & { seq?: number } = { projectId, domain, score, lesson, at: ctx.now() }
         if (source !== undefined) row.source = source
         const seq = await outcomes().add(row as Outcome)
         w.change('lessons', 'put', `outcome:${seq}`, projectId)
+        return { ...row, seq }
       })
     },
 
-    async store(projectId, domain, rule) {
+    async create(projectId, domain, rule) {
       checkId('projectId', projectId)
       checkId('domain', domain)
       const text = checkString('rule', rule, { nonEmpty: true, maxLength: MAX_RULE }).trim()
@@ -112,15 +119,14 @@ export function createLessons(ctx: StoreContext): LessonsApi {
 
     async outcomes(projectId, options) {
       checkId('projectId', projectId)
-      const o = checkOptions('options', options, ['domain', 'limit'])
+      const o = checkOptions('options', options, ['domain', 'after', 'limit'])
       const domain = o.domain === undefined ? undefined : checkId('domain', o.domain)
-      const limit = checkLimit('limit', o.limit, 100)
-      return read(ctx, TABLES, async () => {
-        const rows = domain === undefined
-          ? await outcomes().where('[projectId+domain]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
-          : await outcomes().where('[projectId+domain]').equals([projectId, domain]).toArray()
-        return rows.sort((a, b) => b.seq - a.seq).slice(0, limit)
-      })
+      const after = o.after === undefined ? Infinity : checkNumber('options.after', o.after, { min: 0, integer: true })
+      const limit = checkLimit('options.limit', o.limit, DEFAULT_PAGE_SIZE)
+      const rows = await read(ctx, TABLES, () => domain === undefined
+        ? outcomes().where('[projectId+domain]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
+        : outcomes().where('[projectId+domain]').equals([projectId, domain]).toArray())
+      return pageFrom(rows.filter((r) => r.seq < after).sort((a, b) => b.seq - a.seq).slice(0, limit + 1), limit, (r) => r.seq)
     },
   }
 }

@@ -1,6 +1,7 @@
 import { Dexie, type Table } from 'dexie'
 import type { StoreContext } from '../store-context.js'
-import { checkId, checkJson, checkOptionalNumber, checkOptionalString, checkOptions, checkString, type Json } from '../validate.js'
+import { DEFAULT_PAGE_SIZE, type Page, type PageOptions, pageFrom } from '../paging.js'
+import { checkId, checkJson, checkLimit, checkNumber, checkOptionalNumber, checkOptionalString, checkOptions, checkString, type Json } from '../validate.js'
 import { read, readOne, write } from '../write.js'
 
 /** A phase checkpoint of a run. */
@@ -18,6 +19,11 @@ const MAX_ERROR = 10_000
 const MAX_SUMMARY = 100_000
 const TABLES = ['runs', 'checkpoints', 'toolEvents']
 
+/** What {@link RunsApi.setCheckpoint} takes. */
+export interface CheckpointInput { status: string; output?: Json; error?: string; attempt?: number }
+/** What {@link RunsApi.appendToolEvent} takes. */
+export interface ToolEventInput { tool: string; input?: Json; output?: Json; status: string; durationMs?: number }
+
 /** Runs: phase checkpoints, tool events, status. Run ids are any string; no project is needed. */
 export interface RunsApi {
   /**
@@ -26,15 +32,15 @@ export interface RunsApi {
    * again with the same state is idempotent; the phase keeps its place in creation order.
    * @throws MemoryError `invalid_input`, `limit_exceeded` (output over 1 MiB as JSON).
    */
-  checkpoint(runId: string, phase: string, state: { status: string; output?: Json; error?: string; attempt?: number }): Promise<Checkpoint>
+  setCheckpoint(runId: string, phase: string, state: CheckpointInput): Promise<Checkpoint>
   /** The run's checkpoints in creation order. @throws MemoryError `invalid_input`. */
   checkpoints(runId: string): Promise<Checkpoint[]>
   /** Deletes the run's checkpoints (after success); tool events and status stay. Returns how many. @throws MemoryError `invalid_input`. */
-  clear(runId: string): Promise<number>
+  deleteCheckpoints(runId: string): Promise<number>
   /** Appends a tool event with the run's next seq (1, 2, …). @throws MemoryError `invalid_input`, `limit_exceeded`. */
-  recordToolEvent(runId: string, event: { tool: string; input?: Json; output?: Json; status: string; durationMs?: number }): Promise<ToolEvent>
-  /** The run's tool events in order. @throws MemoryError `invalid_input`. */
-  toolEvents(runId: string): Promise<ToolEvent[]>
+  appendToolEvent(runId: string, event: ToolEventInput): Promise<ToolEvent>
+  /** The run's tool events in order, one page (cursor: the last seq). @throws MemoryError `invalid_input`. */
+  toolEvents(runId: string, options?: PageOptions<number>): Promise<Page<ToolEvent, number>>
   /** Sets the run's status; `summary` replaces the old one when given, else the old one stays. @throws MemoryError `invalid_input`. */
   setStatus(runId: string, state: { status: string; summary?: string }): Promise<Run>
   /** The run's status, or undefined before the first `setStatus`. @throws MemoryError `invalid_input`. */
@@ -49,7 +55,7 @@ export function createRuns(ctx: StoreContext): RunsApi {
   const ofRun = (runId: string) => [[runId, Dexie.minKey], [runId, Dexie.maxKey]] as const
 
   return {
-    async checkpoint(runId, phase, state) {
+    async setCheckpoint(runId, phase, state) {
       checkId('runId', runId)
       checkId('phase', phase)
       const s = checkOptions('state', state, ['status', 'output', 'error', 'attempt'])
@@ -82,7 +88,7 @@ export function createRuns(ctx: StoreContext): RunsApi {
       return read(ctx, TABLES, async () => (await checkpoints().where('[runId+order]').between(...ofRun(runId)).toArray()).map(toCheckpoint))
     },
 
-    async clear(runId) {
+    async deleteCheckpoints(runId) {
       checkId('runId', runId)
       return write(ctx, TABLES, async (w) => {
         const n = await checkpoints().where('[runId+order]').between(...ofRun(runId)).delete()
@@ -91,7 +97,7 @@ export function createRuns(ctx: StoreContext): RunsApi {
       })
     },
 
-    async recordToolEvent(runId, event) {
+    async appendToolEvent(runId, event) {
       checkId('runId', runId)
       const e = checkOptions('event', event, ['tool', 'input', 'output', 'status', 'durationMs'])
       const tool = checkId('tool', e.tool)
@@ -111,9 +117,13 @@ export function createRuns(ctx: StoreContext): RunsApi {
       })
     },
 
-    async toolEvents(runId) {
+    async toolEvents(runId, options) {
       checkId('runId', runId)
-      return read(ctx, TABLES, () => toolEvents().where('[runId+seq]').between(...ofRun(runId)).toArray())
+      const o = checkOptions('options', options, ['after', 'limit'])
+      const after = o.after === undefined ? 0 : checkNumber('options.after', o.after, { min: 0, integer: true })
+      const limit = checkLimit('options.limit', o.limit, DEFAULT_PAGE_SIZE)
+      const rows = await read(ctx, TABLES, () => toolEvents().where('[runId+seq]').between([runId, after], [runId, Dexie.maxKey], false, true).limit(limit + 1).toArray())
+      return pageFrom(rows, limit, (e) => e.seq)
     },
 
     async setStatus(runId, state) {

@@ -3,6 +3,7 @@ import { invalidInput, MemoryError } from '../errors.js'
 import { newId } from '../ids.js'
 import { requireProject } from '../projects.js'
 import type { StoreContext } from '../store-context.js'
+import { checkPageOptions, decodeCursor, encodeCursor, isAfterAscending, type Page, type PageOptions, pageFrom } from '../paging.js'
 import { checkId, checkNumber, checkOneOf, checkOptionalNumber, checkOptions, checkString, checkTime } from '../validate.js'
 import { read, write, type WriteScope } from '../write.js'
 import { dayOfMonth, nextOccurrenceAfter, retryDelay, type Repeat } from './task-schedule.js'
@@ -28,6 +29,11 @@ const MAX_DESCRIPTION = 10_000
 const MAX_ERROR = 10_000
 const TABLES = ['tasks', 'projects']
 
+/** What {@link TasksApi.create} takes. */
+export interface TaskInput { description: string; dueAt: number; repeat?: Repeat; kind?: string }
+/** Options of {@link TasksApi.list}. */
+export interface ListTasksOptions extends PageOptions { projectId?: string; status?: Task['status'] }
+
 /** Scheduled tasks of projects. */
 export interface TasksApi {
   /**
@@ -36,7 +42,7 @@ export interface TasksApi {
    * within 30 minutes (near duplicate): then that task is returned and nothing is written.
    * @throws MemoryError `invalid_input`, `not_found` (unknown or archived project).
    */
-  create(task: { projectId: string; description: string; dueAt: number; repeat?: Repeat; kind?: string }): Promise<Task>
+  create(projectId: string, task: TaskInput): Promise<Task>
   /** Pending tasks due at or before `now` (default: the store's clock), earliest first. @throws MemoryError `invalid_input`. */
   due(now?: number): Promise<Task[]>
   /**
@@ -65,7 +71,7 @@ export interface TasksApi {
   /** Moves a pending task's due time (this occurrence only; `update` with `dueAt` changes the schedule). @throws MemoryError `not_found`, `conflict` (not pending), `invalid_input`. */
   defer(id: string, dueAt: number): Promise<void>
   /** Tasks by due time, optionally of one project and/or status. @throws MemoryError `invalid_input`. */
-  list(options?: { projectId?: string; status?: Task['status'] }): Promise<Task[]>
+  list(options?: ListTasksOptions): Promise<Page<Task>>
 }
 
 /** Creates the tasks namespace of a store. */
@@ -93,9 +99,9 @@ export function createTasks(ctx: StoreContext): TasksApi {
   }
 
   return {
-    async create(task) {
-      const t = checkOptions('task', task, ['projectId', 'description', 'dueAt', 'repeat', 'kind'])
-      const projectId = checkId('projectId', t.projectId)
+    async create(projectId, task) {
+      checkId('projectId', projectId)
+      const t = checkOptions('task', task, ['description', 'dueAt', 'repeat', 'kind'])
       const description = checkString('description', t.description, { nonEmpty: true, maxLength: MAX_DESCRIPTION }).trim()
       const dueAt = checkTime('dueAt', t.dueAt)
       const repeat = checkRepeat(t.repeat)
@@ -192,15 +198,18 @@ export function createTasks(ctx: StoreContext): TasksApi {
     },
 
     async list(options) {
-      const o = checkOptions('options', options, ['projectId', 'status'])
+      const o = checkPageOptions(options, ['projectId', 'status'])
       const projectId = o.projectId === undefined ? undefined : checkId('projectId', o.projectId)
       const status = o.status === undefined ? undefined : checkOneOf('status', o.status, STATUSES)
-      return read(ctx, TABLES, async () => {
+      const cursor = o.after === undefined ? undefined : decodeCursor(o.after)
+      const rows = await read(ctx, TABLES, async () => {
         const rows = projectId === undefined
           ? status === undefined ? await tasks().toArray() : await tasks().where('[status+dueAt]').between([status, -Infinity], [status, Infinity]).toArray()
           : status === undefined ? await tasks().where('projectId').equals(projectId).toArray() : await tasks().where('[projectId+status]').equals([projectId, status]).toArray()
-        return rows.sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1)).map(toTask)
+        return rows.sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1))
       })
+      const after = rows.filter((r) => isAfterAscending(r.dueAt, r.id, cursor)).slice(0, o.limit + 1).map(toTask)
+      return pageFrom(after, o.limit, (t) => encodeCursor(t.dueAt, t.id))
     },
   }
 }

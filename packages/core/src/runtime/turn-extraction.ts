@@ -32,7 +32,7 @@ export const MAX_OPERATIONS = 1_000
 export function memoryView(memory: Memory): MemoryView {
   return {
     getFact: (projectId, key) => memory.facts.get(projectId, key),
-    listFacts: (projectId) => memory.facts.list(projectId),
+    listFacts: async (projectId) => (await memory.facts.list(projectId, { limit: 10_000 })).items,
     getBlock: (projectId, label) => memory.blocks.get(projectId, label),
   }
 }
@@ -74,7 +74,7 @@ export async function applyOperation(memory: Memory, op: MemoryOperation, turn: 
       await memory.blocks.append(projectId, op.label, op.text)
       return
     case 'passage.insert':
-      await memory.archive.insert(projectId, op.text, { source, ...(op.tags === undefined ? {} : { tags: op.tags }) })
+      await memory.archive.create(projectId, op.text, { source, ...(op.tags === undefined ? {} : { tags: op.tags }) })
       return
   }
 }

@@ -15,6 +15,13 @@ import { applyOperation, checkOperations, memoryView, type Extractor } from './t
 
 export type { Exchange, Extractor, MemoryOperation, MemoryView } from './turn-extraction.js'
 
+/** What {@link TurnsApi.begin} takes besides the project. */
+export interface TurnBeginInput { sessionId: string; turnId: string; prompt: string; budget: number }
+/** What {@link TurnsApi.end} takes. */
+export interface TurnEndInput { sessionId: string; turnId: string; reply: string; interrupted?: boolean }
+/** What {@link TurnsApi.partial} takes. */
+export interface TurnPartialInput { sessionId: string; turnId: string; text: string }
+
 /** What `turns.end` reports. `written` counts the extractor's operations applied. */
 export interface TurnEndResult {
   written: number
@@ -43,7 +50,7 @@ export interface TurnsApi {
    * @throws MemoryError `invalid_input`, `not_found` (project), `conflict` (the turn id was
    * begun with another prompt or project, or the conversation session is closed).
    */
-  begin(turn: { projectId: string; sessionId: string; turnId: string; prompt: string; budget: number }): Promise<{ context: Context }>
+  begin(projectId: string, turn: TurnBeginInput): Promise<{ context: Context }>
   /**
    * Ends a turn: records the reply (journal `turn.end`, or `turn.interrupted` with
    * `interrupted: true`; an assistant message in a conversation session), then runs the
@@ -53,18 +60,17 @@ export interface TurnsApi {
    * @throws MemoryError `invalid_input`, `not_found` (no such turn), `conflict` (the turn was
    * already reconciled as interrupted by a later turn).
    */
-  end(turn: { sessionId: string; turnId: string; reply: string; interrupted?: boolean }): Promise<TurnEndResult>
+  end(turn: TurnEndInput): Promise<TurnEndResult>
   /** Saves the reply streamed so far, kept if the turn is later reconciled as interrupted. @throws MemoryError `not_found`, `conflict` (turn not open). */
-  partial(turn: { sessionId: string; turnId: string; text: string }): Promise<void>
+  partial(turn: TurnPartialInput): Promise<void>
 }
 
 /** Creates the turns namespace of a store. */
-export function createTurns(ctx: StoreContext, memory: Memory, limits: CoordinatorLimits = DEFAULT_COORDINATOR_LIMITS): TurnsApi {
+export function createTurns(ctx: StoreContext, memory: Memory, extractor?: Extractor, limits: CoordinatorLimits = DEFAULT_COORDINATOR_LIMITS): TurnsApi {
   const turns = (): Table<TurnRow, [string, string]> => ctx.db.table<TurnRow, [string, string]>('turns')
   const allTables = () => ctx.db.tables.map((t) => t.name)
   const coordinator = createTurnCoordinator(limits, ctx.now)
   ctx.onClose.push(() => coordinator.clear())
-  const extractor = ctx.options.extractor as Extractor | undefined
 
   /** The conversation session with this id, if there is one. */
   const conversation = (sessionId: string) => memory.sessions.get(sessionId)
@@ -93,6 +99,7 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
       await turns().put({ ...row, written: 0, extractionError, updatedAt: ctx.now() })
       await appendEntry(ctx, w, row.sessionId, { kind: 'turn.extraction_failed', payload: { turnId: row.turnId, error: extractionError } })
     })
+    ctx.status.fail('extractor', error, row.projectId)
     return { written: 0, extractionError }
   }
 
@@ -109,6 +116,7 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
         for (const op of operations) await applyOperation(memory, op, row)
         await turns().put({ ...row, written: operations.length, updatedAt: ctx.now() })
         await appendEntry(ctx, w, row.sessionId, { kind: 'turn.extracted', payload: { turnId: row.turnId, operations: operations.length } })
+        ctx.status.recover('extractor')
         return { written: operations.length }
       })
     } catch (error) {
@@ -117,9 +125,9 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
   }
 
   return {
-    async begin(turn) {
-      const t = checkOptions('turn', turn, ['projectId', 'sessionId', 'turnId', 'prompt', 'budget'])
-      const projectId = checkId('projectId', t.projectId)
+    async begin(projectId, turn) {
+      checkId('projectId', projectId)
+      const t = checkOptions('turn', turn, ['sessionId', 'turnId', 'prompt', 'budget'])
       const sessionId = checkId('sessionId', t.sessionId)
       const turnId = checkId('turnId', t.turnId)
       const prompt = checkString('prompt', t.prompt, { nonEmpty: true, maxLength: MAX_TEXT })
@@ -134,7 +142,7 @@ export function createTurns(ctx: StoreContext, memory: Memory, limits: Coordinat
         // so a begin that fails (closed session, failing retrieval) leaves them as they were.
         await read(ctx, ['projects'], () => requireProject(ctx, projectId))
         // Retrieval may call the embedder: it runs between transactions, never inside one.
-        const context = await memory.context.build({ projectId, ...(session ? { sessionId } : {}), query: prompt, budget })
+        const context = await memory.context.build(projectId, { ...(session ? { sessionId } : {}), query: prompt, budget })
         return write(ctx, allTables(), async (w) => {
           const raced = await turns().get([sessionId, turnId])
           if (raced) return raced

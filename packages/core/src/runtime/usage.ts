@@ -2,7 +2,7 @@ import type { Collection, Table } from 'dexie'
 import type { StoreContext } from '../store-context.js'
 import { checkId, checkNumber, checkOptions, checkString } from '../validate.js'
 import { read, write } from '../write.js'
-import { DEFAULT_PRICING, estimateCost, type PricingTable } from './pricing.js'
+import { estimateCost, type PricingTable } from './pricing.js'
 
 export type { ModelPrice, PricingTable } from './pricing.js'
 
@@ -37,11 +37,11 @@ const TABLES = ['usage']
 /** Token usage and estimated cost. Session ids are any string; a project is optional and need not exist. */
 export interface UsageApi {
   /**
-   * Records one model call. The cost is estimated now from the pricing table (the app's
-   * `pricing` option first, then the built-in one) and kept with the record.
+   * Appends one model call. The cost is estimated now from the store's `pricing` table
+   * (none: the call is unpriced) and kept with the record.
    * @throws MemoryError `invalid_input` (bad id, model or token count).
    */
-  record(usage: UsageRecord): Promise<void>
+  append(usage: UsageRecord): Promise<void>
   /** Totals of one session. @throws MemoryError `invalid_input`. */
   session(sessionId: string): Promise<UsageSummary>
   /** Totals of the calls recorded with that project. @throws MemoryError `invalid_input`. */
@@ -51,13 +51,13 @@ export interface UsageApi {
 }
 
 /** Creates the usage namespace of a store. */
-export function createUsage(ctx: StoreContext): UsageApi {
+export function createUsage(ctx: StoreContext, pricing?: PricingTable): UsageApi {
   const usage = (): Table<UsageRow, number> => ctx.db.table<UsageRow, number>('usage')
-  const tables: PricingTable[] = [...(ctx.options.pricing ? [ctx.options.pricing as PricingTable] : []), DEFAULT_PRICING]
+  const tables: PricingTable[] = pricing ? [pricing] : []
   const summarise = (rows: () => Collection<UsageRow, number> | Table<UsageRow, number>) => read(ctx, TABLES, async () => summary(await rows().toArray()))
 
   return {
-    async record(record) {
+    async append(record) {
       const r = checkOptions('usage', record, ['sessionId', 'projectId', 'model', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'])
       const sessionId = checkId('sessionId', r.sessionId)
       const projectId = r.projectId === undefined ? undefined : checkId('projectId', r.projectId)

@@ -62,10 +62,12 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
     try {
       vectors = await embedder.embed(ready.map((row) => row.text))
       if (!Array.isArray(vectors) || vectors.length !== ready.length) throw new Error(`embed() returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${ready.length} texts`)
-    } catch {
+    } catch (error) {
+      ctx.status.fail('embedder', error)
       await postpone(ready)
       return 0
     }
+    ctx.status.recover('embedder')
     const stored: VectorRow[] = []
     await engine.db.transaction('rw', ['embedQueue', 'searchDocs', 'vectors'], async () => {
       const [current, docs] = await Promise.all([t.embedQueue.bulkGet(ready.map((row) => row.seq!)), Promise.all(ready.map((row) => docRow(t, row.docId)))])

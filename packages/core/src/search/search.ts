@@ -49,8 +49,9 @@ export function createSearch(ctx: StoreContext): SearchFn {
       kinds = new Set(opts.kinds.map((k) => checkOneOf('options.kinds[]', k, KINDS)))
     }
     const limit = checkLimit('options.limit', opts.limit, 10, 1000)
-    const mode = opts.mode === undefined ? (ctx.embedder ? 'hybrid' : 'text') : checkOneOf('options.mode', opts.mode, MODES)
-    if (mode !== 'text' && !ctx.embedder) throw invalidInput(`mode '${mode}' needs an embedder: pass one to openMemory({ embedder }) or use mode 'text'`)
+    const embedder = engine?.embedder
+    const mode = opts.mode === undefined ? (embedder ? 'hybrid' : 'text') : checkOneOf('options.mode', opts.mode, MODES)
+    if (mode !== 'text' && !embedder) throw invalidInput(`mode '${mode}' needs an embedder: pass one to openMemory({ embedder }) or use mode 'text'`)
     const filter: PostingFilter = {}
     if (kinds) filter.kinds = kinds
     if (opts.sessionId !== undefined) filter.sessionId = checkId('options.sessionId', opts.sessionId)
@@ -59,7 +60,7 @@ export function createSearch(ctx: StoreContext): SearchFn {
     if (!engine?.enabled) throw new MemoryError('internal', 'This store was opened without a search index')
 
     const terms = [...new Set(engine.analyzer.terms(query))].map((token) => termKey(projectId, token))
-    const queryVector = mode === 'text' || query.trim() === '' ? undefined : await embedQuery(engine, query, mode)
+    const queryVector = mode === 'text' || query.trim() === '' ? undefined : await embedQuery(ctx, engine, query, mode)
     const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
 
     return read(ctx, SEARCH_TABLES, async () => {
@@ -75,13 +76,15 @@ export function createSearch(ctx: StoreContext): SearchFn {
   }
 }
 
-async function embedQuery(engine: SearchEngine, query: string, mode: string): Promise<Float32Array | undefined> {
+async function embedQuery(ctx: StoreContext, engine: SearchEngine, query: string, mode: string): Promise<Float32Array | undefined> {
   try {
     const [vector] = await engine.embedder!.embed([query])
     if (!(vector instanceof Float32Array) || vector.length !== engine.embedder!.dimensions) throw new Error('embed() returned no vector of the declared dimensions')
+    ctx.status.recover('embedder')
     return normalize(Float32Array.from(vector))
   } catch (error) {
-    // Hybrid degrades to full-text when the embedder is down; vector-only cannot.
+    // Hybrid degrades to full-text when the embedder is down (and says so in memory.status); vector-only cannot.
+    ctx.status.fail('embedder', error)
     if (mode === 'hybrid') return undefined
     throw new MemoryError('internal', 'The embedder failed to embed the query', { cause: error })
   }

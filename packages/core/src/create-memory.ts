@@ -1,0 +1,157 @@
+import { createChangeFeed } from './change-feed.js'
+import { createDump } from './dump.js'
+import { MemoryError } from './errors.js'
+import { createHybridClock } from './hlc.js'
+import { newId } from './ids.js'
+import { mapError } from './map-error.js'
+import type { Memory } from './memory.js'
+import type { AnyModule, ComposedMemory, MemoryModule } from './module.js'
+import { NO_TEXT_INDEX } from './no-text-index.js'
+import { createProjects, prepareProjects } from './projects.js'
+import { createReplication } from './replication.js'
+import { EngramDb } from './schema.js'
+import { createStatusHub } from './status.js'
+import type { StoreContext } from './store-context.js'
+import { subscribeChanges } from './subscribe-changes.js'
+import { createSyncSlot } from './sync-api.js'
+import { estimateTokenizer, type Tokenizer } from './token-estimate.js'
+import { checkId, checkOptions } from './validate.js'
+
+/** Options every store takes, whatever its modules. */
+export interface BaseMemoryOptions {
+  /** Names the database `engram:<appId>:<userId>`. */
+  appId: string
+  userId: string
+  /** IndexedDB factory; inject `fake-indexeddb` in Node. Default: the global one. */
+  indexedDB?: IDBFactory
+  IDBKeyRange?: typeof IDBKeyRange
+  /** Counts tokens for budgets. Default: a fast estimate. */
+  tokenizer?: Tokenizer
+  /** The clock (epoch ms); inject in tests. */
+  now?: () => number
+}
+
+/** Options of {@link createMemory}: the base options and the modules to compose. */
+export interface CreateMemoryOptions<M extends readonly AnyModule[]> extends BaseMemoryOptions {
+  modules: M
+}
+
+/** The option names {@link createMemory} accepts. */
+export const BASE_OPTIONS = ['appId', 'userId', 'indexedDB', 'IDBKeyRange', 'tokenizer', 'now'] as const
+
+/** The name of the IndexedDB database that holds one app's memory for one user. */
+export function databaseName(appId: string, userId: string): string {
+  return `engram:${appId}:${userId}`
+}
+
+/**
+ * Opens a store composed from the modules an app lists: only their code is
+ * bundled, and only their namespaces exist (the base — projects, changes,
+ * status, sync, stats, export/import — is always there).
+ *
+ * @example
+ * const memory = await createMemory({ appId: 'my-agent', userId: 'u_123', modules: [factsModule(), searchModule()] })
+ * @throws MemoryError `invalid_input` on bad or unknown options or modules (a module listed twice, one whose
+ * requirement is missing), `conflict` when the database was written by a newer version, `quota_exceeded`.
+ */
+export async function createMemory<const M extends readonly AnyModule[]>(options: CreateMemoryOptions<M>): Promise<ComposedMemory<M>> {
+  const opts = checkOptions('options', options, [...BASE_OPTIONS, 'modules'])
+  return composeMemory(opts as CreateMemoryOptions<M>) as Promise<ComposedMemory<M>>
+}
+
+/** Opens and composes a store from checked options (shared by `openMemory` and `createMemory`). */
+export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule[]>): Promise<Memory> {
+  const appId = checkId('appId', opts.appId)
+  const userId = checkId('userId', opts.userId)
+  const modules = checkModules(opts.modules)
+  if (opts.tokenizer !== undefined && typeof opts.tokenizer?.count !== 'function') throw new MemoryError('invalid_input', 'tokenizer must have count(text)')
+  if (opts.now !== undefined && typeof opts.now !== 'function') throw new MemoryError('invalid_input', 'now must be a function returning epoch milliseconds')
+  const name = databaseName(appId, userId)
+  const db = new EngramDb(name, { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}) })
+  try {
+    // Dexie 4 would open (and extend) a database that a newer schema wrote; refuse first.
+    await refuseNewerSchema(opts.indexedDB ?? globalThis.indexedDB, name, db.verno)
+    await db.open()
+  } catch (error) {
+    db.close()
+    throw mapError(error)
+  }
+  const now = opts.now ?? Date.now
+  const deviceId = await loadDeviceId(db, now)
+  let closed = false
+  const assertOpen = () => {
+    if (closed) throw new MemoryError('closed', 'This memory store is closed; open it again with openMemory()')
+  }
+  const status = createStatusHub(now, assertOpen)
+  const sync = createSyncSlot(status, assertOpen)
+  const ctx: StoreContext = {
+    db, appId, userId, now, status, sync,
+    tokenizer: opts.tokenizer ?? estimateTokenizer,
+    clock: createHybridClock(deviceId, now),
+    feed: createChangeFeed(),
+    syncedProjects: new Set(),
+    index: NO_TEXT_INDEX,
+    assertOpen,
+    onClose: [],
+  }
+  for (const module of modules) module.install?.(ctx)
+  await prepareProjects(ctx)
+  const dump = createDump(ctx)
+  const memory: Partial<Memory> = {
+    appId, userId, deviceId, mode: 'local',
+    projects: createProjects(ctx),
+    replication: createReplication(ctx),
+    changes: { subscribe: (filter, listener) => subscribeChanges(ctx, filter, listener) },
+    status: status.api,
+    sync: sync.api,
+    stats: (projectId) => dump.stats(projectId),
+    export: (projectId) => dump.export(projectId),
+    import: (data, importOptions) => dump.import(data, importOptions),
+    async close() {
+      if (closed) return
+      closed = true
+      for (const stop of ctx.onClose.splice(0)) stop()
+      db.close()
+    },
+  }
+  Object.defineProperty(memory, 'closed', { get: () => closed, enumerable: true })
+  for (const module of modules) Object.assign(memory, module.create(ctx, memory))
+  return memory as Memory
+}
+
+function checkModules(value: unknown): readonly AnyModule[] {
+  if (!Array.isArray(value)) throw new MemoryError('invalid_input', 'modules must be an array of modules, e.g. [factsModule(), searchModule()]')
+  const names = new Set<string>()
+  for (const m of value as MemoryModule[]) {
+    if (typeof m !== 'object' || m === null || typeof m.name !== 'string' || typeof m.create !== 'function') {
+      throw new MemoryError('invalid_input', 'modules[] must be modules made by factsModule(), conversationsModule(), searchModule(), …')
+    }
+    if (names.has(m.name)) throw new MemoryError('invalid_input', `module ${JSON.stringify(m.name)} is listed twice`)
+    names.add(m.name)
+  }
+  for (const m of value as MemoryModule[]) {
+    for (const needed of m.requires ?? []) {
+      if (!names.has(needed)) throw new MemoryError('invalid_input', `module ${JSON.stringify(m.name)} needs the ${JSON.stringify(needed)} module: add it to modules`)
+    }
+  }
+  return value as MemoryModule[]
+}
+
+async function refuseNewerSchema(factory: IDBFactory | undefined, name: string, verno: number): Promise<void> {
+  if (typeof factory?.databases !== 'function') return
+  const stored = (await factory.databases()).find((d) => d.name === name)?.version
+  // Dexie stores version N as IndexedDB version N × 10.
+  if (stored !== undefined && stored / 10 > verno) {
+    throw new MemoryError('conflict', `Database ${name} was written by a newer Engram (schema ${stored / 10} > ${verno}); update the app`)
+  }
+}
+
+async function loadDeviceId(db: EngramDb, now: () => number): Promise<string> {
+  return db.transaction('rw', db.meta, async () => {
+    const row = await db.meta.get('deviceId')
+    if (typeof row?.value === 'string') return row.value
+    const deviceId = newId(now()).replace(/-/g, '').slice(-16)
+    await db.meta.put({ key: 'deviceId', value: deviceId })
+    return deviceId
+  })
+}

@@ -1,0 +1,38 @@
+import type { Memory } from './memory.js'
+import type { StoreContext } from './store-context.js'
+
+/** The namespaces every store has, whatever modules it was composed from. */
+export type BaseKeys =
+  | 'appId' | 'userId' | 'deviceId' | 'mode' | 'projects' | 'changes' | 'status' | 'sync' | 'replication'
+  | 'stats' | 'export' | 'import' | 'close' | 'closed'
+
+/** The namespaces that modules add. */
+export type ModuleKeys = Exclude<keyof Memory, BaseKeys>
+
+/**
+ * A part of the store an app opts into: the tables it owns, the namespaces it
+ * adds, and what it needs from other modules. Made by a factory that takes the
+ * module's own typed options, e.g. `searchModule({ embedder })`.
+ */
+export interface MemoryModule<K extends ModuleKeys = ModuleKeys> {
+  /** Unique among a store's modules. */
+  readonly name: string
+  /** Tables the module reads and writes (all tables are declared by the schema, so opening with fewer modules never migrates). */
+  readonly tables: readonly string[]
+  /** Names of the modules it needs, listed before it or not. */
+  readonly requires?: readonly string[]
+  /** Runs before any module creates its namespaces (e.g. the search module installs the text index every writer uses). */
+  install?(ctx: StoreContext): void
+  /** Builds the namespaces; `memory` already holds the base and every module created before this one. */
+  create(ctx: StoreContext, memory: Partial<Memory>): Pick<Memory, K>
+}
+
+/** Any module, whatever namespaces it adds. */
+// biome-ignore lint/suspicious/noExplicitAny: a module's namespace keys are only known to its own factory
+export type AnyModule = MemoryModule<any>
+
+/** The namespaces a list of modules adds. */
+export type KeysOf<M extends readonly AnyModule[]> = M[number] extends MemoryModule<infer K> ? K : never
+
+/** A store composed from the base and the modules `M`. */
+export type ComposedMemory<M extends readonly AnyModule[]> = Pick<Memory, BaseKeys | KeysOf<M>>

@@ -1,0 +1,28 @@
+import { createContextBuilder, type Summarizer } from '../context/context.js'
+import { MemoryError } from '../errors.js'
+import type { MemoryModule } from '../module.js'
+import { checkOptions } from '../validate.js'
+
+/** Options of {@link contextModule}. */
+export interface ContextModuleOptions {
+  /** Condenses context overflow instead of dropping it. */
+  summarizer?: Summarizer
+}
+
+/**
+ * `context.build`: fits blocks, facts, recalled hits, summaries, recent
+ * messages and lessons into a token budget. Uses whichever of those modules
+ * the store has.
+ */
+export function contextModule(options: ContextModuleOptions = {}): MemoryModule<'context'> {
+  const { summarizer } = checkOptions('contextModule options', options, ['summarizer'])
+  if (summarizer !== undefined && typeof summarizer?.summarize !== 'function') throw new MemoryError('invalid_input', 'summarizer must have summarize(texts, maxTokens)')
+  return {
+    name: 'context',
+    tables: [],
+    create(ctx, memory) {
+      ctx.status.enable('summarizer', options.summarizer !== undefined)
+      return { context: createContextBuilder(ctx, memory, options.summarizer) }
+    },
+  }
+}

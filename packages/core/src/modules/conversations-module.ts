@@ -1,0 +1,13 @@
+import type { MemoryModule } from '../module.js'
+import { createMessages } from '../messages.js'
+import { createSessions } from '../sessions.js'
+import { createSummaries } from '../summaries.js'
+
+/** Conversation sessions, their messages, and session and project summaries (summaries sync). */
+export function conversationsModule(): MemoryModule<'sessions' | 'messages' | 'summaries'> {
+  return {
+    name: 'conversations',
+    tables: ['sessions', 'messages', 'summaries'],
+    create: (ctx) => ({ sessions: createSessions(ctx), messages: createMessages(ctx), summaries: createSummaries(ctx) }),
+  }
+}

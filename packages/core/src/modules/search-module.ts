@@ -1,0 +1,35 @@
+import { MemoryError } from '../errors.js'
+import type { MemoryModule } from '../module.js'
+import { checkOptions } from '../validate.js'
+import type { Analyzer } from '../search/analyzer.js'
+import { createSearch } from '../search/search.js'
+import { createTextIndex, INDEX_TABLES } from '../search/text-index.js'
+import type { Embedder } from '../store-context.js'
+
+/** Options of {@link searchModule}. */
+export interface SearchModuleOptions {
+  /** Enables vector and hybrid search. */
+  embedder?: Embedder
+  /** Turns text into search terms; swap per language. Default: English (stop words, Porter stemmer). */
+  analyzer?: Analyzer
+}
+
+/**
+ * Full-text search (BM25 kept in IndexedDB) over every indexed kind of the
+ * store's other modules, plus vectors and hybrid ranking with an embedder.
+ */
+export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'search'> {
+  const e = checkOptions('searchModule options', options, ['embedder', 'analyzer', 'textIndex', 'sortedAccessMinDf', 'sortedAccessWarm'] as (keyof SearchModuleOptions)[]).embedder
+  if (e !== undefined && (typeof e?.embed !== 'function' || !Number.isInteger(e.dimensions) || e.dimensions < 1)) {
+    throw new MemoryError('invalid_input', 'embedder must be { dimensions: positive integer, embed(texts) }')
+  }
+  return {
+    name: 'search',
+    tables: INDEX_TABLES,
+    install(ctx) {
+      ctx.index = createTextIndex(ctx.db, options)
+      ctx.status.enable('embedder', options.embedder !== undefined)
+    },
+    create: (ctx) => ({ search: createSearch(ctx) }),
+  }
+}

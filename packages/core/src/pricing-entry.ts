@@ -1,0 +1,2 @@
+export { defaultPricing } from './runtime/default-pricing.js'
+export type { ModelPrice, PricingTable } from './runtime/pricing.js'

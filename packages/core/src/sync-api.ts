@@ -1,0 +1,109 @@
+import { MemoryError, type MemoryErrorCode } from './errors.js'
+import type { StatusHub, SyncState, Unsubscribe } from './status.js'
+
+/**
+ * `memory.sync`: the sync state of a store, the same in the page and through a
+ * worker. Sync itself is started by `startSync(memory, …)` of `@engram/sync` in
+ * the page, or by the `sync` option of `connectMemory` in a worker.
+ */
+export interface SyncApi {
+  /** The project's sync state; `off` while sync is not running for it. @throws MemoryError `invalid_input`, `closed`. */
+  status(projectId: string): Promise<SyncState>
+  /** Calls `listener` on every state change of every project. @throws MemoryError `invalid_input`, `closed`. */
+  onStatus(listener: (projectId: string, state: SyncState) => void): Promise<Unsubscribe>
+  /** Sends pending local changes now (no-op while sync is not running). @throws MemoryError `closed`. */
+  flush(): Promise<void>
+  /**
+   * Resolves once the project has synced with the relay.
+   * @throws MemoryError `invalid_input` when sync is not running, `closed` when the store closes first.
+   */
+  whenSynced(projectId: string): Promise<void>
+  /** True while this store runs sync (in several tabs, only one does). @throws MemoryError `closed`. */
+  isLeader(): Promise<boolean>
+  /** Calls `listener` when this store starts or stops running sync. @throws MemoryError `invalid_input`, `closed`. */
+  onLeaderChange(listener: (leader: boolean) => void): Promise<Unsubscribe>
+}
+
+/** What a running sync gives the store it attaches to (`startSync` of `@engram/sync` returns one). */
+export interface SyncEngine {
+  status(projectId: string): SyncState
+  /** `problem` comes with state `error`: what failed, for the app's status. */
+  onStatus(listener: (projectId: string, state: SyncState, problem?: { code: MemoryErrorCode; message: string }) => void): () => void
+  flush(): void | Promise<void>
+  whenSynced(projectId: string): Promise<void>
+}
+
+/** The store's side of sync: the app's `memory.sync`, and the seam an engine attaches through. */
+export interface SyncSlot {
+  readonly api: SyncApi
+  /** Attaches a running engine; returns its detach. @throws MemoryError `conflict` when one is attached already. */
+  attach(engine: SyncEngine): () => void
+}
+
+/** Creates the sync slot of a store; engine states are mirrored into the status hub. */
+export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot {
+  let engine: SyncEngine | undefined
+  let stopWatching: (() => void) | undefined
+  const statusListeners = new Set<(projectId: string, state: SyncState) => void>()
+  const leaderListeners = new Set<(leader: boolean) => void>()
+  const emitLeader = (leader: boolean) => { for (const l of [...leaderListeners]) l(leader) }
+  const checkListener = (listener: unknown) => {
+    assertOpen()
+    if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'a listener function is required')
+  }
+  const checkProject = (projectId: unknown) => {
+    assertOpen()
+    if (typeof projectId !== 'string' || projectId === '') throw new MemoryError('invalid_input', 'projectId must be a non-empty string')
+  }
+
+  return {
+    api: {
+      async status(projectId) {
+        checkProject(projectId)
+        return engine?.status(projectId) ?? 'off'
+      },
+      async onStatus(listener) {
+        checkListener(listener)
+        statusListeners.add(listener)
+        return async () => void statusListeners.delete(listener)
+      },
+      async flush() {
+        assertOpen()
+        await engine?.flush()
+      },
+      async whenSynced(projectId) {
+        checkProject(projectId)
+        if (!engine) throw new MemoryError('invalid_input', 'Sync is not running: start it with startSync(memory, { url, token }) or connectMemory(worker, { sync })')
+        return engine.whenSynced(projectId)
+      },
+      async isLeader() {
+        assertOpen()
+        return engine !== undefined
+      },
+      async onLeaderChange(listener) {
+        checkListener(listener)
+        leaderListeners.add(listener)
+        return async () => void leaderListeners.delete(listener)
+      },
+    },
+    attach(next) {
+      if (engine) throw new MemoryError('conflict', 'Sync is already running for this store; close it before starting it again')
+      engine = next
+      hub.enable('sync', true)
+      stopWatching = next.onStatus((projectId, state, problem) => {
+        hub.setSync(projectId, state)
+        if (state === 'error') hub.fail('sync', new MemoryError(problem?.code ?? 'internal', problem?.message ?? `Sync of project ${projectId} failed`), projectId)
+        else if (state === 'synced') hub.recover('sync')
+        for (const l of [...statusListeners]) l(projectId, state)
+      })
+      emitLeader(true)
+      return () => {
+        if (engine !== next) return
+        stopWatching?.()
+        engine = undefined
+        hub.enable('sync', false)
+        emitLeader(false)
+      }
+    },
+  }
+}
