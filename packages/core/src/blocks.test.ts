@@ -13,7 +13,7 @@ async function setup() {
   const memory = await openTestMemory({ now: clock.now })
   await memory.projects.create({ name: 'P', id: 'p' })
   const batches: Change[][] = []
-  memory.changes.subscribe({ kinds: ['blocks'] }, (b) => batches.push(b))
+  await memory.changes.subscribe({ kinds: ['blocks'] }, (b) => batches.push(b))
   return { memory, clock, batches, blocks: memory.blocks }
 }
 

@@ -43,7 +43,9 @@ export async function importDump(ctx: StoreContext, dump: Dump, mode: Mode): Pro
 
 async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mode): Promise<number> {
   const { db } = ctx
-  const rowsOf = (name: string): Row[] => (dump.tables[name] ?? []) as Row[]
+  // A dump never turns sync on: an imported project keeps this device's setting, a new one starts unsynced.
+  const projects = await withLocalSync(ctx, (dump.tables.projects ?? []) as Row[])
+  const rowsOf = (name: string): Row[] => (name === 'projects' ? projects : (dump.tables[name] ?? []) as Row[])
   const scope = dump.projectId === undefined ? undefined : await loadProjectScope(db, dump.projectId)
   const wholeStoreReplace = mode === 'replace' && scope === undefined
   await checkReferences(ctx, dump, mode)
@@ -82,6 +84,12 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
   await trackSyncedProjects(ctx)
   recordChanges(w, written, removed)
   return count
+}
+
+async function withLocalSync(ctx: StoreContext, rows: Row[]): Promise<Row[]> {
+  if (rows.length === 0) return rows
+  const stored = await ctx.db.projects.bulkGet(rows.map((r) => r.id as string))
+  return rows.map((r, i) => ({ ...r, sync: { ...(stored[i]?.sync ?? { enabled: false }) } }))
 }
 
 /** Kinds whose change id is not a row's own key: several rows may name the same record. */

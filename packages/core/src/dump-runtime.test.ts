@@ -9,16 +9,16 @@ async function fillRuntime() {
   const clock = testClock()
   const memory = await openTestMemory({ now: clock.now })
   await memory.projects.create({ name: 'P', id: 'p' })
-  await memory.sessions.start('p', { id: 's1' })
+  await memory.sessions.create('p', { id: 's1' })
   await memory.journal.append('s1', { kind: 'step', payload: { n: 1 } })
   clock.advance(10)
   await memory.journal.append('s1', { kind: 'outcome', payload: 'ok', idempotencyKey: 'k1' })
   await memory.journal.append('agent-1', { kind: 'step', payload: null })
-  await memory.runs.checkpoint('r1', 'plan', { status: 'done' })
+  await memory.runs.setCheckpoint('r1', 'plan', { status: 'done' })
   await memory.runs.setStatus('r1', { status: 'running' })
   await memory.tasks.create({ projectId: 'p', description: 'water plants', dueAt: clock.now() + 1000 })
-  await memory.usage.record({ sessionId: 's1', projectId: 'p', model: 'gpt-4o', inputTokens: 10, outputTokens: 5 })
-  await memory.lessons.store('p', 'code', 'Run the tests first')
+  await memory.usage.append({ sessionId: 's1', projectId: 'p', model: 'gpt-4o', inputTokens: 10, outputTokens: 5 })
+  await memory.lessons.create('p', 'code', 'Run the tests first')
   await memory.turns.begin({ projectId: 'p', sessionId: 's1', turnId: 't1', prompt: 'hello', budget: 500 })
   return { memory, clock }
 }
@@ -78,10 +78,10 @@ describe('export/import of agent runtime memory', () => {
 
   it('merging the same dump twice does not double usage records or outcomes', async () => {
     const { memory: source } = await fillRuntime()
-    await source.lessons.recordOutcome({ projectId: 'p', domain: 'code', score: 1, lesson: 'ok' })
+    await source.lessons.appendOutcome({ projectId: 'p', domain: 'code', score: 1, lesson: 'ok' })
     const dump = roundTrip(await source.export())
     const target = await openTestMemory()
-    await target.usage.record({ sessionId: 'other', model: 'gpt-4o', inputTokens: 1, outputTokens: 1 })
+    await target.usage.append({ sessionId: 'other', model: 'gpt-4o', inputTokens: 1, outputTokens: 1 })
     await target.import(dump, { mode: 'merge' })
     await target.import(dump, { mode: 'merge' })
     expect((await target.usage.total()).calls).toBe(2)
@@ -95,12 +95,12 @@ describe('export/import of agent runtime memory', () => {
   it('emits journal, runs and usage changes on a whole-store import with the ids their own writes use', async () => {
     const { memory: source } = await fillRuntime()
     const own: Change[] = []
-    source.changes.subscribe({ kinds: ['journal', 'lessons'] }, (b) => own.push(...b))
+    await source.changes.subscribe({ kinds: ['journal', 'lessons'] }, (b) => own.push(...b))
     await source.journal.append('agent-1', { kind: 'x', payload: null })
-    await source.lessons.store('p', 'code', 'Lint too')
+    await source.lessons.create('p', 'code', 'Lint too')
     const target = await openTestMemory()
     const batches: Change[][] = []
-    target.changes.subscribe({}, (b) => batches.push(b))
+    await target.changes.subscribe({}, (b) => batches.push(b))
     await target.import(roundTrip(await source.export()), { mode: 'merge' })
     expect(batches).toHaveLength(1)
     const kinds = new Set(batches[0]!.map((c) => c.kind))
@@ -113,7 +113,7 @@ describe('export/import of agent runtime memory', () => {
     const a = await openTestMemory()
     const b = await openTestMemory()
     for (const m of [a, b]) {
-      await m.sessions.start('user', { id: 'shared' })
+      await m.sessions.create('user', { id: 'shared' })
       await m.journal.append('agent', { kind: 'step', payload: m === a ? 'a' : 'b' })
     }
     await a.messages.append('shared', { role: 'user', content: 'from a' })
@@ -131,7 +131,7 @@ describe('export/import of agent runtime memory', () => {
     await expect(a.import(roundTrip(before), { mode: 'merge' })).resolves.toBeDefined()
     // a merged session row with a lower counter does not move the stored one back
     const fresh = await openTestMemory()
-    await fresh.sessions.start('user', { id: 'shared' })
+    await fresh.sessions.create('user', { id: 'shared' })
     await a.import(roundTrip({ ...(await fresh.export()), tables: { sessions: (await fresh.export()).tables.sessions! } }), { mode: 'merge' })
     expect((await a.messages.append('shared', { role: 'user', content: 'next' })).seq).toBe(2)
   })

@@ -17,11 +17,11 @@ async function fill(memory: Memory): Promise<{ session: string }> {
   await memory.facts.set('q', 'lang', 'nb')
   await memory.facts.set('user', 'name', 'Ada')
   await memory.blocks.set('p', 'persona', 'Friendly')
-  const s = await memory.sessions.start('p', { id: 's1', title: 'Chat' })
+  const s = await memory.sessions.create('p', { id: 's1', title: 'Chat' })
   await memory.messages.appendExchange(s.id, 'Where do I live?', 'In Oslo.')
-  await memory.sessions.start('q', { id: 's2' })
+  await memory.sessions.create('q', { id: 's2' })
   await memory.messages.append('s2', { role: 'user', content: 'Hei', meta: { lang: 'nb' } })
-  await memory.summaries.write({ projectId: 'p', kind: 'project', text: 'Ada lives in Oslo' })
+  await memory.summaries.create({ projectId: 'p', kind: 'project', text: 'Ada lives in Oslo' })
   return { session: s.id }
 }
 
@@ -114,10 +114,10 @@ describe('import', () => {
     const target = await openTestMemory()
     await fill(target)
     await target.facts.set('p', 'extra', true)
-    await target.sessions.start('p', { id: 'extra-session' })
+    await target.sessions.create('p', { id: 'extra-session' })
     const qBefore = await content(target, 'q')
     const batches: Change[][] = []
-    target.changes.subscribe({}, (b) => batches.push(b))
+    await target.changes.subscribe({}, (b) => batches.push(b))
     await target.import(dump, { mode: 'replace' })
     expect(await content(target, 'p')).toEqual(await content(source, 'p'))
     expect(await target.sessions.get('extra-session')).toBeUndefined()
@@ -156,13 +156,13 @@ describe('import', () => {
   it('raises lastSeq when merged messages go past a stored session', async () => {
     const source = await openTestMemory()
     await source.projects.create({ name: 'P', id: 'p' })
-    await source.sessions.start('p', { id: 's' })
+    await source.sessions.create('p', { id: 's' })
     for (let i = 0; i < 4; i++) await source.messages.append('s', { role: 'user', content: `m${i}` })
     const dump = roundTrip(await source.export('p'))
     dump.tables.sessions = []
     const target = await openTestMemory()
     await target.projects.create({ name: 'P', id: 'p' })
-    await target.sessions.start('p', { id: 's' })
+    await target.sessions.create('p', { id: 's' })
     await target.import(dump, { mode: 'merge' })
     expect((await target.messages.append('s', { role: 'user', content: 'after' })).seq).toBe(5)
   })
@@ -175,7 +175,7 @@ describe('import', () => {
     await target.projects.create({ name: 'Mine', id: 'mine' })
     const before = await target.export()
     const seen: Change[] = []
-    target.changes.subscribe({}, (b) => seen.push(...b))
+    await target.changes.subscribe({}, (b) => seen.push(...b))
     const variant = (edit: (d: Dump) => void): Dump => {
       const d = roundTrip(good)
       edit(d)
@@ -313,7 +313,7 @@ describe('import', () => {
   it('fails with closed after close()', async () => {
     const memory = await openTestMemory()
     const dump = await memory.export()
-    memory.close()
+    await memory.close()
     await expect(memory.export()).rejects.toMatchObject({ code: 'closed' })
     await expect(memory.stats()).rejects.toMatchObject({ code: 'closed' })
     await expect(memory.import(dump, { mode: 'merge' })).rejects.toMatchObject({ code: 'closed' })

@@ -1,4 +1,5 @@
 import { MemoryError } from './errors.js'
+import { checkMirroredRows } from './dump-check-mirrored.js'
 import { importDump } from './dump-import.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, type ProjectScope } from './dump-scope.js'
 import { DUMP_FORMAT, DUMP_VERSION, validateDump, type Dump } from './dump-validate.js'
@@ -89,6 +90,7 @@ export function createDump(ctx: StoreContext): DumpApi {
       const { mode } = checkOptions('options', options, ['mode'])
       checkOneOf('mode', mode, ['merge', 'replace'] as const)
       validateDump(db, dump)
+      checkMirroredRows(dump)
       return { written: await importDump(ctx, dump, mode!) }
     },
   }

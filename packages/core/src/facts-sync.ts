@@ -2,61 +2,57 @@ import { invalidInput } from './errors.js'
 import { checkSource } from './facts-input.js'
 import { factId, storeFactRow, tagKeysOf } from './facts-rows.js'
 import { compareHlc } from './hlc.js'
-import type { FactRow, Source } from './schema.js'
-import type { StoreContext } from './store-context.js'
-import { checkId, checkJson, checkNumber, checkOptionalNumber, checkTags, checkTime, type Json } from './validate.js'
-import type { WriteScope } from './write.js'
+import type { FactRow } from './schema.js'
+import { checkEnvelope, type SyncedKind, travelling } from './synced-kind.js'
+import { checkId, checkJson, checkNumber, checkTags, checkTime, type Json } from './validate.js'
 
-/** A fact state received from another device (what the mirror replicates). */
-export interface RemoteFact {
-  projectId: string; key: string; value: Json; confidence: number; source?: Source; tags: string[]
-  createdAt: number; updatedAt: number; deletedAt?: number; hlc: string
-}
+const FIELDS = ['projectId', 'key', 'value', 'confidence', 'source', 'tags', 'createdAt', 'updatedAt', 'deletedAt', 'hlc'] as const
 
 /**
- * Applies a fact state from another device, last writer wins by HLC: it is
- * stored only when `remote.hlc` is newer than the stored row's stamp (a purged
- * or never-seen key always takes it). An applied state becomes a new history
- * version with origin 'remote' (validFrom = remote.updatedAt), updates the
- * search index and records a change. The clock always learns `remote.hlc`.
- * Not public API: call it inside `write(ctx, factTables(ctx), fn, { origin: 'remote' })`.
- *
- * @returns true when the remote state was applied.
- * @throws MemoryError `invalid_input` when the remote record is malformed (validated before any write).
+ * Facts as sync mirrors them: one record per (project, key), id
+ * `factId(projectId, key)`, so the same key written on two devices converges.
+ * An applied remote state becomes a new history version with origin 'remote'
+ * (validFrom = its updatedAt) and updates the search index.
  */
-export async function applyRemoteFact(ctx: StoreContext, w: WriteScope, remote: RemoteFact): Promise<boolean> {
-  const row = checkRemoteFact(remote)
-  ctx.clock.receive(row.hlc)
-  const stored = await ctx.db.facts.get([row.projectId, row.key])
-  if (compareHlc(row.hlc, stored?.hlc) <= 0) return false
-  row.version = (stored?.version ?? 0) + 1
-  await storeFactRow(ctx, w, row, 'remote')
-  return true
+export const syncedFacts: SyncedKind<FactRow> = {
+  kind: 'facts',
+  tables: ['facts', 'factVersions'],
+  async read(ctx, projectId, id) {
+    const key = keyOfFactId(projectId, id)
+    return key === undefined ? undefined : ctx.db.facts.get([projectId, key])
+  },
+  readProject: (ctx, projectId) => ctx.db.facts.where('[projectId+key]').between([projectId, ''], [projectId, '\uffff']).toArray(),
+  toRecord: (row) => ({ kind: 'facts', projectId: row.projectId, id: factId(row.projectId, row.key), hlc: row.hlc, row: travelling(row, ['id', 'tagKeys', 'version']) }),
+  check(record) {
+    const r = checkEnvelope(record, 'facts', FIELDS)
+    const projectId = record.projectId
+    const key = checkId('remote.key', r.key)
+    if (factId(projectId, key) !== record.id) throw invalidInput(`A fact record's id ${JSON.stringify(record.id)} does not match its key ${JSON.stringify(key)}`)
+    checkJson('remote.value', r.value)
+    const tags = checkTags(r.tags)
+    const source = checkSource(r.source)
+    const row: FactRow = {
+      id: record.id, projectId, key, value: structuredClone(r.value) as Json,
+      confidence: checkNumber('remote.confidence', r.confidence, { min: 0, max: 1 }),
+      tags, tagKeys: tagKeysOf(projectId, tags),
+      createdAt: checkTime('remote.createdAt', r.createdAt), updatedAt: checkTime('remote.updatedAt', r.updatedAt),
+      version: 0, hlc: record.hlc,
+    }
+    if (source) row.source = source
+    if (r.deletedAt !== undefined) row.deletedAt = checkTime('remote.deletedAt', r.deletedAt)
+    return row
+  },
+  async apply(ctx, w, row) {
+    ctx.clock.receive(row.hlc)
+    const stored = await ctx.db.facts.get([row.projectId, row.key])
+    if (compareHlc(row.hlc, stored?.hlc) <= 0) return false
+    await storeFactRow(ctx, w, { ...row, version: (stored?.version ?? 0) + 1 }, 'remote')
+    return true
+  },
 }
 
-/** The full stored row of a fact (tombstones included, with its HLC), for the sync mirror. */
-export function readFactForSync(ctx: StoreContext, projectId: string, key: string): Promise<FactRow | undefined> {
-  ctx.assertOpen()
-  return ctx.db.facts.get([projectId, key])
-}
-
-function checkRemoteFact(remote: RemoteFact): FactRow {
-  if (typeof remote !== 'object' || remote === null) throw invalidInput('remote fact must be an object')
-  const projectId = checkId('remote.projectId', remote.projectId)
-  const key = checkId('remote.key', remote.key)
-  checkJson('remote.value', remote.value)
-  const hlc = checkId('remote.hlc', remote.hlc)
-  const tags = checkTags(remote.tags)
-  const source = checkSource(remote.source)
-  const deletedAt = checkOptionalNumber('remote.deletedAt', remote.deletedAt, { min: 0 })
-  const row: FactRow = {
-    id: factId(projectId, key), projectId, key, value: structuredClone(remote.value),
-    confidence: checkNumber('remote.confidence', remote.confidence, { min: 0, max: 1 }),
-    tags, tagKeys: tagKeysOf(projectId, tags),
-    createdAt: checkTime('remote.createdAt', remote.createdAt), updatedAt: checkTime('remote.updatedAt', remote.updatedAt),
-    version: 0, hlc,
-  }
-  if (source) row.source = source
-  if (deletedAt !== undefined) row.deletedAt = deletedAt
-  return row
+/** The key of a fact id made by `factId(projectId, key)`. */
+function keyOfFactId(projectId: string, id: string): string | undefined {
+  const prefix = `${encodeURIComponent(projectId)}/`
+  return id.startsWith(prefix) ? decodeURIComponent(id.slice(prefix.length)) : undefined
 }

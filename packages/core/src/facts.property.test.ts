@@ -66,7 +66,7 @@ describe('facts property: store agrees with a plain model', () => {
             await check(now)
           }
         } finally {
-          memory.close()
+          await memory.close()
         }
 
         async function step(o: Op, now: number): Promise<void> {

@@ -8,7 +8,7 @@ async function setup() {
   const memory = await openTestMemory({ now: clock.now })
   await memory.projects.create({ name: 'P', id: 'p' })
   const batches: Change[][] = []
-  memory.changes.subscribe({ kinds: ['facts'] }, (b) => batches.push(b))
+  await memory.changes.subscribe({ kinds: ['facts'] }, (b) => batches.push(b))
   return { memory, clock, batches }
 }
 
@@ -136,7 +136,7 @@ describe('facts input validation', () => {
 
   it('fails with closed after close()', async () => {
     const { memory } = await setup()
-    memory.close()
+    await memory.close()
     await expect(memory.facts.set('p', 'k', 1)).rejects.toMatchObject({ code: 'closed' })
     await expect(memory.facts.get('p', 'k')).rejects.toMatchObject({ code: 'closed' })
   })

@@ -10,7 +10,6 @@ import { checkId, checkOptions, checkString, checkTime, type Json } from './vali
 import { type WriteScope, read, readOne, write } from './write.js'
 
 export { factId } from './facts-rows.js'
-export { applyRemoteFact, readFactForSync, type RemoteFact } from './facts-sync.js'
 
 /** A fact: a key → JSON value the agent believes, with provenance. */
 export interface Fact {

@@ -6,7 +6,7 @@ async function setup(options: Parameters<typeof openTestMemory>[0] = {}) {
   const clock = testClock()
   const memory = await openTestMemory({ now: clock.now, ...options })
   await memory.projects.create({ name: 'P', id: 'p' })
-  const session = await memory.sessions.start('p', { id: 's' })
+  const session = await memory.sessions.create('p', { id: 's' })
   return { clock, memory, session }
 }
 
@@ -36,7 +36,7 @@ describe('messages', () => {
   it('appends an exchange in one transaction and one change batch', async () => {
     const { memory } = await setup()
     const batches: Change[][] = []
-    memory.changes.subscribe({}, (b) => batches.push(b))
+    await memory.changes.subscribe({}, (b) => batches.push(b))
     const [u, a] = await memory.messages.appendExchange('s', 'Hi?', 'Hello!')
     expect([u.role, u.seq, u.content, a.role, a.seq, a.content]).toEqual(['user', 1, 'Hi?', 'assistant', 2, 'Hello!'])
     expect(batches).toHaveLength(1)
@@ -71,10 +71,10 @@ describe('messages', () => {
 
   it('rejects bad input, unknown and closed sessions, writing nothing', async () => {
     const { memory } = await setup()
-    await memory.sessions.start('p', { id: 'closed' })
+    await memory.sessions.create('p', { id: 'closed' })
     await memory.sessions.close('closed')
     const seen: Change[] = []
-    memory.changes.subscribe({}, (b) => seen.push(...b))
+    await memory.changes.subscribe({}, (b) => seen.push(...b))
     const bad: [() => Promise<unknown>, string][] = [
       [() => memory.messages.append('nope', { role: 'user', content: 'x' }), 'not_found'],
       [() => memory.messages.append('closed', { role: 'user', content: 'x' }), 'conflict'],
@@ -110,7 +110,7 @@ describe('messages', () => {
     expect((await memory.messages.tail('s', 3)).map((m) => m.content)).toEqual(['m5', 'm6', 'm7'])
     expect((await memory.messages.tail('s', 50)).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6, 7])
     expect(await memory.messages.tail('s', 0)).toEqual([])
-    await memory.sessions.start('p', { id: 'empty' })
+    await memory.sessions.create('p', { id: 'empty' })
     expect(await memory.messages.tail('empty', 5)).toEqual([])
     await expect(memory.messages.tail('nope', 5)).rejects.toMatchObject({ code: 'not_found' })
     await expect(memory.messages.tail('s', -1)).rejects.toMatchObject({ code: 'invalid_input' })
@@ -144,7 +144,7 @@ describe('messages', () => {
   it('keeps messages and seq across reopen', async () => {
     const { memory } = await setup()
     await memory.messages.appendExchange('s', 'q', 'a')
-    memory.close()
+    await memory.close()
     await expect(memory.messages.append('s', { role: 'user', content: 'x' })).rejects.toMatchObject({ code: 'closed' })
     const again = await openTestMemory({ indexedDB: memory.indexedDB, userId: memory.userId })
     expect((await again.messages.append('s', { role: 'user', content: 'next' })).seq).toBe(3)

@@ -27,8 +27,8 @@ describe('openMemory', () => {
     await a.facts.set('user', 'name', 'Ada')
     expect(await b.facts.get('user', 'name')).toBeUndefined()
     expect((await indexedDB.databases()).map((d) => d.name).sort()).toEqual([databaseName('app', 'u1'), databaseName('app', 'u2')])
-    a.close()
-    b.close()
+    await a.close()
+    await b.close()
   })
 
   it('refuses a database written by a newer schema with conflict, leaving it untouched', async () => {
@@ -46,6 +46,6 @@ describe('openMemory', () => {
     const again = new Dexie(name, { indexedDB, IDBKeyRange })
     again.version(99).stores({ projects: 'id', facts: '[projectId+key]', somethingNew: 'id' })
     expect(await again.table('somethingNew').get('kept')).toEqual({ id: 'kept' })
-    again.close()
+    await again.close()
   })
 })

@@ -27,7 +27,7 @@ describe('projects', () => {
   it('rejects bad input with codes and writes nothing', async () => {
     const memory = await openTestMemory()
     const seen: unknown[] = []
-    memory.changes.subscribe({}, (b) => seen.push(...b))
+    await memory.changes.subscribe({}, (b) => seen.push(...b))
     await expect(memory.projects.create({ name: '' })).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(memory.projects.create({ name: 'x', id: ' spaced' })).rejects.toBeInstanceOf(MemoryError)
     await expect(memory.projects.create({ name: 'x', sync: { enabled: 'yes' } as never })).rejects.toMatchObject({ code: 'invalid_input' })
@@ -41,7 +41,7 @@ describe('projects', () => {
   it('emits one change batch per committed write', async () => {
     const memory = await openTestMemory()
     const batches: unknown[][] = []
-    const off = memory.changes.subscribe({ kinds: ['projects'] }, (b) => batches.push(b))
+    const off = await memory.changes.subscribe({ kinds: ['projects'] }, (b) => batches.push(b))
     const p = await memory.projects.create({ name: 'A', id: 'a' })
     off()
     await memory.projects.update(p.id, { name: 'B' })
@@ -50,15 +50,15 @@ describe('projects', () => {
 
   it('fails with closed after close()', async () => {
     const memory = await openTestMemory()
-    memory.close()
-    memory.close()
+    await memory.close()
+    await memory.close()
     await expect(memory.projects.list()).rejects.toMatchObject({ code: 'closed' })
   })
 
   it('keeps projects across reopen', async () => {
     const first = await openTestMemory()
     await first.projects.create({ name: 'Kept', id: 'kept' })
-    first.close()
+    await first.close()
     const again = await openTestMemory({ indexedDB: first.indexedDB, userId: first.userId })
     expect(await again.projects.get('kept')).toMatchObject({ name: 'Kept' })
     expect(again.deviceId).toBe(first.deviceId)

@@ -7,7 +7,7 @@ async function seeded() {
   const clock = testClock()
   const memory = await openTestMemory({ now: clock.now })
   await memory.projects.create({ name: 'P', id: 'p' })
-  await memory.sessions.start('p', { id: 's' })
+  await memory.sessions.create('p', { id: 's' })
   await memory.facts.set('p', 'k', 1)
   await memory.blocks.set('p', 'b', 'text')
   const task = await memory.tasks.create({ projectId: 'p', description: 'water plants', dueAt: clock.now() + 1000 })
@@ -26,26 +26,26 @@ const typos: Call[] = [
   ['facts.list', (m) => m.facts.list('p', { tags: 'x' } as never)],
   ['facts.deleteAll', (m) => m.facts.deleteAll('p', { tags: 'x' } as never)],
   ['blocks.set', (m) => m.blocks.set('p', 'b2', 'v', { readonly: true } as never)],
-  ['sessions.start', (m) => m.sessions.start('p', { titel: 'x' } as never)],
+  ['sessions.start', (m) => m.sessions.create('p', { titel: 'x' } as never)],
   ['sessions.list', (m) => m.sessions.list('p', { staus: 'active' } as never)],
   ['sessions.close', (m) => m.sessions.close('s', { sumary: 'x' } as never)],
   ['messages.append', (m) => m.messages.append('s', { role: 'user', content: 'x', metadata: {} } as never)],
   ['messages.page', (m) => m.messages.page('s', { afterSeq: 3 } as never)],
-  ['summaries.write', (m) => m.summaries.write({ projectId: 'p', kind: 'project', text: 'x', covers: 1 } as never)],
+  ['summaries.write', (m) => m.summaries.create({ projectId: 'p', kind: 'project', text: 'x', covers: 1 } as never)],
   ['summaries.latest', (m) => m.summaries.latest('p', { session: 's' } as never)],
   ['summaries.list', (m) => m.summaries.list('p', { kinds: ['session'] } as never)],
   ['journal.append', (m) => m.journal.append('j', { kind: 'k', payload: 1, idempotency: 'x' } as never)],
   ['journal.page', (m) => m.journal.page({ sessionId: 'j', limit: 1, before: 2 } as never)],
   ['journal.sessions', (m) => m.journal.sessions({ limit: 1, from: 2 } as never)],
-  ['runs.checkpoint', (m) => m.runs.checkpoint('r', 'plan', { status: 'ok', attempts: 2 } as never)],
-  ['runs.recordToolEvent', (m) => m.runs.recordToolEvent('r', { tool: 't', status: 'ok', duration: 3 } as never)],
+  ['runs.checkpoint', (m) => m.runs.setCheckpoint('r', 'plan', { status: 'ok', attempts: 2 } as never)],
+  ['runs.recordToolEvent', (m) => m.runs.appendToolEvent('r', { tool: 't', status: 'ok', duration: 3 } as never)],
   ['runs.setStatus', (m) => m.runs.setStatus('r', { status: 'ok', sumary: 'x' } as never)],
   ['tasks.create', (m) => m.tasks.create({ projectId: 'p', description: 'feed cat', dueAt: 1, repeats: 'daily' } as never)],
   ['tasks.fail', (m, id) => m.tasks.fail(id, 'boom', { maxRetries: 1, backoff: 5 } as never)],
   ['tasks.update', (m, id) => m.tasks.update(id, { due: 5 } as never)],
   ['tasks.list', (m) => m.tasks.list({ project: 'p' } as never)],
-  ['usage.record', (m) => m.usage.record({ sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1, cachedTokens: 2 } as never)],
-  ['lessons.recordOutcome', (m) => m.lessons.recordOutcome({ projectId: 'p', domain: 'd', score: 1, lesson: 'l', sorce: {} } as never)],
+  ['usage.record', (m) => m.usage.append({ sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1, cachedTokens: 2 } as never)],
+  ['lessons.recordOutcome', (m) => m.lessons.appendOutcome({ projectId: 'p', domain: 'd', score: 1, lesson: 'l', sorce: {} } as never)],
   ['lessons.list', (m) => m.lessons.list('p', { domians: 'd' } as never)],
   ['lessons.outcomes', (m) => m.lessons.outcomes('p', { max: 3 } as never)],
   ['turns.begin', (m) => m.turns.begin({ projectId: 'p', sessionId: 's', turnId: 't1', prompt: 'x', budget: 10, buget: 1 } as never)],
@@ -79,7 +79,7 @@ const everyNamespace: Call[] = [
   ['sessions', (m) => m.sessions.get('s')],
   ['messages', (m) => m.messages.tail('s', 5)],
   ['summaries', (m) => m.summaries.list('p')],
-  ['archive', (m) => m.archive.insert('p', 'text')],
+  ['archive', (m) => m.archive.create('p', 'text')],
   ['search', (m) => m.search('p', 'text')],
   ['context', (m) => m.context.build({ projectId: 'p', budget: 100 })],
   ['journal', (m) => m.journal.load('s')],
@@ -98,7 +98,7 @@ const everyNamespace: Call[] = [
 describe('a closed store', () => {
   it.each(everyNamespace)('%s fails with closed', async (name, call) => {
     const { memory, taskId } = await seeded()
-    memory.close()
+    await memory.close()
     const error = await Promise.resolve().then(() => call(memory, taskId)).then(() => undefined, (e: unknown) => e)
     expect(error, name).toMatchObject({ name: 'MemoryError', code: 'closed' })
     expect((error as Error).message).toMatch(/openMemory/)
@@ -113,19 +113,19 @@ const writes: Call[] = [
   ['blocks.append', (m) => m.blocks.append('p', 'b', 'more')],
   ['sessions.close', (m) => m.sessions.close('s', { summary: 'done' })],
   ['messages.appendExchange', (m) => m.messages.appendExchange('s', 'q', 'a')],
-  ['summaries.write', (m) => m.summaries.write({ projectId: 'p', kind: 'project', text: 'x' })],
-  ['archive.insert', (m) => m.archive.insert('p', 'a passage')],
+  ['summaries.write', (m) => m.summaries.create({ projectId: 'p', kind: 'project', text: 'x' })],
+  ['archive.insert', (m) => m.archive.create('p', 'a passage')],
   ['journal.append', (m) => m.journal.append('j', { kind: 'k', payload: 1 })],
-  ['runs.checkpoint', (m) => m.runs.checkpoint('r', 'plan', { status: 'ok' })],
-  ['runs.recordToolEvent', (m) => m.runs.recordToolEvent('r', { tool: 't', status: 'ok' })],
+  ['runs.checkpoint', (m) => m.runs.setCheckpoint('r', 'plan', { status: 'ok' })],
+  ['runs.recordToolEvent', (m) => m.runs.appendToolEvent('r', { tool: 't', status: 'ok' })],
   ['runs.setStatus', (m) => m.runs.setStatus('r', { status: 'ok' })],
   ['tasks.create', (m) => m.tasks.create({ projectId: 'p', description: 'feed the cat', dueAt: 5 })],
   ['tasks.complete', (m, id) => m.tasks.complete(id)],
   ['tasks.fail', (m, id) => m.tasks.fail(id, 'boom', { maxRetries: 2 })],
   ['tasks.cancel', (m, id) => m.tasks.cancel(id)],
-  ['usage.record', (m) => m.usage.record({ sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1 })],
-  ['lessons.store', (m) => m.lessons.store('p', 'd', 'rule')],
-  ['lessons.recordOutcome', (m) => m.lessons.recordOutcome({ projectId: 'p', domain: 'd', score: 1, lesson: 'l' })],
+  ['usage.record', (m) => m.usage.append({ sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1 })],
+  ['lessons.store', (m) => m.lessons.create('p', 'd', 'rule')],
+  ['lessons.recordOutcome', (m) => m.lessons.appendOutcome({ projectId: 'p', domain: 'd', score: 1, lesson: 'l' })],
   ['turns.end', (m) => m.turns.end({ sessionId: 's', turnId: 't0', reply: 'bye' })],
   ['import', async (m) => m.import(await m.export('p'), { mode: 'merge' })],
 ]
@@ -136,7 +136,7 @@ const failures: Call[] = [
   ['blocks.append over limit', (m) => m.blocks.append('p', 'b', 'x'.repeat(5000))],
   ['messages.append unknown session', (m) => m.messages.append('nope', { role: 'user', content: 'x' })],
   ['tasks.complete unknown', (m) => m.tasks.complete('nope')],
-  ['lessons.store unknown project', (m) => m.lessons.store('nope', 'd', 'r')],
+  ['lessons.store unknown project', (m) => m.lessons.create('nope', 'd', 'r')],
   ['turns.end unknown turn', (m) => m.turns.end({ sessionId: 's', turnId: 'nope', reply: 'x' })],
   ['import bad reference', (m) => m.import({ format: 'engram-dump', version: 1, exportedAt: 0, tables: { tasks: [{ id: 't', projectId: 'nope', description: 'd', dueAt: 0, status: 'pending' }] } }, { mode: 'merge' })],
 ]
@@ -145,7 +145,7 @@ describe('the change feed', () => {
   it.each(writes)('%s emits exactly one batch', async (name, call) => {
     const { memory, taskId } = await seeded()
     const batches: unknown[][] = []
-    memory.changes.subscribe({}, (b) => batches.push(b))
+    await memory.changes.subscribe({}, (b) => batches.push(b))
     await call(memory, taskId)
     expect(batches, name).toHaveLength(1)
     expect(batches[0]!.length).toBeGreaterThan(0)
@@ -155,7 +155,7 @@ describe('the change feed', () => {
     const { memory, taskId } = await seeded()
     const before = await memory.export()
     const batches: unknown[][] = []
-    memory.changes.subscribe({}, (b) => batches.push(b))
+    await memory.changes.subscribe({}, (b) => batches.push(b))
     await expect(Promise.resolve().then(() => call(memory, taskId)), name).rejects.toBeInstanceOf(Error)
     expect(batches).toEqual([])
     expect({ ...(await memory.export()), exportedAt: before.exportedAt }).toEqual(before)

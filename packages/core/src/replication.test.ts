@@ -20,7 +20,7 @@ describe('replication', () => {
     expect(pending[0]!.record?.row).not.toHaveProperty('tagKeys')
     await memory.replication.ack(pending.map((p) => p.seq))
     expect(await memory.replication.pending()).toEqual([])
-    memory.close()
+    await memory.close()
   })
 
   it('writes to projects without sync do not reach the outbox', async () => {
@@ -29,7 +29,7 @@ describe('replication', () => {
     await memory.facts.set('p2', 'k', 1)
     expect(await memory.replication.pending()).toEqual([])
     expect(await memory.replication.pending({ projectId: 'p2' })).toEqual([])
-    memory.close()
+    await memory.close()
   })
 
   it('applyRemote() stores newer records as remote changes, without outbox rows, and reports newer local ones', async () => {
@@ -38,7 +38,7 @@ describe('replication', () => {
     await a.facts.set('p1', 'k', 'from a')
     const [entry] = await a.replication.pending()
     const seen: Change[] = []
-    b.changes.subscribe({}, (batch) => seen.push(...batch))
+    await b.changes.subscribe({}, (batch) => seen.push(...batch))
     const result = await b.replication.applyRemote([entry!.record!])
     expect(result).toMatchObject({ applied: 1, newer: [], rejected: [] })
     expect((await b.facts.get('p1', 'k'))?.value).toBe('from a')
@@ -70,7 +70,7 @@ describe('replication', () => {
     await expect(memory.replication.applyRemote('x' as never)).rejects.toMatchObject({ name: 'MemoryError', code: 'invalid_input' })
     await expect(memory.replication.pending(null as never)).rejects.toMatchObject({ name: 'MemoryError', code: 'invalid_input' })
     await expect(memory.replication.pending({ limit: 0 })).rejects.toMatchObject({ code: 'invalid_input' })
-    memory.close()
+    await memory.close()
     const record = { kind: 'facts' as const, projectId: 'p1', id: 'p1/k', hlc: 'x', row: { key: 'k', value: 1 } }
     await expect(memory.replication.applyRemote([record])).rejects.toMatchObject({ code: 'closed' })
     await expect(memory.replication.ack([1])).rejects.toMatchObject({ code: 'closed' })
@@ -81,11 +81,11 @@ describe('replication', () => {
     await memory.facts.set('p1', 'a', 1)
     await memory.facts.set('p1', 'b', 2)
     await memory.facts.delete('p1', 'b')
-    await memory.summaries.write({ projectId: 'p1', kind: 'project', text: 'all about p1' })
+    await memory.summaries.create({ projectId: 'p1', kind: 'project', text: 'all about p1' })
     const { records, outbox } = await memory.replication.snapshot('p1')
     expect(records.map((r) => `${r.kind}:${r.row.key ?? r.row.text}:${r.row.deletedAt === undefined ? 'live' : 'dead'}`).sort())
       .toEqual(['facts:a:live', 'facts:b:dead', 'summaries:all about p1:live'])
     expect(outbox).toHaveLength(4)
-    memory.close()
+    await memory.close()
   })
 })

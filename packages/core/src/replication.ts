@@ -1,32 +1,13 @@
-import { applyRemoteBlock, readBlockForSync } from './blocks.js'
 import { MemoryError } from './errors.js'
-import { factId } from './facts-rows.js'
-import { applyRemoteFact, readFactForSync, type RemoteFact } from './facts-sync.js'
 import { compareHlc } from './hlc.js'
-import type { BlockRow, FactRow, OutboxRow, SummaryRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import type { SyncEngine } from './sync-api.js'
-import { applyRemoteSummary, readSummaryForSync } from './summaries.js'
-import { checkId, checkLimit, checkOptions, type Json } from './validate.js'
+import { MIRRORED_KINDS, type MirroredKind, type MirroredRecord } from './synced-kind.js'
+import { SYNCED_KINDS } from './synced-kinds.js'
+import { checkId, checkLimit, checkOptions } from './validate.js'
 import { read, write, type WriteScope } from './write.js'
 
-/** The memory kinds that sync mirrors between devices. */
-export type MirroredKind = 'facts' | 'blocks' | 'summaries'
-
-/**
- * One mirrored record as it travels between devices: the stored row without
- * device-local fields (index keys, local version numbers), with its HLC stamp.
- * Tombstones are records too (`row.deletedAt` set).
- */
-export interface MirroredRecord {
-  kind: MirroredKind
-  projectId: string
-  /** Stable across devices: a fact's `factId(projectId, key)`, a block's label, a summary's id. */
-  id: string
-  /** Hybrid-logical-clock stamp of the write that made this state (`row.hlc`). */
-  hlc: string
-  row: { [field: string]: Json }
-}
+export type { MirroredKind, MirroredRecord } from './synced-kind.js'
 
 /** An outbox entry with the current state of the record it points at. */
 export interface PendingReplication {
@@ -91,34 +72,13 @@ export interface ReplicationApi {
 /** Creates the replication namespace of a store (`memory.replication`). */
 export function createReplication(ctx: StoreContext): ReplicationApi {
   const { db } = ctx
-  const readTables = ['outbox', 'facts', 'blocks', 'summaries']
-  const applyTables = () => [...new Set(['projects', 'facts', 'factVersions', 'blocks', 'summaries', ...ctx.index.tables])]
+  const readTables = ['outbox', ...MIRRORED_KINDS]
+  const applyTables = () => [...new Set(['projects', ...MIRRORED_KINDS.flatMap((k) => SYNCED_KINDS[k].tables), ...ctx.index.tables])]
 
-  async function current(entry: OutboxRow): Promise<MirroredRecord | undefined> {
-    if (entry.kind === 'facts') {
-      const key = keyOfFactId(entry.projectId, entry.id)
-      const row = key === undefined ? undefined : await readFactForSync(ctx, entry.projectId, key)
-      return row && fromFact(row)
-    }
-    if (entry.kind === 'blocks') {
-      const row = await readBlockForSync(ctx, entry.projectId, labelOfBlockId(entry.projectId, entry.id))
-      return row && fromBlock(row)
-    }
-    const row = await readSummaryForSync(ctx, entry.id)
-    return row && fromSummary(row)
-  }
-
-  async function localOf(record: MirroredRecord): Promise<MirroredRecord | undefined> {
-    if (record.kind === 'facts') {
-      const row = await db.facts.get([record.projectId, String(record.row.key)])
-      return row && fromFact(row)
-    }
-    if (record.kind === 'blocks') {
-      const row = await db.blocks.get([record.projectId, String(record.row.label)])
-      return row && fromBlock(row)
-    }
-    const row = await db.summaries.get(record.id)
-    return row && fromSummary(row)
+  async function current(entry: { kind: MirroredKind; projectId: string; id: string }): Promise<MirroredRecord | undefined> {
+    const kind = SYNCED_KINDS[entry.kind]
+    const row = await kind.read(ctx, entry.projectId, entry.id)
+    return row && kind.toRecord(row)
   }
 
   return {
@@ -147,14 +107,13 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
       const result: ApplyResult = { applied: 0, newer: [], rejected: [] }
       if (batch.length === 0) return result
       ctx.assertOpen()
-      for (const record of batch) if (typeof record?.hlc === 'string') ctx.clock.receive(record.hlc)
       await write(ctx, applyTables(), async (w) => {
         for (const record of batch) {
           let applied: boolean
           try {
             applied = await applyOne(ctx, w, record)
           } catch (error) {
-            if (error instanceof MemoryError && error.code === 'invalid_input') {
+            if (error instanceof MemoryError && (error.code === 'invalid_input' || error.code === 'limit_exceeded')) {
               result.rejected.push(record)
               continue
             }
@@ -164,7 +123,7 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
             result.applied++
             continue
           }
-          const local = await localOf(record)
+          const local = await current(record)
           if (local && compareHlc(local.hlc, record.hlc) > 0) result.newer.push(local)
         }
       }, { origin: 'remote' })
@@ -173,13 +132,11 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
     async snapshot(projectId) {
       checkId('projectId', projectId)
       return read(ctx, readTables, async () => {
-        const [facts, blocks, summaries, outbox] = await Promise.all([
-          db.facts.where('[projectId+key]').between([projectId, ''], [projectId, '\uffff']).toArray(),
-          db.blocks.where('projectId').equals(projectId).toArray(),
-          db.summaries.where('[projectId+createdAt]').between([projectId, -Infinity], [projectId, Infinity]).toArray(),
+        const [outbox, ...perKind] = await Promise.all([
           db.outbox.where('projectId').equals(projectId).primaryKeys(),
+          ...MIRRORED_KINDS.map(async (k) => (await SYNCED_KINDS[k].readProject(ctx, projectId)).map(SYNCED_KINDS[k].toRecord)),
         ])
-        return { records: [...facts.map(fromFact), ...blocks.map(fromBlock), ...summaries.map(fromSummary)], outbox }
+        return { records: perKind.flat() as MirroredRecord[], outbox: outbox as number[] }
       })
     },
     receiveClock(hlc) {
@@ -189,41 +146,17 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
   }
 }
 
+/**
+ * Checks a remote record exactly like a local write (its kind's descriptor) and
+ * applies it — only into a project of this store whose sync is on.
+ * @throws MemoryError `invalid_input` / `limit_exceeded` for a record that must not be stored.
+ */
 async function applyOne(ctx: StoreContext, w: WriteScope, record: MirroredRecord): Promise<boolean> {
-  if (typeof record !== 'object' || record === null || typeof record.row !== 'object' || record.row === null) {
-    throw new MemoryError('invalid_input', 'A mirrored record needs { kind, projectId, id, hlc, row }')
+  const kind = typeof record === 'object' && record !== null ? SYNCED_KINDS[record.kind] : undefined
+  if (kind === undefined || !Object.hasOwn(SYNCED_KINDS, record.kind)) throw new MemoryError('invalid_input', `Unknown mirrored kind ${JSON.stringify((record as { kind?: unknown } | null)?.kind)}`)
+  const row = kind.check(record)
+  if (!ctx.syncedProjects.has(record.projectId)) {
+    throw new MemoryError('invalid_input', `Project ${JSON.stringify(record.projectId)} is not synced on this device; its records are not taken from other devices`)
   }
-  const row = { ...record.row, projectId: record.projectId, hlc: record.hlc }
-  if (record.kind === 'facts') return applyRemoteFact(ctx, w, row as unknown as RemoteFact)
-  if (record.kind === 'blocks') return applyRemoteBlock(ctx, w, row as unknown as BlockRow)
-  if (record.kind === 'summaries') return applyRemoteSummary(ctx, w, { ...row, id: record.id } as unknown as SummaryRow)
-  throw new MemoryError('invalid_input', `Unknown mirrored kind ${JSON.stringify(record.kind)}`)
-}
-
-/** The key of a fact id made by `factId(projectId, key)`. */
-function keyOfFactId(projectId: string, id: string): string | undefined {
-  const prefix = `${encodeURIComponent(projectId)}/`
-  return id.startsWith(prefix) ? decodeURIComponent(id.slice(prefix.length)) : undefined
-}
-
-/** Block changes carry `blockId(projectId, label)` (older callers: the bare label) as their id. */
-function labelOfBlockId(projectId: string, id: string): string {
-  const prefix = `${encodeURIComponent(projectId)}/`
-  return id.startsWith(prefix) ? decodeURIComponent(id.slice(prefix.length)) : id
-}
-
-function plain(row: object, drop: readonly string[]): { [field: string]: Json } {
-  const out: { [field: string]: Json } = {}
-  for (const [k, v] of Object.entries(row)) if (v !== undefined && !drop.includes(k)) out[k] = v as Json
-  return out
-}
-
-function fromFact(row: FactRow): MirroredRecord {
-  return { kind: 'facts', projectId: row.projectId, id: factId(row.projectId, row.key), hlc: row.hlc, row: plain(row, ['id', 'tagKeys', 'version']) }
-}
-function fromBlock(row: BlockRow): MirroredRecord {
-  return { kind: 'blocks', projectId: row.projectId, id: row.label, hlc: row.hlc, row: plain(row, []) }
-}
-function fromSummary(row: SummaryRow): MirroredRecord {
-  return { kind: 'summaries', projectId: row.projectId, id: row.id, hlc: row.hlc, row: plain(row, []) }
+  return kind.apply(ctx, w, row)
 }

@@ -21,21 +21,21 @@ async function setup() {
   const memory = await openTestMemory({ now: clock.now })
   await memory.projects.create({ name: 'P', id: 'p' })
   await memory.projects.create({ name: 'Q', id: 'q' })
-  await memory.sessions.start('p', { id: 's' })
-  await memory.sessions.start('q', { id: 'sq' })
+  await memory.sessions.create('p', { id: 's' })
+  await memory.sessions.create('q', { id: 'sq' })
   return { clock, memory }
 }
 
 describe('summaries', () => {
   it('writes and reads back latest and list, newest first', async () => {
     const { clock, memory } = await setup()
-    const a = await memory.summaries.write({ projectId: 'p', kind: 'project', text: 'first', coversUntil: 5 })
+    const a = await memory.summaries.create({ projectId: 'p', kind: 'project', text: 'first', coversUntil: 5 })
     expect(a).toEqual({ id: a.id, projectId: 'p', kind: 'project', text: 'first', coversUntil: 5, createdAt: clock.now() })
     clock.advance(10)
-    const b = await memory.summaries.write({ projectId: 'p', sessionId: 's', kind: 'session', text: 'second' })
+    const b = await memory.summaries.create({ projectId: 'p', sessionId: 's', kind: 'session', text: 'second' })
     clock.advance(10)
-    const c = await memory.summaries.write({ projectId: 'p', kind: 'project', text: 'third' })
-    await memory.summaries.write({ projectId: 'q', sessionId: 'sq', kind: 'session', text: 'other project' })
+    const c = await memory.summaries.create({ projectId: 'p', kind: 'project', text: 'third' })
+    await memory.summaries.create({ projectId: 'q', sessionId: 'sq', kind: 'session', text: 'other project' })
     expect((await memory.summaries.list('p')).map((s) => s.text)).toEqual(['third', 'second', 'first'])
     expect((await memory.summaries.list('p', { kind: 'project' })).map((s) => s.id)).toEqual([c.id, a.id])
     expect((await memory.summaries.list('p', { limit: 1 })).map((s) => s.id)).toEqual([c.id])
@@ -50,7 +50,7 @@ describe('summaries', () => {
 
   it('orders summaries written in the same millisecond by creation', async () => {
     const { memory } = await setup()
-    for (const text of ['a', 'b', 'c']) await memory.summaries.write({ projectId: 'p', kind: 'project', text })
+    for (const text of ['a', 'b', 'c']) await memory.summaries.create({ projectId: 'p', kind: 'project', text })
     expect((await memory.summaries.latest('p'))?.text).toBe('c')
     expect((await memory.summaries.list('p')).map((s) => s.text)).toEqual(['c', 'b', 'a'])
   })
@@ -60,18 +60,18 @@ describe('summaries', () => {
     await memory.projects.create({ name: 'A', id: 'arch' })
     await memory.projects.archive('arch')
     const seen: Change[] = []
-    memory.changes.subscribe({}, (b) => seen.push(...b))
+    await memory.changes.subscribe({}, (b) => seen.push(...b))
     const bad: [() => Promise<unknown>, string][] = [
-      [() => memory.summaries.write({ projectId: 'p', kind: 'session', text: 'x' }), 'invalid_input'],
-      [() => memory.summaries.write({ projectId: 'p', sessionId: 'nope', kind: 'session', text: 'x' }), 'not_found'],
-      [() => memory.summaries.write({ projectId: 'p', sessionId: 'sq', kind: 'session', text: 'x' }), 'not_found'],
-      [() => memory.summaries.write({ projectId: 'nope', kind: 'project', text: 'x' }), 'not_found'],
-      [() => memory.summaries.write({ projectId: 'arch', kind: 'project', text: 'x' }), 'not_found'],
-      [() => memory.summaries.write({ projectId: 'p', kind: 'rolling' as never, text: 'x' }), 'invalid_input'],
-      [() => memory.summaries.write({ projectId: 'p', kind: 'project', text: '  ' }), 'invalid_input'],
-      [() => memory.summaries.write({ projectId: 'p', kind: 'project', text: 'x'.repeat(100_001) }), 'limit_exceeded'],
-      [() => memory.summaries.write({ projectId: 'p', kind: 'project', text: 'x', coversUntil: -1 }), 'invalid_input'],
-      [() => memory.summaries.write(null as never), 'invalid_input'],
+      [() => memory.summaries.create({ projectId: 'p', kind: 'session', text: 'x' }), 'invalid_input'],
+      [() => memory.summaries.create({ projectId: 'p', sessionId: 'nope', kind: 'session', text: 'x' }), 'not_found'],
+      [() => memory.summaries.create({ projectId: 'p', sessionId: 'sq', kind: 'session', text: 'x' }), 'not_found'],
+      [() => memory.summaries.create({ projectId: 'nope', kind: 'project', text: 'x' }), 'not_found'],
+      [() => memory.summaries.create({ projectId: 'arch', kind: 'project', text: 'x' }), 'not_found'],
+      [() => memory.summaries.create({ projectId: 'p', kind: 'rolling' as never, text: 'x' }), 'invalid_input'],
+      [() => memory.summaries.create({ projectId: 'p', kind: 'project', text: '  ' }), 'invalid_input'],
+      [() => memory.summaries.create({ projectId: 'p', kind: 'project', text: 'x'.repeat(100_001) }), 'limit_exceeded'],
+      [() => memory.summaries.create({ projectId: 'p', kind: 'project', text: 'x', coversUntil: -1 }), 'invalid_input'],
+      [() => memory.summaries.create(null as never), 'invalid_input'],
       [() => memory.summaries.latest('p', { kind: 'x' as never }), 'invalid_input'],
       [() => memory.summaries.list('p', { limit: 0 }), 'invalid_input'],
       [() => memory.summaries.list('', {}), 'invalid_input'],
@@ -84,8 +84,8 @@ describe('summaries', () => {
   it('indexes summaries (also the one sessions.close writes) and queues synced ones with their hlc', async () => {
     const { ctx, docs, projects, sessions, summaries } = await openContext()
     await projects.create({ name: 'Synced', id: 'sy', sync: { enabled: true } })
-    const s = await summaries.write({ projectId: 'sy', kind: 'project', text: 'mirrored' })
-    const session = await sessions.start('p')
+    const s = await summaries.create({ projectId: 'sy', kind: 'project', text: 'mirrored' })
+    const session = await sessions.create('p')
     await sessions.close(session.id, { summary: 'closing words' })
     const outbox = await ctx.db.outbox.toArray()
     expect(outbox).toEqual([expect.objectContaining({ kind: 'summaries', projectId: 'sy', id: s.id, op: 'put' })])
@@ -98,7 +98,7 @@ describe('summaries', () => {
 
   it('applies remote summaries last-writer-wins by hlc', async () => {
     const { ctx, docs, summaries } = await openContext()
-    const local = await summaries.write({ projectId: 'p', kind: 'project', text: 'local' })
+    const local = await summaries.create({ projectId: 'p', kind: 'project', text: 'local' })
     const localRow = (await readSummaryForSync(ctx, local.id))!
     const batches: Change[][] = []
     ctx.feed.subscribe({}, (b) => batches.push(b))
@@ -124,14 +124,14 @@ describe('summaries', () => {
     await expect(apply({ ...fresh, kind: 'other' } as never)).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(apply({ ...fresh, hlc: undefined } as never)).rejects.toMatchObject({ code: 'invalid_input' })
     // The local clock moved past the remote stamp: the next local write wins over it.
-    const next = await summaries.write({ projectId: 'p', kind: 'project', text: 'after' })
+    const next = await summaries.create({ projectId: 'p', kind: 'project', text: 'after' })
     expect((await readSummaryForSync(ctx, next.id))!.hlc > gone.hlc).toBe(true)
   })
 
   it('keeps summaries across reopen', async () => {
     const { memory } = await setup()
-    const s = await memory.summaries.write({ projectId: 'p', kind: 'project', text: 'kept' })
-    memory.close()
+    const s = await memory.summaries.create({ projectId: 'p', kind: 'project', text: 'kept' })
+    await memory.close()
     await expect(memory.summaries.list('p')).rejects.toMatchObject({ code: 'closed' })
     const again = await openTestMemory({ indexedDB: memory.indexedDB, userId: memory.userId })
     expect(await again.summaries.latest('p')).toEqual(s)

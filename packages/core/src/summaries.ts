@@ -67,41 +67,6 @@ export async function indexSummary(ctx: StoreContext, w: WriteScope, row: Summar
   await ctx.index.put(w, { docId, kind: 'summary', projectId: row.projectId, ...(row.sessionId === undefined ? {} : { sessionId: row.sessionId }), text: row.text, createdAt: row.createdAt })
 }
 
-/**
- * Applies a summary received through sync, last writer wins by HLC: it is stored only when
- * its stamp is newer than the local copy's. Run it inside `write(ctx, summaryTables(ctx), fn,
- * { origin: 'remote' })`.
- * @returns true when the remote row was applied.
- * @throws MemoryError `invalid_input` for a row that is not a summary.
- */
-export async function applyRemoteSummary(ctx: StoreContext, w: WriteScope, remote: SummaryRow): Promise<boolean> {
-  checkSummaryRow(remote)
-  const current = await ctx.db.summaries.get(remote.id)
-  if (current && compareHlc(remote.hlc, current.hlc) <= 0) return false
-  ctx.clock.receive(remote.hlc)
-  await ctx.db.summaries.put(remote)
-  await indexSummary(ctx, w, remote)
-  w.change('summaries', remote.deletedAt === undefined ? 'put' : 'delete', remote.id, remote.projectId)
-  return true
-}
-
-/** Reads a summary row as sync mirrors it (with `hlc`, also when deleted). @throws MemoryError `invalid_input`. */
-export async function readSummaryForSync(ctx: StoreContext, id: string): Promise<SummaryRow | undefined> {
-  checkId('id', id)
-  return readOne(ctx, () => ctx.db.summaries.get(id))
-}
-
-function checkSummaryRow(row: SummaryRow): void {
-  if (typeof row !== 'object' || row === null) throw invalidInput('A remote summary must be an object')
-  checkId('summary.id', row.id)
-  checkId('summary.projectId', row.projectId)
-  checkOneOf('summary.kind', row.kind, KINDS)
-  checkString('summary.text', row.text)
-  checkTime('summary.createdAt', row.createdAt)
-  checkId('summary.hlc', row.hlc)
-  if (row.sessionId !== undefined) checkId('summary.sessionId', row.sessionId)
-}
-
 /** Creates the summaries namespace of a store. */
 export function createSummaries(ctx: StoreContext): SummariesApi {
   const { db } = ctx

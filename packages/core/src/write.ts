@@ -2,10 +2,10 @@ import { Dexie, type Transaction } from 'dexie'
 import type { Change, Origin } from './change-feed.js'
 import { mapError } from './map-error.js'
 import type { StoreContext } from './store-context.js'
+import { MIRRORED_KINDS, type MirroredKind } from './synced-kind.js'
 
 /** Kinds whose records are mirrored to other devices through the sync outbox. */
-export const MIRRORED_KINDS = new Set(['facts', 'blocks', 'summaries'] as const)
-type MirroredKind = 'facts' | 'blocks' | 'summaries'
+const MIRRORED = new Set<string>(MIRRORED_KINDS)
 
 /** What a write function can do inside its transaction. */
 export interface WriteScope {
@@ -45,7 +45,7 @@ class Scope implements WriteScope {
   async queueOutbox(): Promise<void> {
     if (this.origin !== 'local') return
     const rows = this.changes
-      .filter((c) => MIRRORED_KINDS.has(c.kind as MirroredKind) && this.ctx.syncedProjects.has(c.projectId))
+      .filter((c) => MIRRORED.has(c.kind) && this.ctx.syncedProjects.has(c.projectId))
       .map((c) => ({ kind: c.kind as MirroredKind, projectId: c.projectId, id: c.id, op: c.op, hlc: this.hlc() }))
     if (rows.length > 0) await this.ctx.db.outbox.bulkAdd(rows)
   }
@@ -71,7 +71,7 @@ export async function write<T>(
   if (parent) return fn(parent)
   ctx.assertOpen()
   const scope = new Scope(ctx, options.origin ?? 'local', options.hlc)
-  const scopeTables = tables.some((t) => MIRRORED_KINDS.has(t as MirroredKind)) ? [...new Set([...tables, 'outbox'])] : [...tables]
+  const scopeTables = tables.some((t) => MIRRORED.has(t)) ? [...new Set([...tables, 'outbox'])] : [...tables]
   let result: T
   try {
     result = await ctx.db.transaction('rw', scopeTables, async (tx) => {

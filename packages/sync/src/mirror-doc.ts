@@ -1,11 +1,11 @@
 import type { MirroredKind, MirroredRecord } from '@engram/core'
-import { compareHlc, MemoryError } from '@engram/core'
+import { compareHlc, MemoryError, MIRRORED_KINDS } from '@engram/core'
 import { YKeyValue } from 'y-utility/y-keyvalue'
 import type * as Y from 'yjs'
 import type { ValueCipher } from './value-cipher.js'
 
-/** The kinds a project document holds, one `YKeyValue` (a Y.Array of `{ key, val }`) each. */
-export const MIRRORED_KINDS: readonly MirroredKind[] = ['facts', 'blocks', 'summaries']
+/** The kinds a project document holds (core's synced kinds), one `YKeyValue` (a Y.Array of `{ key, val }`) each. */
+export { MIRRORED_KINDS }
 
 /** Transaction origin of everything this device writes into a project document. */
 export const LOCAL_ORIGIN: unique symbol = Symbol('engram-sync-local')

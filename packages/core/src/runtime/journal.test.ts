@@ -39,7 +39,7 @@ describe('journal', () => {
   it('rejects bad input and oversized payloads, writing nothing', async () => {
     const memory = await openTestMemory()
     const seen: Change[] = []
-    memory.changes.subscribe({}, (b) => seen.push(...b))
+    await memory.changes.subscribe({}, (b) => seen.push(...b))
     const bad = [
       memory.journal.append('', { kind: 'k', payload: 1 }),
       memory.journal.append('s', { kind: '', payload: 1 }),
@@ -120,7 +120,7 @@ describe('journal', () => {
     expect(await memory.journal.pendingApproval('s', 'r2')).toBeUndefined()
     expect(await memory.journal.pendingApproval('s', 'nope')).toBeUndefined()
     expect(await memory.journal.pendingApproval('other', 'r1')).toBeUndefined()
-    memory.close()
+    await memory.close()
     const reopened = await openTestMemory({ indexedDB: memory.indexedDB, userId: memory.userId })
     const pending = await reopened.journal.pendingApproval('s', 'r1')
     expect(pending).toEqual({ sessionId: 's', seq: 1, kind: 'approval.pending', payload: { resumeToken: 'r1', action: 'send email' }, occurredAt: expect.any(Number) })
@@ -132,7 +132,7 @@ describe('journal', () => {
   it('emits one journal change per append with an empty projectId', async () => {
     const memory = await openTestMemory()
     const seen: Change[] = []
-    memory.changes.subscribe({ kinds: ['journal'] }, (b) => seen.push(...b))
+    await memory.changes.subscribe({ kinds: ['journal'] }, (b) => seen.push(...b))
     await memory.journal.append('s', { kind: 'k', payload: 1 })
     await memory.journal.append('s', { kind: 'k', payload: 1, idempotencyKey: 'i' })
     await memory.journal.append('s', { kind: 'k', payload: 1, idempotencyKey: 'i' })
@@ -144,7 +144,7 @@ describe('journal', () => {
 
   it('fails with closed after close', async () => {
     const memory = await openTestMemory()
-    memory.close()
+    await memory.close()
     await expect(memory.journal.append('s', { kind: 'k', payload: 1 })).rejects.toBeInstanceOf(MemoryError)
     await expect(memory.journal.load('s')).rejects.toMatchObject({ code: 'closed' })
   })

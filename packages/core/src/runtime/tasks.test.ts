@@ -138,7 +138,7 @@ describe('tasks', () => {
   it('rejects bad input without writing; emits tasks changes with the project', async () => {
     const { memory } = await setup()
     const seen: Change[] = []
-    memory.changes.subscribe({ kinds: ['tasks'] }, (b) => seen.push(...b))
+    await memory.changes.subscribe({ kinds: ['tasks'] }, (b) => seen.push(...b))
     for (const bad of [
       { projectId: 'p', description: '', dueAt: 1 },
       { projectId: 'p', description: 'x', dueAt: -1 },
@@ -158,7 +158,7 @@ describe('tasks', () => {
     const { clock, memory } = await setup()
     const t = await memory.tasks.create({ projectId: 'p', description: 'rent', dueAt: clock.now(), repeat: 'monthly' })
     await memory.tasks.fail(t.id, 'bank down', { maxRetries: 5 })
-    memory.close()
+    await memory.close()
     const reopened = await openTestMemory({ indexedDB: memory.indexedDB, userId: memory.userId, now: clock.now })
     const [row] = await reopened.tasks.list()
     expect(row).toMatchObject({ id: t.id, retries: 1, lastError: 'bank down', repeat: 'monthly' })

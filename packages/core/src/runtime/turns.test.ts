@@ -58,7 +58,7 @@ describe('turns', () => {
 
   it('records prompt and reply as messages when the session is a conversation', async () => {
     const { memory } = await setup()
-    const session = await memory.sessions.start('p', { id: 'chat' })
+    const session = await memory.sessions.create('p', { id: 'chat' })
     await memory.turns.begin({ projectId: 'p', sessionId: session.id, turnId: 't1', prompt: 'Hello', budget: 200 })
     expect(await memory.turns.end({ sessionId: session.id, turnId: 't1', reply: 'Hi there' })).toEqual({ written: 0 })
     const messages = await memory.messages.tail(session.id, 10)
@@ -138,7 +138,7 @@ describe('turns', () => {
 
   it('a begin that fails leaves the open turn of the session alone', async () => {
     const { memory } = await setup()
-    await memory.sessions.start('p', { id: 'conv' })
+    await memory.sessions.create('p', { id: 'conv' })
     await memory.turns.begin({ projectId: 'p', sessionId: 'conv', turnId: 't1', prompt: 'one', budget: 100 })
     await memory.sessions.close('conv')
     const before = await memory.export()
@@ -166,7 +166,7 @@ describe('turns', () => {
   it('reconciles after a reopen and still returns the stored context', async () => {
     const { clock, memory } = await setup()
     const first = await memory.turns.begin({ projectId: 'p', sessionId: 's', turnId: 't1', prompt: 'one', budget: 100 })
-    memory.close()
+    await memory.close()
     const reopened = await openTestMemory({ indexedDB: memory.indexedDB, userId: memory.userId, now: clock.now })
     const build = vi.spyOn(reopened.context, 'build')
     expect(await reopened.turns.begin({ projectId: 'p', sessionId: 's', turnId: 't1', prompt: 'one', budget: 100 })).toEqual(first)

@@ -9,7 +9,7 @@ async function zebraStore() {
   const memory = await openTestMemory()
   for (const id of ['p1', 'p2']) {
     await memory.projects.create({ name: id, id })
-    const s = await memory.sessions.start(id)
+    const s = await memory.sessions.create(id)
     for (let i = 0; i < 6; i++) await memory.messages.appendExchange(s.id, `zebra stripes number ${i}`, `the zebra ${i} runs fast`)
   }
   return memory
@@ -40,9 +40,9 @@ describe('import replace and the search caches', () => {
 
     // Cold caches over the same stored index give the same ranking and scores.
     const reopened = await openTestMemory({ indexedDB: memory.indexedDB, userId: memory.userId } as Record<string, unknown>)
-    memory.close()
+    await memory.close()
     expect(view(await reopened.search('p1', 'giraffe neck', { limit: 20 }))).toEqual(view(hits))
-    reopened.close()
+    await reopened.close()
   })
 
   it('a project-scoped replace drops that project from the caches and keeps the others', async () => {
@@ -59,9 +59,9 @@ describe('import replace and the search caches', () => {
     expect(view(await memory.search('p2', 'zebra stripes', { limit: 20 }))).toEqual(p2Before)
 
     const reopened = await openTestMemory({ indexedDB: memory.indexedDB, userId: memory.userId } as Record<string, unknown>)
-    memory.close()
+    await memory.close()
     expect(view(await reopened.search('p1', 'giraffe neck', { limit: 20 }))).toEqual(view(hits))
     expect(view(await reopened.search('p2', 'zebra stripes', { limit: 20 }))).toEqual(p2Before)
-    reopened.close()
+    await reopened.close()
   })
 })

@@ -14,7 +14,7 @@ export async function loadFixture() {
   const start = clock.now()
   for (const session of fixture.sessions) {
     clock.set(start + session.day * DAY)
-    const s = await memory.sessions.start('fx')
+    const s = await memory.sessions.create('fx')
     for (const turn of session.turns) {
       clock.advance(30_000)
       const m = await memory.messages.append(s.id, { role: turn.role, content: turn.content })
@@ -28,7 +28,7 @@ export async function loadFixture() {
 describe('recall on the conversation fixture', () => {
   it('finds the evidence turn (recall@5, @10) and puts it into context at 1k/2k/4k', async () => {
     const { memory, fixture, evidence } = await loadFixture()
-    const now = await memory.sessions.start('fx')
+    const now = await memory.sessions.create('fx')
     await memory.messages.appendExchange(now.id, 'Hi again, I have a quick question.', 'Of course, go ahead.')
     let at5 = 0
     let at10 = 0
@@ -53,6 +53,6 @@ describe('recall on the conversation fixture', () => {
     expect(at10 / n).toBeGreaterThanOrEqual(0.9)
     expect(inContext[4000]! / n).toBeGreaterThanOrEqual(0.9)
     expect(inContext[1000]! / n).toBeGreaterThanOrEqual(0.8)
-    memory.close()
+    await memory.close()
   }, 120_000)
 })

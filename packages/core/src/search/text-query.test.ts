@@ -13,7 +13,7 @@ describe('two-phase BM25 (MaxScore)', () => {
     const rand = lcg(seed)
     const memory = await openTestMemory(options)
     await memory.projects.create({ name: 'P', id: 'p1' })
-    const session = await memory.sessions.start('p1')
+    const session = await memory.sessions.create('p1')
     // Common words (in most messages), a middle band, and rare words, some repeated in one message.
     const common = ['alpha', 'bravo']
     const middle = Array.from({ length: 12 }, (_, i) => `middl${String.fromCharCode(97 + i)}x`)
@@ -38,7 +38,7 @@ describe('two-phase BM25 (MaxScore)', () => {
       expect(top.map((h) => h.id), `seed ${seed}, query "${query}", k ${k}`).toEqual(full.slice(0, k).map((h) => h.id))
       for (let i = 0; i < top.length; i++) expect(top[i]!.score).toBeCloseTo(full[i]!.score, 9)
     }
-    memory.close()
+    await memory.close()
   }
 
   it('ranks the top k exactly as scoring every posting list in full would', async () => {
@@ -56,14 +56,14 @@ describe('two-phase BM25 (MaxScore)', () => {
   it('keeps corpus statistics exact across batched, replaced and removed documents', async () => {
     const memory = await openTestMemory()
     await memory.projects.create({ name: 'P', id: 'p1' })
-    const a = await memory.archive.insert('p1', 'kiwi kiwi mango')
-    await memory.archive.insert('p1', 'mango papaya')
+    const a = await memory.archive.create('p1', 'kiwi kiwi mango')
+    await memory.archive.create('p1', 'mango papaya')
     const before = await memory.search('p1', 'kiwi')
     expect(before.map((h) => h.id)).toEqual([a.id])
-    await memory.archive.remove(a.id)
+    await memory.archive.delete(a.id)
     expect(await memory.search('p1', 'kiwi')).toEqual([])
     expect((await memory.search('p1', 'mango')).map((h) => h.text)).toEqual(['mango papaya'])
-    memory.close()
+    await memory.close()
   })
 })
 
@@ -73,15 +73,15 @@ describe('index calls inside one long transaction', () => {
       const source = await openTestMemory()
       await source.projects.create({ name: 'P', id: 'p1' })
       for (let i = 0; i < 150; i++) await source.facts.set('p1', `k${i}`, `value number ${i}`)
-      const s = await source.sessions.start('p1')
+      const s = await source.sessions.create('p1')
       for (let i = 0; i < 150; i++) await source.messages.appendExchange(s.id, `question ${i}`, `answer ${i}`)
       const dump = await source.export()
-      source.close()
+      await source.close()
       const target = await openTestMemory({ textIndex } as Record<string, unknown>)
       await target.import(dump, { mode: 'merge' })
       expect(await target.facts.list('p1')).toHaveLength(150)
       if (textIndex) expect((await target.search('p1', 'answer 149')).length).toBeGreaterThan(0)
-      target.close()
+      await target.close()
     }
   })
 })

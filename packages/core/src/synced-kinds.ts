@@ -1,0 +1,12 @@
+import { syncedBlocks } from './blocks-sync.js'
+import { syncedFacts } from './facts-sync.js'
+import { syncedSummaries } from './summaries-sync.js'
+import type { MirroredKind, SyncedKind } from './synced-kind.js'
+
+/** The descriptor of every mirrored kind: the one place replication, import and the outbox read. */
+// biome-ignore lint/suspicious/noExplicitAny: each descriptor has its own row type
+export const SYNCED_KINDS: Record<MirroredKind, SyncedKind<any>> = {
+  facts: syncedFacts,
+  blocks: syncedBlocks,
+  summaries: syncedSummaries,
+}
