@@ -55,7 +55,9 @@ export function collectionOf(db: EngramDb, table: string, scope: ProjectScope | 
   if (index === undefined) return t.filter((row) => belongsTo(table, row, scope))
   if (index.width === 1) return t.where(index.name).equals(scope.projectId)
   const rest = index.width - 1
-  return t.where(index.name).between([scope.projectId, ...Array<unknown>(rest).fill(Dexie.minKey)], [scope.projectId, ...Array<unknown>(rest).fill(Dexie.maxKey)])
+  // One fresh array per position: IndexedDB refuses a key that holds the same array object twice (Dexie.maxKey is one).
+  const upper = Array.from({ length: rest }, () => structuredClone(Dexie.maxKey))
+  return t.where(index.name).between([scope.projectId, ...Array<unknown>(rest).fill(Dexie.minKey)], [scope.projectId, ...upper])
 }
 
 /** An index (or the primary key) whose first field is projectId. */

@@ -60,6 +60,8 @@ export interface OpenRequest {
   clientId: string
   /** Name of the Web Lock the client holds while alive, when Web Locks exist; the host watches it. */
   clientLock?: string
+  /** Name of a Web Lock the host holds while it serves this connection; the client watches it to notice a dead worker. */
+  hostLock?: string
   sync?: { url: string; encryption?: SyncEncryption }
   embedderDimensions?: number
   summarizer?: boolean

@@ -4,7 +4,7 @@ import type {
   ClientPlugins, ConnectOptions, OpenRequest, RemoteMemory, WorkerContract,
 } from './api.js'
 import { installTransferHandlers, reviveError, summarizeError } from './transfer-handlers.js'
-import { CONNECT_MESSAGE, holdLock } from './web-locks.js'
+import { CONNECT_MESSAGE, defaultLocks, holdLock } from './web-locks.js'
 
 /** What `connectMemory` can talk to. */
 export type MemoryTarget = Worker | SharedWorker | MessagePort | Comlink.Endpoint
@@ -39,6 +39,7 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
   const { endpoint, end } = endpointOf(target)
   const clientId = randomId()
   const clientLock = `engram-client:${clientId}`
+  const hostLock = `engram-host:${clientId}`
   const releaseLock = await holdLock(clientLock)
   const remote = Comlink.wrap<WorkerContract>(endpoint)
   const request: OpenRequest = {
@@ -46,6 +47,7 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
     userId: options.userId,
     clientId,
     clientLock,
+    hostLock,
     ...(options.sync ? { sync: { url: options.sync.url, ...(options.sync.encryption ? { encryption: options.sync.encryption } : {}) } } : {}),
     ...(options.embedder ? { embedderDimensions: options.embedder.dimensions } : {}),
     ...(options.summarizer ? { summarizer: true } : {}),
@@ -63,9 +65,29 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
   let closed = false
   let closing: Promise<void> | undefined
   const closedError = (): MemoryError => new MemoryError('closed', 'This memory connection is closed; connect again with connectMemory()')
+  // Calls in flight, so that a worker that dies fails them at once instead of leaving them pending forever.
+  const inFlight = new Set<(error: MemoryError) => void>()
   // Every failure reaches the app as a MemoryError (Comlink rebuilds other thrown values as plain Errors).
   const guard = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    (...args: A): Promise<R> => (closed ? Promise.reject(closedError()) : call(...args).catch((error: unknown) => { throw asMemoryError(error) }))
+    (...args: A): Promise<R> => {
+      if (closed) return Promise.reject(closedError())
+      return new Promise<R>((resolve, reject) => {
+        inFlight.add(reject)
+        call(...args).then(resolve, (error: unknown) => reject(asMemoryError(error))).finally(() => inFlight.delete(reject))
+      })
+    }
+  const hostEnded = (): void => {
+    if (closed) return
+    closed = true
+    const error = new MemoryError('closed', 'The worker serving this memory ended (it crashed or was terminated); connect again with connectMemory()')
+    for (const reject of [...inFlight]) reject(error)
+    inFlight.clear()
+    releaseLock()
+    remote[Comlink.releaseProxy]()
+    end()
+  }
+  // The host holds `hostLock` while it serves us: getting it means the host is gone (closed by us, or dead).
+  defaultLocks()?.request(hostLock, { mode: 'exclusive' }, async () => hostEnded()).catch(() => {})
 
   const memory: Record<string, unknown> = {
     appId: info.appId,

@@ -1,7 +1,7 @@
 import * as Comlink from 'comlink'
 import { MemoryError, type ChangeFilter, type Change, type Memory, type MemoryOptions, type MemoryStatus, type SyncApi, type Unsubscribe } from '@engram/core'
 import type { ClientPlugins, OpenedInfo, OpenRequest, StartSync, SyncStatus, WorkerContract } from './api.js'
-import { CONNECT_MESSAGE, defaultLocks, type LockManagerLike } from './web-locks.js'
+import { CONNECT_MESSAGE, defaultLocks, holdLock, type LockManagerLike } from './web-locks.js'
 import { createHostStores, type HostStore, type HostStores } from './host-stores.js'
 import type { PluginName } from './plugin-pool.js'
 import { installTransferHandlers } from './transfer-handlers.js'
@@ -168,6 +168,8 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
         else releasePlugins()
         if (request.sync) stores.ensureSync(opened, request.sync)
         if (locks && request.clientLock) watchClient(locks, request.clientLock, dispose)
+        // Held until this connection is disposed, or until the worker dies: the client watches it.
+        if (locks && typeof request.hostLock === 'string') cleanups.add(await holdLock(request.hostLock, locks))
         return { appId: opened.memory.appId, userId: opened.memory.userId, deviceId: opened.memory.deviceId, mode }
       })()
       return opening
