@@ -2,6 +2,8 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { createChangeFeed } from '../../packages/core/src/change-feed.js'
 import { createHybridClock } from '../../packages/core/src/hlc.js'
 import { prepareProjects } from '../../packages/core/src/projects.js'
+import { createStatusHub } from '../../packages/core/src/status.js'
+import { createSyncSlot } from '../../packages/core/src/sync-api.js'
 import { EngramDb } from '../../packages/core/src/schema.js'
 import type { IndexedDoc, StoreContext } from '../../packages/core/src/store-context.js'
 import { estimateTokenizer } from '../../packages/core/src/token-estimate.js'
@@ -18,8 +20,10 @@ export async function openTestContext(options: { deviceId?: string } = {}) {
   const db = new EngramDb(`context-${++counter}`, { indexedDB: new IDBFactory(), IDBKeyRange })
   await db.open()
   const docs = new Map<string, IndexedDoc>()
+  const assertOpen = () => {}
+  const status = createStatusHub(clock.now, assertOpen)
   const ctx: StoreContext = {
-    db, appId: 't', userId: 'u', now: clock.now, tokenizer: estimateTokenizer, embedder: undefined,
+    db, appId: 't', userId: 'u', now: clock.now, tokenizer: estimateTokenizer, status, sync: createSyncSlot(status, assertOpen),
     clock: createHybridClock(options.deviceId ?? 'devA', clock.now), feed: createChangeFeed(), syncedProjects: new Set(),
     index: {
       tables: [],
@@ -29,7 +33,7 @@ export async function openTestContext(options: { deviceId?: string } = {}) {
         for (const [id, doc] of docs) if (doc.projectId === projectId) docs.delete(id)
       },
     },
-    options: {}, assertOpen() {}, onClose: [],
+    assertOpen, onClose: [],
   }
   await prepareProjects(ctx)
   return { ctx, clock, docs }

@@ -95,7 +95,11 @@ describe('facts input validation', () => {
     ['options not object', 'invalid_input', (m) => m.facts.set('p', 'k', 1, 5 as never)],
     ['unknown project', 'not_found', (m) => m.facts.set('nope', 'k', 1)],
     ['list bad limit', 'invalid_input', (m) => m.facts.list('p', { limit: 0 })],
-    ['list bad offset', 'invalid_input', (m) => m.facts.list('p', { offset: -1 })],
+    ['list unknown offset', 'invalid_input', (m) => m.facts.list('p', { offset: 1 } as never)],
+    ['list bad after', 'invalid_input', (m) => m.facts.list('p', { after: 3 as never })],
+    ['list empty after', 'invalid_input', (m) => m.facts.list('p', { after: '' })],
+    ['list limit over max', 'invalid_input', (m) => m.facts.list('p', { limit: 10_001 })],
+    ['deleted bad after', 'invalid_input', (m) => m.facts.deleted('p', { after: 'not a cursor' })],
     ['list bad tag', 'invalid_input', (m) => m.facts.list('p', { tag: '' })],
     ['list bad prefix', 'invalid_input', (m) => m.facts.list('p', { prefix: 1 as never })],
     ['get bad key', 'invalid_input', (m) => m.facts.get('p', '')],
@@ -148,7 +152,7 @@ describe('facts.list', () => {
     for (const key of ['b.2', 'a', 'b.1', 'c', 'b.3', 'b']) await memory.facts.set('p', key, key, { tags: key.startsWith('b') ? ['bee'] : [] })
     await memory.facts.set('user', 'a.user', 1, { tags: ['bee'] })
     await memory.facts.delete('p', 'b.2')
-    const keys = async (o?: Parameters<typeof memory.facts.list>[1]) => (await memory.facts.list('p', o)).map((f) => f.key)
+    const keys = async (o?: Parameters<typeof memory.facts.list>[1]) => (await memory.facts.list('p', o)).items.map((f) => f.key)
     expect(await keys()).toEqual(['a', 'b', 'b.1', 'b.3', 'c'])
     expect(await keys({ prefix: 'b.' })).toEqual(['b.1', 'b.3'])
     expect(await keys({ prefix: '' })).toEqual(['a', 'b', 'b.1', 'b.3', 'c'])
@@ -156,11 +160,19 @@ describe('facts.list', () => {
     expect(await keys({ tag: 'bee' })).toEqual(['b', 'b.1', 'b.3'])
     expect(await keys({ tag: 'bee', prefix: 'b.' })).toEqual(['b.1', 'b.3'])
     expect(await keys({ tag: 'none' })).toEqual([])
-    expect(await keys({ limit: 2 })).toEqual(['a', 'b'])
-    expect(await keys({ limit: 2, offset: 2 })).toEqual(['b.1', 'b.3'])
-    expect(await keys({ offset: 4 })).toEqual(['c'])
-    expect(await keys({ tag: 'bee', limit: 1, offset: 1 })).toEqual(['b.1'])
-    expect(await memory.facts.list('nope')).toEqual([])
+    const first = await memory.facts.list('p', { limit: 2 })
+    expect(first).toEqual({ items: [expect.objectContaining({ key: 'a' }), expect.objectContaining({ key: 'b' })], next: 'b' })
+    const second = await memory.facts.list('p', { limit: 2, after: first.next })
+    expect(second.items.map((f) => f.key)).toEqual(['b.1', 'b.3'])
+    expect(second.next).toBe('b.3')
+    const last = await memory.facts.list('p', { limit: 2, after: second.next })
+    expect(last.items.map((f) => f.key)).toEqual(['c'])
+    expect(last).not.toHaveProperty('next')
+    expect(await keys({ after: 'b.1' })).toEqual(['b.3', 'c'])
+    expect(await keys({ tag: 'bee', limit: 1, after: 'b' })).toEqual(['b.1'])
+    expect(await keys({ prefix: 'b.', after: 'b.1' })).toEqual(['b.3'])
+    expect(await keys({ prefix: 'b.', after: 'a' })).toEqual(['b.1', 'b.3'])
+    expect(await memory.facts.list('nope')).toEqual({ items: [] })
   })
 
   it('handles prefixes ending in the highest code unit', async () => {
@@ -168,7 +180,7 @@ describe('facts.list', () => {
     await memory.facts.set('p', 'a\uffff', 1)
     await memory.facts.set('p', 'a\uffffb', 2)
     await memory.facts.set('p', 'b', 3)
-    expect((await memory.facts.list('p', { prefix: 'a\uffff' })).map((f) => f.value)).toEqual([1, 2])
+    expect((await memory.facts.list('p', { prefix: 'a\uffff' })).items.map((f) => f.value)).toEqual([1, 2])
   })
 })
 
@@ -185,11 +197,11 @@ describe('facts soft delete, restore, purge', () => {
     expect(await memory.facts.delete('p', 'a')).toBe(false)
     expect(await memory.facts.delete('p', 'zz')).toBe(false)
     expect(await memory.facts.get('p', 'a')).toBeUndefined()
-    expect((await memory.facts.list('p')).map((f) => f.key)).toEqual(['c'])
-    const deleted = await memory.facts.deleted('p')
+    expect((await memory.facts.list('p')).items.map((f) => f.key)).toEqual(['c'])
+    const { items: deleted } = await memory.facts.deleted('p')
     expect(deleted.map((f) => [f.key, f.deletedAt, f.version])).toEqual([['a', clock.now(), 2], ['b', clock.now() - 1, 2]])
     expect(deleted[0]).toMatchObject({ value: 1, updatedAt: clock.now() })
-    expect(await memory.facts.deleted('user')).toEqual([])
+    expect(await memory.facts.deleted('user')).toEqual({ items: [] })
   })
 
   it('restores a deleted fact as a new version; undefined when nothing to restore', async () => {
@@ -203,7 +215,7 @@ describe('facts soft delete, restore, purge', () => {
     expect(await memory.facts.get('p', 'k')).toEqual(restored)
     expect(await memory.facts.restore('p', 'k')).toBeUndefined()
     expect(await memory.facts.restore('p', 'missing')).toBeUndefined()
-    expect(await memory.facts.deleted('p')).toEqual([])
+    expect(await memory.facts.deleted('p')).toEqual({ items: [] })
   })
 
   it('set on a soft-deleted key restores it with the new value', async () => {
@@ -213,7 +225,7 @@ describe('facts soft delete, restore, purge', () => {
     const again = await memory.facts.set('p', 'k', 2)
     expect(again).toMatchObject({ value: 2, version: 3, createdAt: first.createdAt })
     expect(again.deletedAt).toBeUndefined()
-    expect(await memory.facts.deleted('p')).toEqual([])
+    expect(await memory.facts.deleted('p')).toEqual({ items: [] })
   })
 
   it('deleteAll soft-deletes all or by tag in one batch and counts', async () => {
@@ -230,8 +242,8 @@ describe('facts soft delete, restore, purge', () => {
     expect(batches).toHaveLength(1)
     expect(await memory.facts.get('user', 'd')).toMatchObject({ value: 4 })
     expect(await memory.facts.deleteAll('p')).toBe(1)
-    expect(await memory.facts.list('p')).toEqual([])
-    expect((await memory.facts.deleted('p')).map((f) => f.key).sort()).toEqual(['a', 'b', 'c'])
+    expect(await memory.facts.list('p')).toEqual({ items: [] })
+    expect((await memory.facts.deleted('p')).items.map((f) => f.key).sort()).toEqual(['a', 'b', 'c'])
   })
 
   it('purge(key) removes the fact and its history whatever its state', async () => {
@@ -257,11 +269,11 @@ describe('facts soft delete, restore, purge', () => {
     await memory.facts.delete('p', 'a')
     await memory.facts.delete('p', 'b')
     expect(await memory.facts.purge('p')).toBe(2)
-    expect(await memory.facts.deleted('p')).toEqual([])
+    expect(await memory.facts.deleted('p')).toEqual({ items: [] })
     expect(await memory.facts.history('p', 'a')).toEqual([])
-    expect((await memory.facts.list('p')).map((f) => f.key)).toEqual(['c'])
+    expect((await memory.facts.list('p')).items.map((f) => f.key)).toEqual(['c'])
     expect(await memory.facts.history('p', 'c')).toHaveLength(1)
-    expect(await memory.facts.deleted('user')).toHaveLength(1)
+    expect((await memory.facts.deleted('user')).items).toHaveLength(1)
     expect(await memory.facts.purge('p')).toBe(0)
   })
 })
@@ -320,7 +332,7 @@ describe('facts concurrency and change feed', () => {
   it('parallel sets of different keys all land', async () => {
     const { memory } = await setup()
     await Promise.all(Array.from({ length: 20 }, (_, i) => memory.facts.set('p', `k${String(i).padStart(2, '0')}`, i)))
-    expect(await memory.facts.list('p')).toHaveLength(20)
+    expect((await memory.facts.list('p')).items).toHaveLength(20)
   })
 
   it('emits one batch per committed call with the fact id and origin', async () => {
