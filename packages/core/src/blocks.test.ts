@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { openTestContext } from '../../../test/support/core-context.js'
 import { MemoryError, type Change } from '@engram/core'
 import { openTestMemory, testClock } from '../../../test/support/memory.js'
-import { applyRemoteBlock, blockId, createBlocks, readBlockForSync } from './blocks.js'
+import { blockId, createBlocks } from './blocks.js'
+import { syncedBlocks } from './blocks-sync.js'
 import { formatHlc } from './hlc.js'
 import { type BlockRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
+import type { MirroredRecord } from './synced-kind.js'
 import { write } from './write.js'
 
 async function setup() {
@@ -199,6 +201,8 @@ describe('blocks validation and change feed', () => {
   })
 })
 
+const readBlockForSync = (ctx: StoreContext, projectId: string, label: string) => syncedBlocks.read(ctx, projectId, label)
+
 async function openContext(deviceId = 'devA') {
   const { ctx, clock } = await openTestContext({ deviceId })
   const batches: Change[][] = []
@@ -206,9 +210,10 @@ async function openContext(deviceId = 'devA') {
   return { ctx, clock, batches, blocks: createBlocks(ctx) }
 }
 
-describe('applyRemoteBlock (last writer wins by HLC)', () => {
+describe('syncedBlocks.check + apply (last writer wins by HLC)', () => {
   const remote = (hlc: string, over: Partial<BlockRow> = {}): BlockRow => ({ projectId: 'user', label: 'persona', value: 'remote', limit: 100, readOnly: false, updatedAt: 5, hlc, ...over })
-  const apply = (ctx: StoreContext, row: BlockRow) => write(ctx, ['blocks'], (w) => applyRemoteBlock(ctx, w, row), { origin: 'remote' })
+  const record = (row: BlockRow): MirroredRecord => ({ kind: 'blocks', projectId: row.projectId, id: row.label, hlc: row.hlc, row: { ...row } as MirroredRecord['row'] })
+  const apply = (ctx: StoreContext, row: BlockRow) => write(ctx, ['blocks'], (w) => syncedBlocks.apply(ctx, w, syncedBlocks.check(record(row))), { origin: 'remote' })
 
   it('applies a newer state, ignores older or equal stamps, and records a remote change', async () => {
     const { ctx, clock, batches, blocks } = await openContext()

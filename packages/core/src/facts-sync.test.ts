@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { openTestContext } from '../../../test/support/core-context.js'
 import type { Change } from '@engram/core'
-import { applyRemoteFact, createFacts, readFactForSync, type RemoteFact } from './facts.js'
-import { factTables } from './facts-rows.js'
+import { createFacts } from './facts.js'
+import { factId, factTables } from './facts-rows.js'
+import { syncedFacts } from './facts-sync.js'
 import { formatHlc } from './hlc.js'
 import type { StoreContext } from './store-context.js'
+import type { Source } from './schema.js'
+import type { MirroredRecord } from './synced-kind.js'
+import type { Json } from './validate.js'
 import { write } from './write.js'
 
 async function openContext() {
@@ -14,10 +18,18 @@ async function openContext() {
   return { ctx, clock, docs, batches, facts: createFacts(ctx) }
 }
 
+/** A fact state as another device sends it (the travelling fields of its row). */
+interface RemoteFact {
+  projectId: string; key: string; value: Json; confidence: number; tags: string[]; createdAt: number; updatedAt: number; hlc: string
+  deletedAt?: number; source?: Source
+}
+
 const remote = (hlc: string, over: Partial<RemoteFact> = {}): RemoteFact => ({
   projectId: 'user', key: 'city', value: 'Oslo', confidence: 0.8, tags: ['geo'], createdAt: 1, updatedAt: Date.UTC(2026, 0, 2), hlc, ...over,
 })
-const apply = (ctx: StoreContext, r: RemoteFact) => write(ctx, factTables(ctx), (w) => applyRemoteFact(ctx, w, r), { origin: 'remote' })
+const record = (r: RemoteFact): MirroredRecord => ({ kind: 'facts', projectId: r.projectId, id: factId(r.projectId, r.key), hlc: r.hlc, row: { ...r } as MirroredRecord['row'] })
+const apply = (ctx: StoreContext, r: RemoteFact) => write(ctx, factTables(ctx), (w) => syncedFacts.apply(ctx, w, syncedFacts.check(record(r))), { origin: 'remote' })
+const readFactForSync = (ctx: StoreContext, projectId: string, key: string) => syncedFacts.read(ctx, projectId, factId(projectId, key))
 
 describe('facts search index', () => {
   it('indexes on set/restore and removes on delete/purge', async () => {
@@ -52,7 +64,7 @@ describe('outbox', () => {
   })
 })
 
-describe('applyRemoteFact (last writer wins by HLC)', () => {
+describe('syncedFacts.check + apply (last writer wins by HLC)', () => {
   it('applies on a never-seen key, as version 1 with origin remote', async () => {
     const { ctx, clock, facts, docs, batches } = await openContext()
     const hlc = formatHlc(clock.now(), 3, 'devB')
@@ -64,7 +76,7 @@ describe('applyRemoteFact (last writer wins by HLC)', () => {
     expect((await ctx.db.factVersions.toArray()).map((v) => [v.version, v.origin, v.hlc])).toEqual([[1, 'remote', hlc]])
     expect(docs.get('fact:user/city')!.text).toBe('city: Oslo')
     expect(batches).toEqual([[{ kind: 'facts', op: 'put', id: 'user/city', projectId: 'user', origin: 'remote' }]])
-    expect((await facts.list('user', { tag: 'geo' })).map((f) => f.key)).toEqual(['city'])
+    expect((await facts.list('user', { tag: 'geo' })).items.map((f) => f.key)).toEqual(['city'])
   })
 
   it('keeps the newer local state against an older or equal remote stamp', async () => {
@@ -101,7 +113,7 @@ describe('applyRemoteFact (last writer wins by HLC)', () => {
     const t = clock.now()
     expect(await apply(ctx, remote(formatHlc(t + 10, 0, 'devB'), { value: 'Rome', deletedAt: t + 10, updatedAt: t + 10 }))).toBe(true)
     expect(await facts.get('user', 'city')).toBeUndefined()
-    expect((await facts.deleted('user')).map((f) => f.deletedAt)).toEqual([t + 10])
+    expect((await facts.deleted('user')).items.map((f) => f.deletedAt)).toEqual([t + 10])
     expect(docs.has('fact:user/city')).toBe(false)
     expect(batches.at(-1)).toEqual([{ kind: 'facts', op: 'delete', id: 'user/city', projectId: 'user', origin: 'remote' }])
     expect(await apply(ctx, remote(formatHlc(t + 5, 0, 'devC'), { value: 'stale' }))).toBe(false)
