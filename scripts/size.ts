@@ -11,7 +11,13 @@ import { engramAliases } from '../vitest.config.js'
 
 /** What an app imports: each entry is measured as that import alone, so tree-shaking applies. */
 const packages = [
-  { name: '@engram/core', own: 'core', code: "export { openMemory, MemoryError } from '@engram/core'" },
+  { name: '@engram/core (openMemory, every module)', own: 'core', code: "export { openMemory, MemoryError } from '@engram/core'" },
+  {
+    name: '@engram/core (createMemory: facts + conversations + search + context)',
+    own: 'core',
+    code: "export { createMemory, factsModule, conversationsModule, searchModule, contextModule, MemoryError } from '@engram/core'",
+  },
+  { name: '@engram/core (createMemory: facts only)', own: 'core', code: "export { createMemory, factsModule, MemoryError } from '@engram/core'" },
   { name: '@engram/sync', own: 'sync', code: "export { startSync } from '@engram/sync'" },
   { name: '@engram/worker (UI client)', own: 'worker', code: "export { connectMemory } from '@engram/worker'" },
   { name: '@engram/worker/host', own: 'worker', code: "import '@engram/worker/host'" },

@@ -47,7 +47,7 @@ export function databaseName(appId: string, userId: string): string {
 /**
  * Opens a store composed from the modules an app lists: only their code is
  * bundled, and only their namespaces exist (the base — projects, changes,
- * status, sync, stats, export/import — is always there).
+ * status, sync, stats, export — is always there).
  *
  * @example
  * const memory = await createMemory({ appId: 'my-agent', userId: 'u_123', modules: [factsModule(), searchModule()] })
@@ -106,7 +106,6 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     sync: sync.api,
     stats: (projectId) => dump.stats(projectId),
     export: (projectId) => dump.export(projectId),
-    import: (data, importOptions) => dump.import(data, importOptions),
     async close() {
       if (closed) return
       closed = true

@@ -1,10 +1,8 @@
 import { MemoryError } from './errors.js'
-import { checkMirroredRows } from './dump-check-mirrored.js'
-import { importDump } from './dump-import.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, type ProjectScope } from './dump-scope.js'
-import { DUMP_FORMAT, DUMP_VERSION, validateDump, type Dump } from './dump-validate.js'
+import { DUMP_FORMAT, DUMP_VERSION, type Dump } from './dump-validate.js'
 import type { StoreContext } from './store-context.js'
-import { checkId, checkOneOf, checkOptions } from './validate.js'
+import { checkId } from './validate.js'
 import { read } from './write.js'
 
 export type { Dump } from './dump-validate.js'
@@ -12,7 +10,7 @@ export type { Dump } from './dump-validate.js'
 /** Counts and approximate size (UTF-8 bytes of JSON text) of a store or project. */
 export interface Stats { facts: number; blocks: number; sessions: number; messages: number; passages: number; bytes: number }
 
-/** stats, export and import of a store. */
+/** stats and export of a store (import is the importer module's). */
 export interface DumpApi {
   /**
    * Counts of live facts and blocks, sessions, messages and passages, and the approximate
@@ -26,19 +24,6 @@ export interface DumpApi {
    * @throws MemoryError `not_found` for an unknown project, `invalid_input` on a bad id.
    */
   export(projectId?: string): Promise<Dump>
-  /**
-   * Imports a dump in one transaction after validating all of it. `merge` upserts its
-   * rows; `replace` first clears the dump's scope (its project, or the whole store).
-   * @example
-   * const dump = await memory.export('p1')
-   * await other.import(JSON.parse(JSON.stringify(dump)), { mode: 'merge' })
-   * @throws MemoryError `invalid_input` for a malformed dump, a bad or unknown option, or one
-   * whose rows refer to projects or sessions that exist neither in the dump nor the store;
-   * nothing is written then. `conflict` when a `merge` would rewrite a journal record or a
-   * message the store holds at the same (session, seq). `quota_exceeded` when storage is
-   * full (rolled back), `closed`.
-   */
-  import(dump: Dump, options: { mode: 'merge' | 'replace' }): Promise<{ written: number }>
 }
 
 type Row = Record<string, unknown>
@@ -83,16 +68,7 @@ export function createDump(ctx: StoreContext): DumpApi {
       const dump: Dump = { format: DUMP_FORMAT, version: DUMP_VERSION, exportedAt: ctx.now(), tables }
       if (projectId !== undefined) dump.projectId = projectId
       return dump
-    },
-
-    async import(dump, options) {
-      ctx.assertOpen()
-      const { mode } = checkOptions('options', options, ['mode'])
-      checkOneOf('mode', mode, ['merge', 'replace'] as const)
-      validateDump(db, dump)
-      checkMirroredRows(dump)
-      return { written: await importDump(ctx, dump, mode!) }
-    },
+    }
   }
 }
 

@@ -4,7 +4,7 @@ import type { StoreContext } from './store-context.js'
 /** The namespaces every store has, whatever modules it was composed from. */
 export type BaseKeys =
   | 'appId' | 'userId' | 'deviceId' | 'mode' | 'projects' | 'changes' | 'status' | 'sync' | 'replication'
-  | 'stats' | 'export' | 'import' | 'close' | 'closed'
+  | 'stats' | 'export' | 'close' | 'closed'
 
 /** The namespaces that modules add. */
 export type ModuleKeys = Exclude<keyof Memory, BaseKeys>

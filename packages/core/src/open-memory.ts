@@ -6,6 +6,7 @@ import { archiveModule } from './modules/archive-module.js'
 import { contextModule } from './modules/context-module.js'
 import { conversationsModule } from './modules/conversations-module.js'
 import { factsModule } from './modules/facts-module.js'
+import { importerModule } from './modules/importer-module.js'
 import { runtimeModule } from './modules/runtime-module.js'
 import { searchModule } from './modules/search-module.js'
 import type { Extractor } from './runtime/turns.js'
@@ -59,6 +60,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
   const modules = [
     factsModule(), conversationsModule(), archiveModule(), searchModule(search),
     contextModule(opts.summarizer ? { summarizer: opts.summarizer } : {}),
+    importerModule(),
     runtimeModule({ ...(opts.extractor ? { extractor: opts.extractor } : {}), ...(opts.pricing ? { pricing: opts.pricing } : {}) }),
   ]
   const base: BaseMemoryOptions = { appId: opts.appId, userId: opts.userId }
