@@ -39,7 +39,7 @@ describe('sessions', () => {
     seen.length = 0
     await expect(memory.sessions.create('arch')).rejects.toMatchObject({ code: 'not_found' })
     expect(seen).toEqual([])
-    expect((await memory.sessions.list('p')).map((s) => s.id)).toEqual(['dup'])
+    expect((await memory.sessions.list('p')).items.map((s) => s.id)).toEqual(['dup'])
   })
 
   it('lists newest activity first with status, time range and paging', async () => {
@@ -54,7 +54,7 @@ describe('sessions', () => {
     await memory.sessions.close(b.id)
     await memory.projects.create({ name: 'Q', id: 'q' })
     await memory.sessions.create('q', { id: 'other' })
-    const ids = async (o?: Parameters<typeof memory.sessions.list>[1]) => (await memory.sessions.list('p', o)).map((s) => s.id)
+    const ids = async (o?: Parameters<typeof memory.sessions.list>[1]) => (await memory.sessions.list('p', o)).items.map((s) => s.id)
     expect(await ids()).toEqual(['a', 'c', 'b'])
     expect(await ids({ status: 'active' })).toEqual(['a', 'c'])
     expect(await ids({ status: 'closed' })).toEqual(['b'])
@@ -63,11 +63,19 @@ describe('sessions', () => {
     expect(await ids({ since: t0 + 11 })).toEqual(['a', 'c'])
     expect(await ids({ until: t0 + 20 })).toEqual(['b'])
     expect(await ids({ since: t0 + 20, until: t0 + 20 })).toEqual([])
-    expect(await ids({ limit: 1, offset: 1 })).toEqual(['c'])
-    expect(await memory.sessions.list('unknown')).toEqual([])
+    const first = await memory.sessions.list('p', { limit: 1 })
+    expect(first.items.map((s) => s.id)).toEqual(['a'])
+    const second = await memory.sessions.list('p', { limit: 1, after: first.next })
+    expect(second.items.map((s) => s.id)).toEqual(['c'])
+    const third = await memory.sessions.list('p', { limit: 1, after: second.next })
+    expect(third.items.map((s) => s.id)).toEqual(['b'])
+    expect(third).not.toHaveProperty('next')
+    expect(await ids({ status: 'active', limit: 1, after: first.next })).toEqual(['c'])
+    expect(await memory.sessions.list('unknown')).toEqual({ items: [] })
     await expect(ids({ status: 'open' as never })).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(ids({ limit: 0 })).rejects.toMatchObject({ code: 'invalid_input' })
-    await expect(ids({ offset: -1 })).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(ids({ offset: 1 } as never)).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(ids({ after: 'not a cursor' })).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(ids({ since: 'yesterday' as never })).rejects.toMatchObject({ code: 'invalid_input' })
   })
 
@@ -85,11 +93,11 @@ describe('sessions', () => {
     expect(await memory.sessions.get(s.id)).toMatchObject({ status: 'closed', closedAt: clock.now(), summary: 'We said hi.' })
     expect(await memory.summaries.latest('p', { sessionId: s.id })).toMatchObject({ kind: 'session', text: 'We said hi.', coversUntil: lastActive })
     expect(await memory.sessions.close(s.id, { summary: 'again' })).toBe(false)
-    expect(await memory.summaries.list('p')).toHaveLength(1)
+    expect((await memory.summaries.list('p')).items).toHaveLength(1)
     const plain = await memory.sessions.create('p')
     expect(await memory.sessions.close(plain.id)).toBe(true)
     expect(await memory.sessions.get(plain.id)).not.toHaveProperty('summary')
-    expect(await memory.summaries.list('p')).toHaveLength(1)
+    expect((await memory.summaries.list('p')).items).toHaveLength(1)
   })
 
   it('rejects close of unknown sessions and bad summaries, writing nothing', async () => {
@@ -99,7 +107,7 @@ describe('sessions', () => {
     await expect(memory.sessions.close(s.id, { summary: '' })).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(memory.sessions.close(s.id, { summary: 'x'.repeat(100_001) })).rejects.toMatchObject({ code: 'limit_exceeded' })
     expect(await memory.sessions.get(s.id)).toMatchObject({ status: 'active' })
-    expect(await memory.summaries.list('p')).toEqual([])
+    expect(await memory.summaries.list('p')).toEqual({ items: [] })
   })
 
   it('reopens a closed session and keeps its seq going', async () => {
