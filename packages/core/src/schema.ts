@@ -79,12 +79,12 @@ export const SCHEMA_V1: Record<string, string> = {
   summaries: 'id, [projectId+createdAt], [projectId+kind+createdAt], [sessionId+createdAt]',
   passages: 'id, [projectId+createdAt]',
   outbox: '++seq, projectId',
-  // search index (issue 3)
+  // search index (search/text-index.ts, search/embed-queue.ts)
   searchDocs: '[docId+len+at+sid], projectId, *terms',
   corpusStats: 'projectId',
   vectors: 'docId, projectId',
   embedQueue: '++seq, &docId, projectId',
-  // agent runtime (issue 4)
+  // agent runtime (runtime/*.ts)
   journal: '[sessionId+seq], [sessionId+idempotencyKey], [sessionId+kind+seq], [sessionId+resumeToken+seq]',
   journalSessions: 'sessionId, last, first',
   runs: 'runId',
