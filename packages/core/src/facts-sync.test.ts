@@ -27,7 +27,7 @@ interface RemoteFact {
 const remote = (hlc: string, over: Partial<RemoteFact> = {}): RemoteFact => ({
   projectId: 'user', key: 'city', value: 'Oslo', confidence: 0.8, tags: ['geo'], createdAt: 1, updatedAt: Date.UTC(2026, 0, 2), hlc, ...over,
 })
-const record = (r: RemoteFact): MirroredRecord => ({ kind: 'facts', projectId: r.projectId, id: factId(r.projectId, r.key), hlc: r.hlc, row: { ...r } as MirroredRecord['row'] })
+const record = (r: RemoteFact): MirroredRecord => ({ kind: 'facts', projectId: r.projectId, id: factId(r.projectId, r.key), hlc: r.hlc, row: { ...r } as unknown as MirroredRecord['row'] })
 const apply = (ctx: StoreContext, r: RemoteFact) => write(ctx, factTables(ctx), (w) => syncedFacts.apply(ctx, w, syncedFacts.check(record(r))), { origin: 'remote' })
 const readFactForSync = (ctx: StoreContext, projectId: string, key: string) => syncedFacts.read(ctx, projectId, factId(projectId, key))
 
