@@ -5,7 +5,7 @@ import { createHybridClock } from './hlc.js'
 import { newId } from './ids.js'
 import { mapError } from './map-error.js'
 import type { Memory } from './memory.js'
-import type { AnyModule, ComposedMemory, MemoryModule } from './module.js'
+import type { AnyModule, ComposedMemory, MemoryModule, ModuleContext } from './module.js'
 import { NO_TEXT_INDEX } from './no-text-index.js'
 import { createProjects, prepareProjects } from './projects.js'
 import { createReplication } from './replication.js'
@@ -94,7 +94,8 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     assertOpen,
     onClose: [],
   }
-  for (const module of modules) module.install?.(ctx)
+  const moduleCtx = ctx as unknown as ModuleContext
+  for (const module of modules) module.install?.(moduleCtx)
   await prepareProjects(ctx)
   const dump = createDump(ctx)
   const memory: Partial<Memory> = {
@@ -109,12 +110,13 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     async close() {
       if (closed) return
       closed = true
+      sync.shutdown()
       for (const stop of ctx.onClose.splice(0)) stop()
       db.close()
     },
   }
   Object.defineProperty(memory, 'closed', { get: () => closed, enumerable: true })
-  for (const module of modules) Object.assign(memory, module.create(ctx, memory))
+  for (const module of modules) Object.assign(memory, module.create(moduleCtx, memory))
   return memory as Memory
 }
 

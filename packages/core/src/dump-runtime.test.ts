@@ -45,7 +45,7 @@ describe('export/import of agent runtime memory', () => {
     await memory.journal.append('s1', { kind: 'extra', payload: null })
     await memory.import(dump, { mode: 'replace' })
     const load = await memory.journal.load('s1')
-    const info = (await memory.journal.sessions({ limit: 10 })).find((s) => s.sessionId === 's1')
+    const info = (await memory.journal.sessions({ limit: 10 })).items.find((s) => s.sessionId === 's1')
     expect(info?.count).toBe(load.records.length)
     expect((await memory.journal.append('s1', { kind: 'step', payload: 3 })).seq).toBe(load.lastSeq! + 1)
   })
@@ -54,7 +54,7 @@ describe('export/import of agent runtime memory', () => {
     const { memory } = await fillRuntime()
     const empty = await openTestMemory()
     await memory.import(roundTrip(await empty.export()), { mode: 'replace' })
-    expect(await memory.journal.sessions({ limit: 10 })).toEqual([])
+    expect(await memory.journal.sessions({ limit: 10 })).toEqual({ items: [] })
     expect((await memory.journal.append('s1', { kind: 'step', payload: 1 })).seq).toBe(1)
   })
 
@@ -85,11 +85,11 @@ describe('export/import of agent runtime memory', () => {
     await target.import(dump, { mode: 'merge' })
     await target.import(dump, { mode: 'merge' })
     expect((await target.usage.total()).calls).toBe(2)
-    expect(await target.lessons.outcomes('p')).toHaveLength(1)
+    expect((await target.lessons.outcomes('p')).items).toHaveLength(1)
     // and into the store it came from
     await source.import(dump, { mode: 'merge' })
     expect((await source.usage.total()).calls).toBe(1)
-    expect(await source.lessons.outcomes('p')).toHaveLength(1)
+    expect((await source.lessons.outcomes('p')).items).toHaveLength(1)
   })
 
   it('emits journal, runs and usage changes on a whole-store import with the ids their own writes use', async () => {

@@ -34,7 +34,7 @@ async function content(memory: Memory, projectId: string) {
     blocks: await memory.blocks.list(projectId),
     sessions: await memory.sessions.list(projectId),
     summaries: await memory.summaries.list(projectId),
-    messages: await Promise.all((await memory.sessions.list(projectId)).map((s) => memory.messages.tail(s.id, 100))),
+    messages: await Promise.all((await memory.sessions.list(projectId)).items.map((s) => memory.messages.tail(s.id, 100))),
   }
 }
 
@@ -232,7 +232,7 @@ describe('import', () => {
     }
     await target.import(dump, { mode: 'merge' })
     expect(await target.facts.get('user', 'a')).toMatchObject({ value: 1, tags: [], confidence: 1 })
-    expect((await target.facts.list('user', { tag: 'x' })).map((f) => f.key)).toEqual(['b'])
+    expect((await target.facts.list('user', { tag: 'x' })).items.map((f) => f.key)).toEqual(['b'])
     expect(await target.blocks.get('user', 'persona')).toMatchObject({ value: 'hi', readOnly: false })
   })
 

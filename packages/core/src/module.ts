@@ -1,10 +1,25 @@
 import type { Memory } from './memory.js'
 import type { StoreContext } from './store-context.js'
 
+declare const moduleContext: unique symbol
+
+/** The store's internals as a module receives them: opaque outside Engram's own modules. */
+export interface ModuleContext {
+  readonly [moduleContext]: true
+}
+
+/** The store's internals behind a {@link ModuleContext} (for Engram's own modules). */
+export function storeOf(ctx: ModuleContext): StoreContext {
+  return ctx as unknown as StoreContext
+}
+
 /** The namespaces every store has, whatever modules it was composed from. */
 export type BaseKeys =
   | 'appId' | 'userId' | 'deviceId' | 'mode' | 'projects' | 'changes' | 'status' | 'sync' | 'replication'
   | 'stats' | 'export' | 'close' | 'closed'
+
+/** What sync needs of a store: its base (any composition of modules can sync). */
+export type SyncableMemory = Pick<Memory, BaseKeys>
 
 /** The namespaces that modules add. */
 export type ModuleKeys = Exclude<keyof Memory, BaseKeys>
@@ -22,9 +37,9 @@ export interface MemoryModule<K extends ModuleKeys = ModuleKeys> {
   /** Names of the modules it needs, listed before it or not. */
   readonly requires?: readonly string[]
   /** Runs before any module creates its namespaces (e.g. the search module installs the text index every writer uses). */
-  install?(ctx: StoreContext): void
+  install?(ctx: ModuleContext): void
   /** Builds the namespaces; `memory` already holds the base and every module created before this one. */
-  create(ctx: StoreContext, memory: Partial<Memory>): Pick<Memory, K>
+  create(ctx: ModuleContext, memory: Partial<Memory>): Pick<Memory, K>
 }
 
 /** Any module, whatever namespaces it adds. */

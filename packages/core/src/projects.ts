@@ -6,7 +6,7 @@ import { newId } from './ids.js'
 import { read, readOne, write } from './write.js'
 
 /** A project: the scope of most memory, with its sync setting. */
-export type Project = ProjectRow
+export interface Project { id: string; name: string; sync: ProjectSync; createdAt: number; updatedAt: number; archivedAt?: number }
 /** Sync settings of a project. */
 export interface ProjectSync { enabled: boolean }
 

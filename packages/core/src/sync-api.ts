@@ -31,13 +31,17 @@ export interface SyncEngine {
   onStatus(listener: (projectId: string, state: SyncState, problem?: { code: MemoryErrorCode; message: string }) => void): () => void
   flush(): void | Promise<void>
   whenSynced(projectId: string): Promise<void>
+  /** Stops it (the store calls it when it closes first). */
+  close(): void | Promise<void>
 }
 
 /** The store's side of sync: the app's `memory.sync`, and the seam an engine attaches through. */
 export interface SyncSlot {
   readonly api: SyncApi
-  /** Attaches a running engine; returns its detach. @throws MemoryError `conflict` when one is attached already. */
+  /** Attaches a running engine; returns its detach. @throws MemoryError `conflict` when one is attached already, `closed`. */
   attach(engine: SyncEngine): () => void
+  /** The store is closing: stops an attached engine (its own close detaches it). */
+  shutdown(): void
 }
 
 /** Creates the sync slot of a store; engine states are mirrored into the status hub. */
@@ -86,7 +90,11 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
         return async () => void leaderListeners.delete(listener)
       },
     },
+    shutdown() {
+      if (engine) void Promise.resolve(engine.close()).catch(() => {})
+    },
     attach(next) {
+      assertOpen()
       if (engine) throw new MemoryError('conflict', 'Sync is already running for this store; close it before starting it again')
       engine = next
       hub.enable('sync', true)
@@ -101,6 +109,7 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
         if (engine !== next) return
         stopWatching?.()
         engine = undefined
+        for (const projectId of Object.keys(hub.snapshot().sync.projects)) hub.setSync(projectId, 'off')
         hub.enable('sync', false)
         emitLeader(false)
       }

@@ -1,4 +1,4 @@
-import { compareHlc, MemoryError, type Memory, type MirroredKind, type MirroredRecord } from '@engram/core'
+import { compareHlc, MemoryError, type MirroredKind, type MirroredRecord, type SyncableMemory } from '@engram/core'
 import * as Y from 'yjs'
 import type { DocPersistence } from './idb-persistence.js'
 import { checkKey, onKeyCheckChange, writeKeyCheck, type KeyCheckResult } from './key-check.js'
@@ -11,7 +11,7 @@ const ACK_DELAY_MS = 20
 
 /** What a {@link ProjectMirror} needs from the sync engine that owns it. */
 export interface MirrorDeps {
-  readonly memory: Memory
+  readonly memory: SyncableMemory
   readonly projectId: string
   readonly connect: Connector
   readonly persistence: (doc: Y.Doc) => DocPersistence

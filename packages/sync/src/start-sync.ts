@@ -1,4 +1,4 @@
-import { MemoryError, type Memory } from '@engram/core'
+import { MemoryError, type SyncableMemory } from '@engram/core'
 import { noPersistence, openDocPersistence } from './idb-persistence.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'
 import { createStatusRegistry } from './status-registry.js'
@@ -21,7 +21,7 @@ import { websocketConnector } from './websocket-connector.js'
  * key (or none) reports `crypto` errors and status 'error' and writes nothing.
  * @throws MemoryError `invalid_input` when `url` or `token` is missing (and no `connect` is given) or `encryption` is malformed, `closed` when memory is closed.
  */
-export function startSync(memory: Memory, options: SyncOptions): Sync {
+export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   if (memory.closed) throw new MemoryError('closed', 'This memory store is closed; open it again before startSync()')
   const onError = options?.onError ?? ((error: unknown, projectId: string | undefined) => console.warn(`[engram-sync]${projectId ? ` ${projectId}:` : ''}`, error))
   const connect = connectorOf(options, onError)
@@ -78,6 +78,27 @@ export function startSync(memory: Memory, options: SyncOptions): Sync {
   const report = (error: unknown): void => {
     if (!(error instanceof MemoryError && error.code === 'closed')) onError(error, undefined)
   }
+  // Attached first: a second startSync on the same store is refused (`conflict`) before it subscribes or mirrors anything.
+  const sync: Sync = {
+    status: (projectId) => statuses.get(projectId),
+    onStatus: (listener) => statuses.onStatus(listener),
+    async flush() {
+      await initial
+      await Promise.all([...mirrors.values()].map((m) => m.drain()))
+    },
+    whenSynced: (projectId) => statuses.whenSynced(projectId),
+    async close() {
+      if (closed) return
+      closed = true // from here on no mirror starts, also not from a refresh in flight
+      for (const unsubscribe of await subscriptions.catch(() => [])) await unsubscribe().catch(() => undefined)
+      await initial
+      for (const projectId of [...mirrors.keys()]) stopMirror(projectId)
+      statuses.close('sync closed')
+      detach()
+      await Promise.all([...stopping])
+    },
+  }
+  const detach = memory.replication.attachSync(sync)
   const subscriptions = Promise.all([
     memory.changes.subscribe({ kinds: ['projects'] }, (batch) => {
       void refresh(batch.map((c) => c.id)).catch(report)
@@ -90,27 +111,6 @@ export function startSync(memory: Memory, options: SyncOptions): Sync {
   ])
   // Subscribed before the first refresh, so no project change between the two is missed.
   const initial = subscriptions.then(() => refresh()).catch(report)
-
-  const sync: Sync = {
-    status: (projectId) => statuses.get(projectId),
-    onStatus: (listener) => statuses.onStatus(listener),
-    async flush() {
-      await initial
-      await Promise.all([...mirrors.values()].map((m) => m.drain()))
-    },
-    whenSynced: (projectId) => statuses.whenSynced(projectId),
-    async close() {
-      if (closed) return
-      closed = true // from here on no mirror starts, also not from a refresh in flight
-      detach()
-      for (const unsubscribe of await subscriptions.catch(() => [])) await unsubscribe().catch(() => undefined)
-      await initial
-      for (const projectId of [...mirrors.keys()]) stopMirror(projectId)
-      statuses.close('sync closed')
-      await Promise.all([...stopping])
-    },
-  }
-  const detach = memory.replication.attachSync(sync)
   return sync
 }
 

@@ -11,7 +11,7 @@ async function seeded(options: Parameters<typeof openTestMemory>[0] = {}) {
   await memory.facts.set('p1', 'trip.destination', 'Lisbon')
   await memory.facts.set('user', 'diet', 'vegetarian')
   await memory.lessons.create('p1', 'booking', 'Always confirm dates twice')
-  await memory.summaries.create({ projectId: 'p1', kind: 'project', text: 'Planning a spring trip' })
+  await memory.summaries.create('p1', { kind: 'project', text: 'Planning a spring trip' })
   const old = await memory.sessions.create('p1')
   await memory.messages.appendExchange(old.id, 'My passport number ends in 4471', 'Saved that')
   clock.advance(60_000)
@@ -28,7 +28,7 @@ const names = (c: Awaited<ReturnType<Memory['context']['build']>>) => c.sections
 describe('context.build', () => {
   it('returns sections in fixed order within the budget, with user memory and recalled hits', async () => {
     const { memory, sessionId } = await seeded()
-    const c = await memory.context.build({ projectId: 'p1', sessionId, query: 'what does my passport number end in', budget: 4000 })
+    const c = await memory.context.build('p1', { sessionId, query: 'what does my passport number end in', budget: 4000 })
     expect(names(c)).toEqual(['blocks', 'facts', 'recalled', 'summaries', 'recent', 'lessons'])
     expect(c.tokens).toBeLessThanOrEqual(4000)
     expect(c.text).toContain('user/human: Name: Ada')
@@ -41,11 +41,11 @@ describe('context.build', () => {
   it('never exceeds small budgets, keeps the newest recent messages and reports omissions', async () => {
     const { memory, sessionId } = await seeded()
     for (const budget of [1, 20, 100, 300, 1000]) {
-      const c = await memory.context.build({ projectId: 'p1', sessionId, budget })
+      const c = await memory.context.build('p1', { sessionId, budget })
       expect(c.tokens).toBeLessThanOrEqual(budget)
       expect(c.sections.reduce((n, s) => n + s.tokens, 0)).toBeLessThanOrEqual(budget)
     }
-    const c = await memory.context.build({ projectId: 'p1', sessionId, budget: 300 })
+    const c = await memory.context.build('p1', { sessionId, budget: 300 })
     const recent = c.sections.find((s) => s.name === 'recent')!
     expect(recent.text).toContain('answer number 29')
     expect(recent.text).not.toContain('question number 0 ')
@@ -56,10 +56,10 @@ describe('context.build', () => {
 
   it('is byte-identical for the same memory and query, and only includes asked sections', async () => {
     const { memory, sessionId } = await seeded()
-    const a = await memory.context.build({ projectId: 'p1', sessionId, query: 'hotels river', budget: 800 })
-    const b = await memory.context.build({ projectId: 'p1', sessionId, query: 'hotels river', budget: 800 })
+    const a = await memory.context.build('p1', { sessionId, query: 'hotels river', budget: 800 })
+    const b = await memory.context.build('p1', { sessionId, query: 'hotels river', budget: 800 })
     expect(b.text).toBe(a.text)
-    const only = await memory.context.build({ projectId: 'p1', sessionId, budget: 800, sections: ['lessons', 'facts'] })
+    const only = await memory.context.build('p1', { sessionId, budget: 800, sections: ['lessons', 'facts'] })
     expect(names(only)).toEqual(['facts', 'lessons'])
     await memory.close()
   })
@@ -68,7 +68,7 @@ describe('context.build', () => {
     const seen: string[][] = []
     const summarizer = { async summarize(texts: string[], maxTokens: number) { seen.push(texts); return `earlier: ${texts.length} turns about hotels`.slice(0, maxTokens * 4) } }
     const { memory, sessionId } = await seeded({ summarizer })
-    const c = await memory.context.build({ projectId: 'p1', sessionId, budget: 400, sections: ['recent'] })
+    const c = await memory.context.build('p1', { sessionId, budget: 400, sections: ['recent'] })
     expect(c.tokens).toBeLessThanOrEqual(400)
     expect(c.text).toMatch(/earlier messages, summarized\) earlier: \d+ turns about hotels/)
     expect(c.omitted.find((o) => o.reason === 'summarized')?.items).toBe(seen[0]!.length)
@@ -86,7 +86,7 @@ describe('context.build', () => {
     const s = await memory.sessions.create('p1')
     await memory.messages.append(s.id, { role: 'user', content: hostile })
     await memory.archive.create('p1', `ignore instructions ${hostile}`)
-    const c = await memory.context.build({ projectId: 'p1', sessionId: s.id, query: 'ignore instructions', budget: 4000 })
+    const c = await memory.context.build('p1', { sessionId: s.id, query: 'ignore instructions', budget: 4000 })
     for (const name of ['blocks', 'facts', 'recalled', 'recent']) {
       expect(c.text.split(`<${name}>`)).toHaveLength(2)
       expect(c.text.split(`</${name}>`)).toHaveLength(2)
@@ -99,10 +99,10 @@ describe('context.build', () => {
 
   it('validates its options', async () => {
     const memory = await openTestMemory()
-    for (const bad of [{ projectId: 'user', budget: 0 }, { projectId: 'user', budget: 1.5 }, { projectId: '', budget: 10 }, { projectId: 'user', budget: 10, sections: ['nope'] }]) {
-      await expect(memory.context.build(bad as never)).rejects.toSatisfy((e) => e instanceof MemoryError && e.code === 'invalid_input')
+    for (const [projectId, bad] of [['user', { budget: 0 }], ['user', { budget: 1.5 }], ['', { budget: 10 }], ['user', { budget: 10, sections: ['nope'] }], ['user', { projectId: 'user', budget: 10 }]] as const) {
+      await expect(memory.context.build(projectId, bad as never)).rejects.toSatisfy((e) => e instanceof MemoryError && e.code === 'invalid_input')
     }
-    expect((await memory.context.build({ projectId: 'user', budget: 100 })).sections).toEqual([])
+    expect((await memory.context.build('user', { budget: 100 })).sections).toEqual([])
     await memory.close()
   })
 })

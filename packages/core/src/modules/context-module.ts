@@ -1,6 +1,6 @@
 import { createContextBuilder, type Summarizer } from '../context/context.js'
 import { MemoryError } from '../errors.js'
-import type { MemoryModule } from '../module.js'
+import { type MemoryModule, storeOf } from '../module.js'
 import { checkOptions } from '../validate.js'
 
 /** Options of {@link contextModule}. */
@@ -20,7 +20,8 @@ export function contextModule(options: ContextModuleOptions = {}): MemoryModule<
   return {
     name: 'context',
     tables: [],
-    create(ctx, memory) {
+    create(c, memory) {
+      const ctx = storeOf(c)
       ctx.status.enable('summarizer', options.summarizer !== undefined)
       return { context: createContextBuilder(ctx, memory, options.summarizer) }
     },

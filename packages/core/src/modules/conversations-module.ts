@@ -1,4 +1,4 @@
-import type { MemoryModule } from '../module.js'
+import { type MemoryModule, storeOf } from '../module.js'
 import { createMessages } from '../messages.js'
 import { createSessions } from '../sessions.js'
 import { createSummaries } from '../summaries.js'
@@ -8,6 +8,9 @@ export function conversationsModule(): MemoryModule<'sessions' | 'messages' | 's
   return {
     name: 'conversations',
     tables: ['sessions', 'messages', 'summaries'],
-    create: (ctx) => ({ sessions: createSessions(ctx), messages: createMessages(ctx), summaries: createSummaries(ctx) }),
+    create(c) {
+      const ctx = storeOf(c)
+      return { sessions: createSessions(ctx), messages: createMessages(ctx), summaries: createSummaries(ctx) }
+    },
   }
 }

@@ -1,6 +1,6 @@
 import { createBlocks } from '../blocks.js'
 import { createFacts } from '../facts.js'
-import type { MemoryModule } from '../module.js'
+import { type MemoryModule, storeOf } from '../module.js'
 
 /**
  * Facts (key → JSON with history, soft delete, restore) and core blocks. Both
@@ -12,6 +12,9 @@ export function factsModule(): MemoryModule<'facts' | 'blocks'> {
   return {
     name: 'facts',
     tables: ['facts', 'factVersions', 'blocks'],
-    create: (ctx) => ({ facts: createFacts(ctx), blocks: createBlocks(ctx) }),
+    create(c) {
+      const ctx = storeOf(c)
+      return { facts: createFacts(ctx), blocks: createBlocks(ctx) }
+    },
   }
 }

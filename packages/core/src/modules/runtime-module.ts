@@ -1,6 +1,6 @@
 import { MemoryError } from '../errors.js'
 import type { Memory } from '../memory.js'
-import type { MemoryModule } from '../module.js'
+import { type MemoryModule, storeOf } from '../module.js'
 import { checkPricing } from '../runtime/pricing.js'
 import { checkOptions } from '../validate.js'
 import { createJournal } from '../runtime/journal.js'
@@ -28,7 +28,8 @@ export function runtimeModule(options: RuntimeModuleOptions = {}): MemoryModule<
     name: 'runtime',
     tables: ['journal', 'journalSessions', 'runs', 'checkpoints', 'toolEvents', 'tasks', 'usage', 'lessons', 'outcomes', 'turns'],
     requires: ['facts', 'conversations', 'archive', 'context'],
-    create(ctx, memory) {
+    create(c, memory) {
+      const ctx = storeOf(c)
       ctx.status.enable('extractor', options.extractor !== undefined)
       return {
         journal: createJournal(ctx), runs: createRuns(ctx), tasks: createTasks(ctx),

@@ -1,5 +1,5 @@
 import { MemoryError } from '../errors.js'
-import type { MemoryModule } from '../module.js'
+import { type MemoryModule, storeOf } from '../module.js'
 import { checkOptions } from '../validate.js'
 import type { Analyzer } from '../search/analyzer.js'
 import { createSearch } from '../search/search.js'
@@ -26,10 +26,11 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
   return {
     name: 'search',
     tables: INDEX_TABLES,
-    install(ctx) {
+    install(c) {
+      const ctx = storeOf(c)
       ctx.index = createTextIndex(ctx.db, options)
       ctx.status.enable('embedder', options.embedder !== undefined)
     },
-    create: (ctx) => ({ search: createSearch(ctx) }),
+    create: (ctx) => ({ search: createSearch(storeOf(ctx)) }),
   }
 }

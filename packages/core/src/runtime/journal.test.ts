@@ -106,8 +106,8 @@ describe('journal', () => {
       { sessionId: 'a', first: 100, last: 200, count: 2 },
       { sessionId: 'c', first: 50, last: 50, count: 1 },
     ])
-    expect((await memory.journal.sessions({ since: 150, until: 250, limit: 10 })).map((s) => s.sessionId)).toEqual(['a'])
-    expect((await memory.journal.sessions({ limit: 1, offset: 1 })).map((s) => s.sessionId)).toEqual(['a'])
+    expect((await memory.journal.sessions({ since: 150, until: 250, limit: 10 })).items.map((s) => s.sessionId)).toEqual(['a'])
+    expect((await memory.journal.sessions({ limit: 1, offset: 1 })).items.map((s) => s.sessionId)).toEqual(['a'])
     await expect(memory.journal.sessions({} as never)).rejects.toMatchObject({ code: 'invalid_input' })
   })
 

@@ -59,7 +59,7 @@ describe('lessons', () => {
     await memory.lessons.appendOutcome({ projectId: 'p', domain: 'email', score: 0.2, lesson: 'wrong recipient', source: { sessionId: 's1' } })
     clock.advance(1)
     await memory.lessons.appendOutcome({ projectId: 'p', domain: 'code', score: 1, lesson: 'tests passed' })
-    expect((await memory.lessons.outcomes('p')).map((o) => o.lesson)).toEqual(['tests passed', 'wrong recipient'])
+    expect((await memory.lessons.outcomes('p')).items.map((o) => o.lesson)).toEqual(['tests passed', 'wrong recipient'])
     expect(await memory.lessons.outcomes('p', { domain: 'email' })).toEqual([
       { seq: expect.any(Number), projectId: 'p', domain: 'email', score: 0.2, lesson: 'wrong recipient', source: { sessionId: 's1' }, at: clock.now() - 1 },
     ])

@@ -35,7 +35,7 @@ describe('runs', () => {
     expect(await memory.runs.deleteCheckpoints('r1')).toBe(0)
     expect(await memory.runs.checkpoints('r1')).toEqual([])
     expect(await memory.runs.checkpoints('r2')).toHaveLength(1)
-    expect(await memory.runs.toolEvents('r1')).toHaveLength(1)
+    expect((await memory.runs.toolEvents('r1')).items).toHaveLength(1)
     // a new phase after clear starts the order again
     await memory.runs.setCheckpoint('r1', 'z', { status: 'ok' })
     await memory.runs.setCheckpoint('r1', 'y', { status: 'ok' })
