@@ -80,19 +80,22 @@ describe('journal', () => {
       await memory.journal.append('s', { kind: 'k', payload: i })
       clock.advance(100)
     }
-    const p1 = await memory.journal.page({ sessionId: 's', limit: 4 })
+    const p1 = await memory.journal.page('s', { limit: 4 })
     expect(p1.items.map((r) => r.seq)).toEqual([1, 2, 3, 4])
     expect(p1.next).toBe(4)
-    const p2 = await memory.journal.page({ sessionId: 's', limit: 4, after: p1.next! })
+    const p2 = await memory.journal.page('s', { limit: 4, after: p1.next })
     expect(p2.items.map((r) => r.seq)).toEqual([5, 6, 7, 8])
-    const p3 = await memory.journal.page({ sessionId: 's', limit: 4, after: p2.next! })
+    const p3 = await memory.journal.page('s', { limit: 4, after: p2.next })
     expect(p3).toEqual({ items: expect.any(Array) })
     expect(p3.items.map((r) => r.seq)).toEqual([9, 10])
-    const ranged = await memory.journal.page({ sessionId: 's', since: 1200, until: 1500, limit: 10 })
+    const ranged = await memory.journal.page('s', { since: 1200, until: 1500, limit: 10 })
     expect(ranged.items.map((r) => r.seq)).toEqual([3, 4, 5, 6])
+    expect((await memory.journal.page('s')).items).toHaveLength(10)
+    expect((await memory.journal.page('s', { limit: 2, since: 1200 })).next).toBe(4)
     await expect(memory.journal.page({ sessionId: 's' } as never)).rejects.toMatchObject({ code: 'invalid_input' })
-    await expect(memory.journal.page({ sessionId: 's', limit: 0 })).rejects.toMatchObject({ code: 'invalid_input' })
-    await expect(memory.journal.page({ sessionId: 's', limit: 1, after: -1 })).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(memory.journal.page('s', { sessionId: 's' } as never)).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(memory.journal.page('s', { limit: 0 })).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(memory.journal.page('s', { limit: 1, after: -1 })).rejects.toMatchObject({ code: 'invalid_input' })
   })
 
   it('lists sessions by time range, most recently active first, with paging', async () => {
@@ -101,14 +104,20 @@ describe('journal', () => {
     await memory.journal.append('a', { kind: 'k', payload: 1, occurredAt: 200 })
     await memory.journal.append('b', { kind: 'k', payload: 1, occurredAt: 300 })
     await memory.journal.append('c', { kind: 'k', payload: 1, occurredAt: 50 })
-    expect(await memory.journal.sessions({ limit: 10 })).toEqual([
+    expect(await memory.journal.sessions({ limit: 10 })).toEqual({ items: [
       { sessionId: 'b', first: 300, last: 300, count: 1 },
       { sessionId: 'a', first: 100, last: 200, count: 2 },
       { sessionId: 'c', first: 50, last: 50, count: 1 },
-    ])
+    ] })
     expect((await memory.journal.sessions({ since: 150, until: 250, limit: 10 })).items.map((s) => s.sessionId)).toEqual(['a'])
-    expect((await memory.journal.sessions({ limit: 1, offset: 1 })).items.map((s) => s.sessionId)).toEqual(['a'])
-    await expect(memory.journal.sessions({} as never)).rejects.toMatchObject({ code: 'invalid_input' })
+    const first = await memory.journal.sessions({ limit: 1 })
+    expect(first.items.map((s) => s.sessionId)).toEqual(['b'])
+    const second = await memory.journal.sessions({ limit: 1, after: first.next })
+    expect(second.items.map((s) => s.sessionId)).toEqual(['a'])
+    const third = await memory.journal.sessions({ limit: 1, after: second.next })
+    expect(third).toEqual({ items: [expect.objectContaining({ sessionId: 'c' })] })
+    await expect(memory.journal.sessions({ offset: 1 } as never)).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(memory.journal.sessions({ after: 'b' })).rejects.toMatchObject({ code: 'invalid_input' })
   })
 
   it('tracks pending approvals by resume token; a later resolution clears them; survives reopen', async () => {

@@ -9,7 +9,7 @@ export type MemoryOperation =
   | { op: 'fact.set'; projectId?: string; key: string; value: Json; confidence?: number; tags?: string[] }
   | { op: 'fact.delete'; projectId?: string; key: string }
   | { op: 'block.append'; projectId?: string; label: string; text: string }
-  | { op: 'passage.insert'; projectId?: string; text: string; tags?: string[] }
+  | { op: 'passage.create' | 'passage.insert'; projectId?: string; text: string; tags?: string[] }
 /** A finished exchange, as an extractor sees it. */
 export interface Exchange { projectId: string; sessionId: string; turnId: string; prompt: string; reply: string }
 /** Read access to memory that an extractor may consult. */
@@ -24,7 +24,8 @@ export interface MemoryView {
  */
 export type Extractor = (exchange: Exchange, view: MemoryView) => Promise<MemoryOperation[]> | MemoryOperation[]
 
-const OPS = new Set(['fact.set', 'fact.delete', 'block.append', 'passage.insert'])
+// 'passage.insert' is the name before archive.insert became archive.create; still accepted.
+const OPS = new Set(['fact.set', 'fact.delete', 'block.append', 'passage.create', 'passage.insert'])
 /** Most operations one extraction may apply. */
 export const MAX_OPERATIONS = 1_000
 
@@ -46,7 +47,7 @@ export function checkOperations(value: unknown): MemoryOperation[] {
   if (value.length > MAX_OPERATIONS) throw invalidInput(`the extractor returned ${value.length} operations, more than ${MAX_OPERATIONS}`)
   value.forEach((op: unknown, i) => {
     if (typeof op !== 'object' || op === null || !OPS.has((op as { op?: string }).op ?? '')) {
-      throw invalidInput(`operation ${i} must be { op: 'fact.set' | 'fact.delete' | 'block.append' | 'passage.insert', … }`)
+      throw invalidInput(`operation ${i} must be { op: 'fact.set' | 'fact.delete' | 'block.append' | 'passage.create', … }`)
     }
   })
   return value as MemoryOperation[]
@@ -73,6 +74,7 @@ export async function applyOperation(memory: Memory, op: MemoryOperation, turn: 
     case 'block.append':
       await memory.blocks.append(projectId, op.label, op.text)
       return
+    case 'passage.create':
     case 'passage.insert':
       await memory.archive.create(projectId, op.text, { source, ...(op.tags === undefined ? {} : { tags: op.tags }) })
       return

@@ -27,7 +27,9 @@ export interface UsageSummary {
 export interface UsageRecord { sessionId: string; projectId?: string; model: string; inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number }
 
 /** A stored usage record with its estimated cost (priced when recorded). */
-interface UsageRow extends Required<Omit<UsageRecord, 'projectId'>> { seq?: number; projectId?: string; costUsd: number; priced: boolean; at: number }
+/** A stored usage record: the call with its estimated cost (priced when appended). */
+export interface UsageEntry extends Required<Omit<UsageRecord, 'projectId'>> { seq: number; projectId?: string; costUsd: number; priced: boolean; at: number }
+type UsageRow = Omit<UsageEntry, 'seq'> & { seq?: number }
 
 const MAX_MODEL = 200
 /** Decimals `costUsd` totals are rounded to (USD). */
@@ -41,7 +43,7 @@ export interface UsageApi {
    * (none: the call is unpriced) and kept with the record.
    * @throws MemoryError `invalid_input` (bad id, model or token count).
    */
-  append(usage: UsageRecord): Promise<void>
+  append(usage: UsageRecord): Promise<UsageEntry>
   /** Totals of one session. @throws MemoryError `invalid_input`. */
   session(sessionId: string): Promise<UsageSummary>
   /** Totals of the calls recorded with that project. @throws MemoryError `invalid_input`. */
@@ -73,9 +75,10 @@ export function createUsage(ctx: StoreContext, pricing?: PricingTable): UsageApi
       const cost = estimateCost(model, tokens, tables)
       const row: UsageRow = { sessionId, model, ...tokens, costUsd: cost ?? 0, priced: cost !== undefined, at: ctx.now() }
       if (projectId !== undefined) row.projectId = projectId
-      await write(ctx, TABLES, async (w) => {
+      return write(ctx, TABLES, async (w) => {
         const seq = await usage().add(row)
         w.change('usage', 'put', String(seq), projectId ?? '')
+        return { ...row, seq }
       })
     },
     async session(sessionId) {
