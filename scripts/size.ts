@@ -25,7 +25,7 @@ const packages = [
 const entryDir = join(import.meta.dirname, '..', 'node_modules', '.cache', 'engram-size')
 mkdirSync(entryDir, { recursive: true })
 
-async function bundleSize(entry: string, own: string | undefined): Promise<{ min: number; gzip: number }> {
+async function bundleSize(entry: string, own: string | undefined): Promise<{ min: number; gzip: number; initialGzip: number }> {
   const result = await build({
     configFile: false,
     logLevel: 'silent',
@@ -38,8 +38,18 @@ async function bundleSize(entry: string, own: string | undefined): Promise<{ min
     },
   })
   const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[]
-  const code = outputs.flatMap((o) => o.output).filter((c) => c.type === 'chunk').map((c) => ('code' in c ? c.code : '')).join('\n')
-  return { min: code.length, gzip: gzipSync(code).length }
+  const chunks = outputs.flatMap((o) => o.output).filter((c): c is Rolldown.OutputChunk => c.type === 'chunk')
+  const code = chunks.map((c) => c.code).join('\n')
+  // What loads at start: the entry and what it imports statically (dynamic imports load on first use).
+  const byName = new Map(chunks.map((c) => [c.fileName, c]))
+  const initial = new Set<Rolldown.OutputChunk>()
+  const visit = (c: Rolldown.OutputChunk | undefined): void => {
+    if (!c || initial.has(c)) return
+    initial.add(c)
+    for (const name of c.imports) visit(byName.get(name))
+  }
+  for (const c of chunks) if (c.isEntry) visit(c)
+  return { min: code.length, gzip: gzipSync(code).length, initialGzip: gzipSync([...initial].map((c) => c.code).join('\n')).length }
 }
 
 /** Own code = the entry and its package's sources; everything else (deps, other @engram packages) is external. */
@@ -50,12 +60,12 @@ function isExternal(id: string, entry: string, own: string): boolean {
 }
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`
-console.log('| package | own code min | own code min+gz | with dependencies min+gz |')
-console.log('| --- | ---: | ---: | ---: |')
+console.log('| package | own code min | own code min+gz | with dependencies min+gz | of which loaded at start |')
+console.log('| --- | ---: | ---: | ---: | ---: |')
 for (const [i, { name, own: pkg, code }] of packages.entries()) {
   const entry = join(entryDir, `entry-${i}.ts`)
   writeFileSync(entry, code + '\n')
   const own = await bundleSize(entry, pkg)
   const all = await bundleSize(entry, undefined)
-  console.log(`| ${name} | ${kb(own.min)} | ${kb(own.gzip)} | ${kb(all.gzip)} |`)
+  console.log(`| ${name} | ${kb(own.min)} | ${kb(own.gzip)} | ${kb(all.gzip)} | ${kb(all.initialGzip)} |`)
 }

@@ -1,6 +1,7 @@
 import { MemoryError } from './errors.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, type ProjectScope } from './dump-scope.js'
 import { DUMP_FORMAT, DUMP_VERSION, type Dump } from './dump-validate.js'
+import type { BackgroundProblem } from './status.js'
 import type { StoreContext } from './store-context.js'
 import { checkId } from './validate.js'
 import { read } from './write.js'
@@ -8,7 +9,11 @@ import { read } from './write.js'
 export type { Dump } from './dump-validate.js'
 
 /** Counts and approximate size (UTF-8 bytes of JSON text) of a store or project. */
-export interface Stats { facts: number; blocks: number; sessions: number; messages: number; passages: number; bytes: number }
+export interface Stats {
+  facts: number; blocks: number; sessions: number; messages: number; passages: number; bytes: number
+  /** The store's recent background failures (embedder, summarizer, extractor, sync), as in `memory.status`. */
+  problems: BackgroundProblem[]
+}
 
 /** stats and export of a store (import is the importer module's). */
 export interface DumpApi {
@@ -60,6 +65,7 @@ export function createDump(ctx: StoreContext): DumpApi {
         messages: tables.messages?.length ?? 0,
         passages: tables.passages?.length ?? 0,
         bytes,
+        problems: ctx.status.snapshot().problems,
       }
     },
 

@@ -236,8 +236,19 @@ function endpointOf(target: MemoryTarget): { endpoint: Comlink.Endpoint; end: ()
   return { endpoint: port, end: () => port.close?.() }
 }
 
+const CONNECT_OPTIONS = ['appId', 'userId', 'sync', 'embedder', 'summarizer', 'extractor']
+const SYNC_OPTIONS = ['url', 'token', 'encryption']
+
+/** Refuses fields outside `allowed`, naming the first one (a misspelt option must not be ignored). */
+function refuseUnknown(name: string, value: object, allowed: readonly string[]): void {
+  const unknown = Object.keys(value).find((k) => !allowed.includes(k) && (value as Record<string, unknown>)[k] !== undefined)
+  if (unknown !== undefined) throw new MemoryError('invalid_input', `${name} has an unknown option ${JSON.stringify(unknown)}; known: ${allowed.join(', ')}`)
+}
+
 function checkConnectOptions(options: ConnectOptions): void {
   if (typeof options !== 'object' || options === null) throw new MemoryError('invalid_input', 'connectMemory needs options { appId, userId }')
+  refuseUnknown('connectMemory options', options, CONNECT_OPTIONS)
+  if (typeof options.sync === 'object' && options.sync !== null) refuseUnknown('connectMemory options.sync', options.sync, SYNC_OPTIONS)
   if (typeof options.appId !== 'string' || typeof options.userId !== 'string') throw new MemoryError('invalid_input', 'connectMemory needs string appId and userId')
   const e = options.embedder
   if (e !== undefined && (typeof e.embed !== 'function' || !Number.isInteger(e.dimensions) || e.dimensions < 1)) {
