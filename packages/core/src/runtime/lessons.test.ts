@@ -56,16 +56,19 @@ describe('lessons', () => {
 
   it('records outcomes and lists them newest first', async () => {
     const { clock, memory } = await setup()
-    await memory.lessons.appendOutcome({ projectId: 'p', domain: 'email', score: 0.2, lesson: 'wrong recipient', source: { sessionId: 's1' } })
+    const email = await memory.lessons.appendOutcome('p', { domain: 'email', score: 0.2, lesson: 'wrong recipient', source: { sessionId: 's1' } })
     clock.advance(1)
-    await memory.lessons.appendOutcome({ projectId: 'p', domain: 'code', score: 1, lesson: 'tests passed' })
+    const code = await memory.lessons.appendOutcome('p', { domain: 'code', score: 1, lesson: 'tests passed' })
+    expect(code).toEqual({ seq: expect.any(Number), projectId: 'p', domain: 'code', score: 1, lesson: 'tests passed', at: clock.now() })
+    expect(code.seq).toBeGreaterThan(email.seq)
+    expect((await memory.lessons.outcomes('p')).items).toEqual([code, email])
     expect((await memory.lessons.outcomes('p')).items.map((o) => o.lesson)).toEqual(['tests passed', 'wrong recipient'])
-    expect(await memory.lessons.outcomes('p', { domain: 'email' })).toEqual([
-      { seq: expect.any(Number), projectId: 'p', domain: 'email', score: 0.2, lesson: 'wrong recipient', source: { sessionId: 's1' }, at: clock.now() - 1 },
-    ])
-    await expect(memory.lessons.appendOutcome({ projectId: 'nope', domain: 'd', score: 1, lesson: 'x' })).rejects.toMatchObject({ code: 'not_found' })
-    await expect(memory.lessons.appendOutcome({ projectId: 'p', domain: 'd', score: NaN, lesson: 'x' })).rejects.toMatchObject({ code: 'invalid_input' })
-    await expect(memory.lessons.appendOutcome({ projectId: 'p', domain: 'd', score: 1, lesson: 'x', source: { tool: '' } })).rejects.toMatchObject({ code: 'invalid_input' })
+    expect(await memory.lessons.outcomes('p', { domain: 'email' })).toEqual({ items: [
+      { seq: email.seq, projectId: 'p', domain: 'email', score: 0.2, lesson: 'wrong recipient', source: { sessionId: 's1' }, at: clock.now() - 1 },
+    ] })
+    await expect(memory.lessons.appendOutcome('nope', { domain: 'd', score: 1, lesson: 'x' })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(memory.lessons.appendOutcome('p', { domain: 'd', score: NaN, lesson: 'x' })).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(memory.lessons.appendOutcome('p', { domain: 'd', score: 1, lesson: 'x', source: { tool: '' } })).rejects.toMatchObject({ code: 'invalid_input' })
   })
 
   it('rejects bad input without writing; emits lessons changes including evictions', async () => {
