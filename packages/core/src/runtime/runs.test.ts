@@ -62,7 +62,8 @@ describe('runs', () => {
     expect(e).toEqual({ runId: 'r', seq: 1, tool: 'web.search', input: { q: 'x' }, output: [1], status: 'ok', durationMs: 12.5, at: clock.now() })
     await Promise.all(Array.from({ length: 20 }, (_, i) => memory.runs.appendToolEvent('r', { tool: `t${i}`, status: 'ok' })))
     const events = await memory.runs.toolEvents('r')
-    expect(events.map((x) => x.seq)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1))
+    expect(events.next).toBeUndefined()
+    expect(events.items.map((x) => x.seq)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1))
   })
 
   it('sets status and keeps the summary unless replaced', async () => {

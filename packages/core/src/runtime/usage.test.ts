@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { Change } from '@engram/core'
 import { openTestMemory } from '../../../../test/support/memory.js'
-import { DEFAULT_PRICING, estimateCost, findPrice } from './pricing.js'
+import { defaultPricing } from '@engram/core/pricing'
+import { estimateCost, findPrice } from './pricing.js'
 
 describe('usage', () => {
   it('sums costs without floating-point noise', async () => {
@@ -13,7 +14,7 @@ describe('usage', () => {
   })
 
   it('records calls and sums them per session, project and overall with cost', async () => {
-    const memory = await openTestMemory()
+    const memory = await openTestMemory({ pricing: defaultPricing })
     await memory.usage.append({ sessionId: 's1', projectId: 'p', model: 'claude-sonnet-4-5-20250929', inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 0 })
     await memory.usage.append({ sessionId: 's1', model: 'gpt-4o-mini', inputTokens: 2_000_000, outputTokens: 1_000_000 })
     await memory.usage.append({ sessionId: 's2', projectId: 'p', model: 'my-local-llama', inputTokens: 10, outputTokens: 5 })
@@ -29,8 +30,15 @@ describe('usage', () => {
     expect(await memory.usage.session('none')).toEqual({ calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0, costUsd: 0, unpricedCalls: 0, unpricedModels: [] })
   })
 
-  it('lets the app extend and override the pricing table', async () => {
-    const memory = await openTestMemory({ pricing: { 'my-local-llama': { input: 1, output: 2 }, 'gpt-4o-mini*': { input: 0, output: 0 } } })
+  it('has no built-in prices: without a pricing table every call is unpriced', async () => {
+    const memory = await openTestMemory()
+    await memory.usage.append({ sessionId: 's', model: 'gpt-4o-mini', inputTokens: 1_000_000, outputTokens: 1_000_000 })
+    await memory.usage.append({ sessionId: 's', model: 'claude-sonnet-4-5', inputTokens: 10, outputTokens: 5 })
+    expect(await memory.usage.session('s')).toMatchObject({ calls: 2, costUsd: 0, unpricedCalls: 2, unpricedModels: ['claude-sonnet-4-5', 'gpt-4o-mini'] })
+  })
+
+  it('lets the app extend and override the default pricing table', async () => {
+    const memory = await openTestMemory({ pricing: { ...defaultPricing, 'my-local-llama': { input: 1, output: 2 }, 'gpt-4o-mini*': { input: 0, output: 0 } } })
     await memory.usage.append({ sessionId: 's', model: 'my-local-llama', inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000 })
     await memory.usage.append({ sessionId: 's', model: 'gpt-4o-mini-2024-07-18', inputTokens: 1_000_000, outputTokens: 0 })
     const s = await memory.usage.session('s')
@@ -60,11 +68,11 @@ describe('usage', () => {
   })
 
   it('matches prices exactly first, then by longest prefix, case-insensitively', () => {
-    expect(findPrice('gpt-4o-mini', [DEFAULT_PRICING])).toEqual(DEFAULT_PRICING['gpt-4o-mini*'])
-    expect(findPrice('GPT-4o-2024-08-06', [DEFAULT_PRICING])).toEqual(DEFAULT_PRICING['gpt-4o*'])
-    expect(findPrice('claude-opus-4-5-20251101', [DEFAULT_PRICING])).toEqual(DEFAULT_PRICING['claude-opus-4-5*'])
-    expect(findPrice('claude-opus-4-1', [DEFAULT_PRICING])).toEqual(DEFAULT_PRICING['claude-opus-4*'])
+    expect(findPrice('gpt-4o-mini', [defaultPricing])).toEqual(defaultPricing['gpt-4o-mini*'])
+    expect(findPrice('GPT-4o-2024-08-06', [defaultPricing])).toEqual(defaultPricing['gpt-4o*'])
+    expect(findPrice('claude-opus-4-5-20251101', [defaultPricing])).toEqual(defaultPricing['claude-opus-4-5*'])
+    expect(findPrice('claude-opus-4-1', [defaultPricing])).toEqual(defaultPricing['claude-opus-4*'])
     expect(findPrice('x', [{ x: { input: 1, output: 1 }, 'x*': { input: 2, output: 2 } }])).toEqual({ input: 1, output: 1 })
-    expect(estimateCost('unknown', { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, [DEFAULT_PRICING])).toBeUndefined()
+    expect(estimateCost('unknown', { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 }, [defaultPricing])).toBeUndefined()
   })
 })
