@@ -1,6 +1,6 @@
 import { Dexie } from 'dexie'
 import type { Fact } from './facts.js'
-import { appendVersion } from './facts-history.js'
+import { appendVersion, deleteVersionsOf } from './facts-history.js'
 import type { FactRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import type { Origin } from './change-feed.js'
@@ -36,6 +36,25 @@ export function toFact(row: FactRow): Fact {
   if (row.source !== undefined) fact.source = { ...row.source }
   if (row.deletedAt !== undefined) fact.deletedAt = row.deletedAt
   return fact
+}
+
+/** The content-free tombstone that replaces a purged fact of a synced project. */
+export function purgedTombstone(row: FactRow, now: number, hlc: string): FactRow {
+  return {
+    id: row.id, projectId: row.projectId, key: row.key, value: null, confidence: 0, tags: [], tagKeys: [],
+    createdAt: row.createdAt, updatedAt: now, deletedAt: now, version: row.version + 1, hlc, purged: true,
+  }
+}
+
+/**
+ * Removes a fact with its history and index entry inside a write transaction;
+ * with `tombstone`, that content-free row takes its place (synced projects).
+ */
+export async function purgeFactRow(ctx: StoreContext, w: WriteScope, row: FactRow, tombstone: FactRow | undefined): Promise<void> {
+  await (tombstone ? ctx.db.facts.put(tombstone) : ctx.db.facts.delete([row.projectId, row.key]))
+  await deleteVersionsOf(ctx, row.projectId, row.key)
+  await ctx.index.remove(w, `fact:${row.id}`)
+  w.change('facts', 'delete', row.id, row.projectId)
 }
 
 /** The text the full-text index sees for a fact: `key: value`. */

@@ -1,18 +1,20 @@
 import { invalidInput } from './errors.js'
 import { checkSource } from './facts-input.js'
-import { factId, storeFactRow, tagKeysOf } from './facts-rows.js'
+import { factId, purgeFactRow, storeFactRow, tagKeysOf } from './facts-rows.js'
 import { compareHlc } from './hlc.js'
 import type { FactRow } from './schema.js'
 import { checkEnvelope, type SyncedKind, travelling } from './synced-kind.js'
 import { checkId, checkJson, checkNumber, checkTags, checkTime, type Json } from './validate.js'
 
-const FIELDS = ['projectId', 'key', 'value', 'confidence', 'source', 'tags', 'createdAt', 'updatedAt', 'deletedAt', 'hlc'] as const
+const FIELDS = ['projectId', 'key', 'value', 'confidence', 'source', 'tags', 'createdAt', 'updatedAt', 'deletedAt', 'hlc', 'purged'] as const
 
 /**
  * Facts as sync mirrors them: one record per (project, key), id
  * `factId(projectId, key)`, so the same key written on two devices converges.
  * An applied remote state becomes a new history version with origin 'remote'
- * (validFrom = its updatedAt) and updates the search index.
+ * (validFrom = its updatedAt) and updates the search index. A purge travels as
+ * a content-free tombstone (`purged: true`): applied, it removes the fact's
+ * history and index entry on this device too.
  */
 export const syncedFacts: SyncedKind<FactRow> = {
   kind: 'facts',
@@ -40,13 +42,21 @@ export const syncedFacts: SyncedKind<FactRow> = {
     }
     if (source) row.source = source
     if (r.deletedAt !== undefined) row.deletedAt = checkTime('remote.deletedAt', r.deletedAt)
+    if (r.purged !== undefined) {
+      if (r.purged !== true || row.value !== null || row.deletedAt === undefined || tags.length > 0 || source) {
+        throw invalidInput('A purged fact record carries no content: purged true, value null, no tags or source, deletedAt set')
+      }
+      row.purged = true
+    }
     return row
   },
   async apply(ctx, w, row) {
     ctx.clock.receive(row.hlc)
     const stored = await ctx.db.facts.get([row.projectId, row.key])
     if (compareHlc(row.hlc, stored?.hlc) <= 0) return false
-    await storeFactRow(ctx, w, { ...row, version: (stored?.version ?? 0) + 1 }, 'remote')
+    const next = { ...row, version: (stored?.version ?? 0) + 1 }
+    if (row.purged) await purgeFactRow(ctx, w, stored ?? next, next)
+    else await storeFactRow(ctx, w, next, 'remote')
     return true
   },
 }

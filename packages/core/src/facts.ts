@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie'
 import { checkFactInput } from './facts-input.js'
-import { deleteVersionsOf, toFactVersion, valueAt, versionsOf } from './facts-history.js'
-import { factId, factTables, storeFactRow, tagKeysOf, toFact } from './facts-rows.js'
+import { toFactVersion, valueAt, versionsOf } from './facts-history.js'
+import { factId, factTables, purgedTombstone, purgeFactRow, storeFactRow, tagKeysOf, toFact } from './facts-rows.js'
 import { requireProject } from './projects.js'
 import type { FactRow, Source } from './schema.js'
 import type { StoreContext } from './store-context.js'
@@ -88,7 +88,8 @@ export function createFacts(ctx: StoreContext): FactsApi {
       const input = checkFactInput(projectId, key, value, options)
       return write(ctx, tables(), async (w) => {
         const stored = await storedInProject(projectId, key)
-        const row = nextRow(stored, input, w.hlc())
+        // A purged key starts over as a new fact (only its version number continues).
+        const row = nextRow(stored?.purged ? { ...stored, createdAt: ctx.now() } : stored, input, w.hlc())
         await storeFactRow(ctx, w, row, 'local')
         return toFact(row)
       })
@@ -154,7 +155,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
       checkId('key', key)
       return write(ctx, tables(), async (w) => {
         const stored = await storedInProject(projectId, key)
-        if (!stored || stored.deletedAt === undefined) return undefined
+        if (!stored || stored.deletedAt === undefined || stored.purged) return undefined
         const row = nextRow(stored, stored, w.hlc())
         await storeFactRow(ctx, w, row, 'local')
         return toFact(row)
@@ -167,8 +168,8 @@ export function createFacts(ctx: StoreContext): FactsApi {
       const cursor = after === undefined ? undefined : decodeCursor(after)
       const rows = await read(ctx, ['facts'], () =>
         db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray())
-      // Newest deletion first, ties by key.
-      const sorted = rows.sort((a, b) => b.deletedAt! - a.deletedAt! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      // Newest deletion first, ties by key; purged tombstones are no deleted facts any more.
+      const sorted = rows.filter((r) => !r.purged).sort((a, b) => b.deletedAt! - a.deletedAt! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
         .filter((r) => cursor === undefined || r.deletedAt! < cursor.at || (r.deletedAt === cursor.at && r.key > cursor.id))
       return pageFrom(sorted.slice(0, limit + 1).map(toFact), limit, (f) => encodeCursor(f.deletedAt!, f.key))
     },
@@ -178,15 +179,13 @@ export function createFacts(ctx: StoreContext): FactsApi {
       if (key !== undefined) checkId('key', key)
       return write(ctx, tables(), async (w) => {
         await requireProject(ctx, projectId)
-        const rows = key !== undefined
+        const found = key !== undefined
           ? [await db.facts.get([projectId, key])].filter((r): r is FactRow => r !== undefined)
           : await db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
-        for (const row of rows) {
-          await db.facts.delete([row.projectId, row.key])
-          await deleteVersionsOf(ctx, row.projectId, row.key)
-          await ctx.index.remove(w, `fact:${row.id}`)
-          w.change('facts', 'delete', row.id, row.projectId)
-        }
+        const rows = found.filter((r) => !r.purged)
+        // In a synced project the purge must reach the other devices: a tombstone without content stays.
+        const tombstone = ctx.syncedProjects.has(projectId)
+        for (const row of rows) await purgeFactRow(ctx, w, row, tombstone ? purgedTombstone(row, ctx.now(), w.hlc()) : undefined)
         return rows.length
       })
     },

@@ -19,6 +19,11 @@ export interface FactRow {
   tags: string[]; tagKeys: string[]; createdAt: number; updatedAt: number; deletedAt?: number; version: number
   /** Hybrid logical clock stamp of the last write (local or remote), for sync conflicts. */
   hlc: string
+  /**
+   * A purged fact of a synced project: a tombstone without content (value null, no tags,
+   * no source, no history) kept so the purge reaches other devices and beats older states.
+   */
+  purged?: true
 }
 /** One version of a fact, for history and `at()`. */
 export interface FactVersionRow {
