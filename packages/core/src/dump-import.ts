@@ -175,7 +175,8 @@ function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[
   if ((MIRRORED_TABLES as readonly string[]).includes(table)) {
     return rows.map((r) => {
       const row = typeof r.hlc === 'string' ? r : { ...r, hlc: w.hlc() }
-      return table === 'blocks' && typeof row.readOnly !== 'boolean' ? { ...row, readOnly: false } : row
+      if (table !== 'blocks') return row
+      return { ...row, readOnly: typeof row.readOnly === 'boolean' ? row.readOnly : false, updatedAt: typeof row.updatedAt === 'number' ? row.updatedAt : ctx.now() }
     })
   }
   if (table === 'sessions') {

@@ -3,6 +3,7 @@ import { openTestContext } from '../../../test/support/core-context.js'
 import type { Change, Dump, Memory } from '@engram/core'
 import { openTestMemory, testClock } from '../../../test/support/memory.js'
 import { createDump } from './dump.js'
+import { createImporter } from './dump-importer.js'
 import { createMessages } from './messages.js'
 import { createProjects } from './projects.js'
 import { createSessions } from './sessions.js'
@@ -21,7 +22,7 @@ async function fill(memory: Memory): Promise<{ session: string }> {
   await memory.messages.appendExchange(s.id, 'Where do I live?', 'In Oslo.')
   await memory.sessions.create('q', { id: 's2' })
   await memory.messages.append('s2', { role: 'user', content: 'Hei', meta: { lang: 'nb' } })
-  await memory.summaries.create({ projectId: 'p', kind: 'project', text: 'Ada lives in Oslo' })
+  await memory.summaries.create('p', { kind: 'project', text: 'Ada lives in Oslo' })
   return { session: s.id }
 }
 
@@ -260,13 +261,13 @@ describe('import', () => {
     expect({ ...(await target.export()), exportedAt: 0 }).toEqual({ ...before, exportedAt: 0 })
   })
 
-  it('rebuilds the search index for imported rows', async () => {
+  it('rebuilds the search index for imported rows; a dump does not turn sync on', async () => {
     const dump = await filledDumpWithSyncOn()
     const { ctx, docs } = await openContext()
-    const api = createDump(ctx)
-    await api.import(dump, { mode: 'replace' })
-    expect([...ctx.syncedProjects]).toEqual(['p'])
-    expect((await ctx.db.outbox.toArray()).map((o) => o.kind).sort()).toEqual(['blocks', 'facts', 'facts', 'summaries'])
+    await createImporter(ctx)(dump, { mode: 'replace' })
+    // The dump's project synced where it was exported; here it starts unsynced, so nothing is queued.
+    expect([...ctx.syncedProjects]).toEqual([])
+    expect(await ctx.db.outbox.toArray()).toEqual([])
     const kinds = [...docs.values()].map((d) => d.kind).sort()
     expect(kinds).toEqual(['fact', 'fact', 'fact', 'message', 'message', 'message', 'summary'])
     const message = (dump.tables.messages as { id: string }[])[0]!
@@ -285,7 +286,7 @@ describe('import', () => {
       if (doc.kind === 'summary') throw new Error('index broke')
       docs.set(doc.docId, doc)
     }
-    await expect(api.import(dump, { mode: 'replace' })).rejects.toMatchObject({ code: 'internal' })
+    await expect(createImporter(ctx)(dump, { mode: 'replace' })).rejects.toMatchObject({ code: 'internal' })
     expect({ ...(await api.export()), exportedAt: 0 }).toEqual({ ...before, exportedAt: 0 })
     expect(seen).toEqual([])
     expect(ctx.syncedProjects.size).toBe(0)
@@ -296,7 +297,7 @@ describe('import', () => {
     const { ctx, docs } = await openContext()
     const messages = Array.from({ length: 1500 }, (_, i) => ({ id: `m${i}`, sessionId: 's', projectId: 'user', seq: i + 1, role: 'user', content: `hello ${i}`, tokens: 2, createdAt: i }))
     const dump: Dump = { format: 'engram-dump', version: 1, exportedAt: 0, tables: { sessions: [{ id: 's', projectId: 'user', status: 'active', startedAt: 0, lastActiveAt: 0 }], messages } }
-    expect(await createDump(ctx).import(dump, { mode: 'merge' })).toEqual({ written: 1501 })
+    expect(await createImporter(ctx)(dump, { mode: 'merge' })).toEqual({ written: 1501 })
     expect(docs.size).toBe(1500)
     expect(await ctx.db.sessions.get('s')).toMatchObject({ lastSeq: 1500 })
   })
@@ -304,7 +305,7 @@ describe('import', () => {
   it('indexes messages as they are appended', async () => {
     const { ctx, docs } = await openContext()
     await createProjects(ctx).create({ name: 'P', id: 'p' })
-    const s = await createSessions(ctx).start('p')
+    const s = await createSessions(ctx).create('p')
     const [u] = await createMessages(ctx).appendExchange(s.id, 'hello there', 'hi')
     expect(docs.get(`message:${u.id}`)).toEqual({ docId: `message:${u.id}`, kind: 'message', projectId: 'p', sessionId: s.id, text: 'hello there', createdAt: u.createdAt })
     expect(docs.size).toBe(2)
