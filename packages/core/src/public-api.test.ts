@@ -10,8 +10,9 @@ async function seeded() {
   await memory.sessions.create('p', { id: 's' })
   await memory.facts.set('p', 'k', 1)
   await memory.blocks.set('p', 'b', 'text')
-  const task = await memory.tasks.create({ projectId: 'p', description: 'water plants', dueAt: clock.now() + 1000 })
-  await memory.turns.begin({ projectId: 'p', sessionId: 's', turnId: 't0', prompt: 'hi', budget: 100 })
+  await memory.archive.create('p', 'a stored passage')
+  const task = await memory.tasks.create('p', { description: 'water plants', dueAt: clock.now() + 1000 })
+  await memory.turns.begin('p', { sessionId: 's', turnId: 't0', prompt: 'hi', budget: 100 })
   return { memory, clock, taskId: task.id }
 }
 
@@ -26,29 +27,34 @@ const typos: Call[] = [
   ['facts.list', (m) => m.facts.list('p', { tags: 'x' } as never)],
   ['facts.deleteAll', (m) => m.facts.deleteAll('p', { tags: 'x' } as never)],
   ['blocks.set', (m) => m.blocks.set('p', 'b2', 'v', { readonly: true } as never)],
-  ['sessions.start', (m) => m.sessions.create('p', { titel: 'x' } as never)],
+  ['sessions.create', (m) => m.sessions.create('p', { titel: 'x' } as never)],
   ['sessions.list', (m) => m.sessions.list('p', { staus: 'active' } as never)],
   ['sessions.close', (m) => m.sessions.close('s', { sumary: 'x' } as never)],
   ['messages.append', (m) => m.messages.append('s', { role: 'user', content: 'x', metadata: {} } as never)],
   ['messages.page', (m) => m.messages.page('s', { afterSeq: 3 } as never)],
-  ['summaries.write', (m) => m.summaries.create({ projectId: 'p', kind: 'project', text: 'x', covers: 1 } as never)],
+  ['summaries.create', (m) => m.summaries.create('p', { kind: 'project', text: 'x', covers: 1 } as never)],
+  ['archive.create', (m) => m.archive.create('p', 'text', { tag: ['x'] } as never)],
+  ['archive.list', (m) => m.archive.list('p', { offset: 1 } as never)],
+  ['facts.deleted', (m) => m.facts.deleted('p', { offset: 1 } as never)],
+  ['context.build', (m) => m.context.build('p', { budget: 10, section: ['facts'] } as never)],
   ['summaries.latest', (m) => m.summaries.latest('p', { session: 's' } as never)],
   ['summaries.list', (m) => m.summaries.list('p', { kinds: ['session'] } as never)],
   ['journal.append', (m) => m.journal.append('j', { kind: 'k', payload: 1, idempotency: 'x' } as never)],
-  ['journal.page', (m) => m.journal.page({ sessionId: 'j', limit: 1, before: 2 } as never)],
+  ['journal.page', (m) => m.journal.page('j', { limit: 1, before: 2 } as never)],
   ['journal.sessions', (m) => m.journal.sessions({ limit: 1, from: 2 } as never)],
-  ['runs.checkpoint', (m) => m.runs.setCheckpoint('r', 'plan', { status: 'ok', attempts: 2 } as never)],
-  ['runs.recordToolEvent', (m) => m.runs.appendToolEvent('r', { tool: 't', status: 'ok', duration: 3 } as never)],
+  ['runs.setCheckpoint', (m) => m.runs.setCheckpoint('r', 'plan', { status: 'ok', attempts: 2 } as never)],
+  ['runs.appendToolEvent', (m) => m.runs.appendToolEvent('r', { tool: 't', status: 'ok', duration: 3 } as never)],
+  ['runs.toolEvents', (m) => m.runs.toolEvents('r', { offset: 1 } as never)],
   ['runs.setStatus', (m) => m.runs.setStatus('r', { status: 'ok', sumary: 'x' } as never)],
-  ['tasks.create', (m) => m.tasks.create({ projectId: 'p', description: 'feed cat', dueAt: 1, repeats: 'daily' } as never)],
+  ['tasks.create', (m) => m.tasks.create('p', { description: 'feed cat', dueAt: 1, repeats: 'daily' } as never)],
   ['tasks.fail', (m, id) => m.tasks.fail(id, 'boom', { maxRetries: 1, backoff: 5 } as never)],
   ['tasks.update', (m, id) => m.tasks.update(id, { due: 5 } as never)],
   ['tasks.list', (m) => m.tasks.list({ project: 'p' } as never)],
-  ['usage.record', (m) => m.usage.append({ sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1, cachedTokens: 2 } as never)],
-  ['lessons.recordOutcome', (m) => m.lessons.appendOutcome({ projectId: 'p', domain: 'd', score: 1, lesson: 'l', sorce: {} } as never)],
+  ['usage.append', (m) => m.usage.append({ sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1, cachedTokens: 2 } as never)],
+  ['lessons.appendOutcome', (m) => m.lessons.appendOutcome('p', { domain: 'd', score: 1, lesson: 'l', sorce: {} } as never)],
   ['lessons.list', (m) => m.lessons.list('p', { domians: 'd' } as never)],
   ['lessons.outcomes', (m) => m.lessons.outcomes('p', { max: 3 } as never)],
-  ['turns.begin', (m) => m.turns.begin({ projectId: 'p', sessionId: 's', turnId: 't1', prompt: 'x', budget: 10, buget: 1 } as never)],
+  ['turns.begin', (m) => m.turns.begin('p', { sessionId: 's', turnId: 't1', prompt: 'x', budget: 10, buget: 1 } as never)],
   ['turns.end', (m) => m.turns.end({ sessionId: 's', turnId: 't0', reply: 'x', interupted: true } as never)],
   ['turns.partial', (m) => m.turns.partial({ sessionId: 's', turnId: 't0', txt: 'x' } as never)],
   ['import', (m) => m.import({ format: 'engram-dump', version: 1, exportedAt: 0, tables: {} }, { mode: 'merge', dryRun: true } as never)],
@@ -67,7 +73,7 @@ describe('public API input checks', () => {
 
   it('changes.subscribe rejects an unknown kind', async () => {
     const { memory } = await seeded()
-    expect(() => memory.changes.subscribe({ kinds: ['fact' as never] }, () => {})).toThrow(expect.objectContaining({ code: 'invalid_input' }))
+    await expect(memory.changes.subscribe({ kinds: ['fact' as never] }, () => {})).rejects.toMatchObject({ code: 'invalid_input' })
   })
 })
 
@@ -80,15 +86,20 @@ const everyNamespace: Call[] = [
   ['messages', (m) => m.messages.tail('s', 5)],
   ['summaries', (m) => m.summaries.list('p')],
   ['archive', (m) => m.archive.create('p', 'text')],
+  ['archive.list', (m) => m.archive.list('p')],
   ['search', (m) => m.search('p', 'text')],
-  ['context', (m) => m.context.build({ projectId: 'p', budget: 100 })],
+  ['context', (m) => m.context.build('p', { budget: 100 })],
   ['journal', (m) => m.journal.load('s')],
   ['runs', (m) => m.runs.get('r')],
   ['tasks', (m) => m.tasks.list()],
   ['usage', (m) => m.usage.total()],
   ['lessons', (m) => m.lessons.list('p')],
-  ['turns', (m) => m.turns.begin({ projectId: 'p', sessionId: 's', turnId: 't9', prompt: 'x', budget: 10 })],
+  ['turns', (m) => m.turns.begin('p', { sessionId: 's', turnId: 't9', prompt: 'x', budget: 10 })],
   ['changes', async (m) => m.changes.subscribe({}, () => {})],
+  ['status', (m) => m.status.get()],
+  ['status.subscribe', (m) => m.status.subscribe(() => {})],
+  ['sync', (m) => m.sync.status('p')],
+  ['sync.isLeader', (m) => m.sync.isLeader()],
   ['replication', (m) => m.replication.pending()],
   ['stats', (m) => m.stats()],
   ['export', (m) => m.export()],
@@ -113,19 +124,20 @@ const writes: Call[] = [
   ['blocks.append', (m) => m.blocks.append('p', 'b', 'more')],
   ['sessions.close', (m) => m.sessions.close('s', { summary: 'done' })],
   ['messages.appendExchange', (m) => m.messages.appendExchange('s', 'q', 'a')],
-  ['summaries.write', (m) => m.summaries.create({ projectId: 'p', kind: 'project', text: 'x' })],
-  ['archive.insert', (m) => m.archive.create('p', 'a passage')],
+  ['summaries.create', (m) => m.summaries.create('p', { kind: 'project', text: 'x' })],
+  ['archive.create', (m) => m.archive.create('p', 'a passage')],
+  ['archive.delete', async (m) => m.archive.delete((await m.archive.list('p')).items[0]!.id)],
   ['journal.append', (m) => m.journal.append('j', { kind: 'k', payload: 1 })],
-  ['runs.checkpoint', (m) => m.runs.setCheckpoint('r', 'plan', { status: 'ok' })],
-  ['runs.recordToolEvent', (m) => m.runs.appendToolEvent('r', { tool: 't', status: 'ok' })],
+  ['runs.setCheckpoint', (m) => m.runs.setCheckpoint('r', 'plan', { status: 'ok' })],
+  ['runs.appendToolEvent', (m) => m.runs.appendToolEvent('r', { tool: 't', status: 'ok' })],
   ['runs.setStatus', (m) => m.runs.setStatus('r', { status: 'ok' })],
-  ['tasks.create', (m) => m.tasks.create({ projectId: 'p', description: 'feed the cat', dueAt: 5 })],
+  ['tasks.create', (m) => m.tasks.create('p', { description: 'feed the cat', dueAt: 5 })],
   ['tasks.complete', (m, id) => m.tasks.complete(id)],
   ['tasks.fail', (m, id) => m.tasks.fail(id, 'boom', { maxRetries: 2 })],
   ['tasks.cancel', (m, id) => m.tasks.cancel(id)],
-  ['usage.record', (m) => m.usage.append({ sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1 })],
-  ['lessons.store', (m) => m.lessons.create('p', 'd', 'rule')],
-  ['lessons.recordOutcome', (m) => m.lessons.appendOutcome({ projectId: 'p', domain: 'd', score: 1, lesson: 'l' })],
+  ['usage.append', (m) => m.usage.append({ sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1 })],
+  ['lessons.create', (m) => m.lessons.create('p', 'd', 'rule')],
+  ['lessons.appendOutcome', (m) => m.lessons.appendOutcome('p', { domain: 'd', score: 1, lesson: 'l' })],
   ['turns.end', (m) => m.turns.end({ sessionId: 's', turnId: 't0', reply: 'bye' })],
   ['import', async (m) => m.import(await m.export('p'), { mode: 'merge' })],
 ]
@@ -136,7 +148,7 @@ const failures: Call[] = [
   ['blocks.append over limit', (m) => m.blocks.append('p', 'b', 'x'.repeat(5000))],
   ['messages.append unknown session', (m) => m.messages.append('nope', { role: 'user', content: 'x' })],
   ['tasks.complete unknown', (m) => m.tasks.complete('nope')],
-  ['lessons.store unknown project', (m) => m.lessons.create('nope', 'd', 'r')],
+  ['lessons.create unknown project', (m) => m.lessons.create('nope', 'd', 'r')],
   ['turns.end unknown turn', (m) => m.turns.end({ sessionId: 's', turnId: 'nope', reply: 'x' })],
   ['import bad reference', (m) => m.import({ format: 'engram-dump', version: 1, exportedAt: 0, tables: { tasks: [{ id: 't', projectId: 'nope', description: 'd', dueAt: 0, status: 'pending' }] } }, { mode: 'merge' })],
 ]
@@ -163,7 +175,7 @@ describe('the change feed', () => {
 })
 
 describe('garbage arguments', () => {
-  const namespaces = ['projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns'] as const
+  const namespaces = ['projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context', 'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns', 'status', 'sync'] as const
   const garbage: unknown[] = [null, 42, 'x', [], {}, NaN, () => 1, Symbol('s')]
 
   it('every method of every namespace fails with a MemoryError, never a TypeError', async () => {
