@@ -86,7 +86,7 @@ async function oneByOne(textIndex: boolean): Promise<BenchRow[]> {
       })
     })
 
-  const session = await memory.sessions.start('p', { id: 's' })
+  const session = await memory.sessions.create('p', { id: 's' })
   const sessionRow: Row = { id: 's', projectId: 'p', status: 'active', startedAt: T0, lastActiveAt: T0, lastSeq: 0 }
   await raw.table('sessions').put(sessionRow)
   let rawSeq = 0

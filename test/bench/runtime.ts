@@ -68,7 +68,7 @@ export async function runRuntimeBench(): Promise<void> {
   const pageBase: number[] = []
   for (let i = 0; i < PAGES; i++) {
     const after = (i * 37) % (N - 100)
-    pageOurs.push(...await timeEach(1, () => memory.journal.page({ sessionId: 's', after, limit: 100 })))
+    pageOurs.push(...await timeEach(1, () => memory.journal.page('s', { after, limit: 100 })))
     pageBase.push(...await timeEach(1, () => raw.table('journal').where('[sessionId+seq]').between(['s', after], ['s', Dexie.maxKey], false, true).limit(101).toArray()))
   }
 

@@ -122,8 +122,8 @@ export async function runSearchBench(): Promise<void> {
   // a second connection opened without the full-text index; indexed and unindexed calls alternate
   // so both see the same machine load.
   const plain = await open(indexedDB, { textIndex: false })
-  const liveSession = await memory.sessions.start('bench')
-  const plainSession = await plain.sessions.start('bench')
+  const liveSession = await memory.sessions.create('bench')
+  const plainSession = await plain.sessions.create('bench')
   const indexed: number[] = []
   const unindexed: number[] = []
   for (let i = 0; i < APPENDS; i++) {
@@ -131,7 +131,7 @@ export async function runSearchBench(): Promise<void> {
     unindexed.push(...(await timeEach(1, () => plain.messages.appendExchange(plainSession.id, texts[i]!, texts[i + 1]!))))
   }
   plain.close()
-  const builds = await timeEach(BUILDS, (i) => memory.context.build({ projectId: 'bench', sessionId: liveSession.id, query: queries[i]!, budget: 4000 }))
+  const builds = await timeEach(BUILDS, (i) => memory.context.build('bench', { sessionId: liveSession.id, query: queries[i]!, budget: 4000 }))
   memory.close()
 
   printTable(`Search on ${MESSAGES.toLocaleString('en')} messages (fake-indexeddb, Node)`, [

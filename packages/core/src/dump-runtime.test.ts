@@ -16,10 +16,10 @@ async function fillRuntime() {
   await memory.journal.append('agent-1', { kind: 'step', payload: null })
   await memory.runs.setCheckpoint('r1', 'plan', { status: 'done' })
   await memory.runs.setStatus('r1', { status: 'running' })
-  await memory.tasks.create({ projectId: 'p', description: 'water plants', dueAt: clock.now() + 1000 })
+  await memory.tasks.create('p', { description: 'water plants', dueAt: clock.now() + 1000 })
   await memory.usage.append({ sessionId: 's1', projectId: 'p', model: 'gpt-4o', inputTokens: 10, outputTokens: 5 })
   await memory.lessons.create('p', 'code', 'Run the tests first')
-  await memory.turns.begin({ projectId: 'p', sessionId: 's1', turnId: 't1', prompt: 'hello', budget: 500 })
+  await memory.turns.begin('p', { sessionId: 's1', turnId: 't1', prompt: 'hello', budget: 500 })
   return { memory, clock }
 }
 
@@ -32,7 +32,7 @@ describe('export/import of agent runtime memory', () => {
     const next = await target.journal.append('s1', { kind: 'step', payload: 2 })
     expect(next.seq).toBe((await source.journal.load('s1')).lastSeq! + 1)
     expect((await target.journal.append('agent-1', { kind: 'step', payload: 2 })).seq).toBe(2)
-    const listed = await target.journal.sessions({ limit: 10 })
+    const { items: listed } = await target.journal.sessions({ limit: 10 })
     expect(listed.map((s) => s.sessionId).sort()).toEqual(['agent-1', 's1'])
     expect(listed.find((s) => s.sessionId === 's1')?.count).toBe((await target.journal.load('s1')).records.length)
     // idempotency and approvals still resolve against the imported rows
@@ -78,7 +78,7 @@ describe('export/import of agent runtime memory', () => {
 
   it('merging the same dump twice does not double usage records or outcomes', async () => {
     const { memory: source } = await fillRuntime()
-    await source.lessons.appendOutcome({ projectId: 'p', domain: 'code', score: 1, lesson: 'ok' })
+    await source.lessons.appendOutcome('p', { domain: 'code', score: 1, lesson: 'ok' })
     const dump = roundTrip(await source.export())
     const target = await openTestMemory()
     await target.usage.append({ sessionId: 'other', model: 'gpt-4o', inputTokens: 1, outputTokens: 1 })

@@ -81,7 +81,7 @@ describe('replication', () => {
     await memory.facts.set('p1', 'a', 1)
     await memory.facts.set('p1', 'b', 2)
     await memory.facts.delete('p1', 'b')
-    await memory.summaries.create({ projectId: 'p1', kind: 'project', text: 'all about p1' })
+    await memory.summaries.create('p1', { kind: 'project', text: 'all about p1' })
     const { records, outbox } = await memory.replication.snapshot('p1')
     expect(records.map((r) => `${r.kind}:${r.row.key ?? r.row.text}:${r.row.deletedAt === undefined ? 'live' : 'dead'}`).sort())
       .toEqual(['facts:a:live', 'facts:b:dead', 'summaries:all about p1:live'])

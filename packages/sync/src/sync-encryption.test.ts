@@ -37,7 +37,7 @@ describe('end-to-end encryption of mirrored values', () => {
     const b = await replica('b', network, { encryption: { passphrase: 'correct horse' } })
     await a.memory.facts.set('p', 'code', SECRET, { tags: ['secret-tag-88'] })
     await b.memory.blocks.set('p', 'persona', `persona ${SECRET}`)
-    await a.memory.summaries.write({ projectId: 'p', kind: 'project', text: `summary ${SECRET}` })
+    await a.memory.summaries.create('p', { kind: 'project', text: `summary ${SECRET}` })
     await settle(network, [a, b])
     expect((await b.memory.facts.get('p', 'code'))?.value).toBe(SECRET)
     expect((await a.memory.blocks.get('p', 'persona'))?.value).toBe(`persona ${SECRET}`)

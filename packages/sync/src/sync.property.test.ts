@@ -86,7 +86,7 @@ describe.each(variants)('sync convergence (property, %s)', (variant, syncOptions
             case 'restore': await memory.facts.restore('p', o.key); break
             case 'block': await memory.blocks.set('p', o.label, o.value); break
             case 'blockDelete': await memory.blocks.delete('p', o.label); break
-            case 'summary': await memory.summaries.write({ projectId: 'p', kind: 'project', text: o.text }); break
+            case 'summary': await memory.summaries.create('p', { kind: 'project', text: o.text }); break
             case 'advance': replica.clock.advance(o.ms); break
             case 'cut': network.disconnect(replica.name); break
             case 'heal': network.reconnect(replica.name); break
@@ -105,7 +105,7 @@ describe.each(variants)('sync convergence (property, %s)', (variant, syncOptions
         }
         // the public API agrees too
         const facts = await Promise.all(replicas.map((r) => r.memory.facts.list('p')))
-        for (const list of facts) expect(list.map((f) => [f.key, f.value])).toEqual(facts[0]!.map((f) => [f.key, f.value]))
+        for (const list of facts) expect(list.items.map((f) => [f.key, f.value])).toEqual(facts[0]!.items.map((f) => [f.key, f.value]))
       }),
       { seed, numRuns: Number(process.env.FC_RUNS ?? defaultRuns) },
     )

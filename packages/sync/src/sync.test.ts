@@ -22,7 +22,7 @@ describe('startSync over a loopback network', () => {
     const { network, list: [a, b] } = await replicas(2)
     await a!.memory.facts.set('p', 'color', 'blue', { tags: ['pref'] })
     await b!.memory.blocks.set('p', 'persona', 'Helpful and brief')
-    await a!.memory.summaries.write({ projectId: 'p', kind: 'project', text: 'A project about colors' })
+    await a!.memory.summaries.create('p', { kind: 'project', text: 'A project about colors' })
     await settle(network, [a!, b!])
     expect((await b!.memory.facts.get('p', 'color'))?.value).toBe('blue')
     expect((await a!.memory.blocks.get('p', 'persona'))?.value).toBe('Helpful and brief')
@@ -72,7 +72,7 @@ describe('startSync over a loopback network', () => {
     const { network, list: [a, b] } = await replicas(2)
     await settle(network, [a!, b!])
     const seen: Change[] = []
-    b!.memory.changes.subscribe({ kinds: ['facts'] }, (batch) => seen.push(...batch))
+    await b!.memory.changes.subscribe({ kinds: ['facts'] }, (batch) => seen.push(...batch))
     const before = network.bytesSent
     await a!.memory.facts.set('p', 'k', 'v')
     await a!.sync.flush()

@@ -41,7 +41,7 @@ describe('recall on the conversation fixture', () => {
       if (rank >= 0) at10++
       else misses.push(fact.question)
       for (const budget of [1000, 2000, 4000]) {
-        const c = await memory.context.build({ projectId: 'fx', sessionId: now.id, query: fact.question, budget })
+        const c = await memory.context.build('fx', { sessionId: now.id, query: fact.question, budget })
         if (c.text.includes(fact.evidence)) inContext[budget]!++
       }
     }

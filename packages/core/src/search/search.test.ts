@@ -75,7 +75,7 @@ describe('search over every kind', () => {
     clock.advance(1000)
     await memory.messages.appendExchange(s2.id, 'Paint the fence teal please', 'Okay')
     await memory.facts.set('p1', 'favourite.colour', 'teal')
-    await memory.summaries.create({ projectId: 'p1', sessionId: s1.id, kind: 'session', text: 'User likes teal' })
+    await memory.summaries.create('p1', { sessionId: s1.id, kind: 'session', text: 'User likes teal' })
     const all = await memory.search('p1', 'teal')
     expect(new Set(all.map((h) => h.kind))).toEqual(new Set(['message', 'fact', 'summary']))
     expect(all.find((h) => h.kind === 'fact')?.text).toContain('teal')

@@ -79,7 +79,7 @@ describe('index calls inside one long transaction', () => {
       await source.close()
       const target = await openTestMemory({ textIndex } as Record<string, unknown>)
       await target.import(dump, { mode: 'merge' })
-      expect((await target.facts.list('p1')).items).toHaveLength(150)
+      expect((await target.facts.list('p1', { limit: 1000 })).items).toHaveLength(150)
       if (textIndex) expect((await target.search('p1', 'answer 149')).length).toBeGreaterThan(0)
       await target.close()
     }
