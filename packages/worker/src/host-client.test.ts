@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import * as Comlink from 'comlink'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -43,7 +45,7 @@ describe('worker host and client over a MessageChannel', () => {
     const project = await memory.projects.create({ name: 'Alpha' })
     await memory.facts.set(project.id, 'lang', { name: 'TypeScript' }, { tags: ['pref'] })
     expect((await memory.facts.get(project.id, 'lang'))?.value).toEqual({ name: 'TypeScript' })
-    const session = await memory.sessions.start(project.id)
+    const session = await memory.sessions.create(project.id)
     const [q, a] = await memory.messages.appendExchange(session.id, 'hello', 'hi there')
     expect([q.role, a.role]).toEqual(['user', 'assistant'])
     expect((await memory.messages.tail(session.id, 5)).map((m) => m.content)).toEqual(['hello', 'hi there'])
@@ -170,31 +172,73 @@ describe('worker host and client over a MessageChannel', () => {
       embedder: { dimensions: 3, embed: async (texts) => { calls.push(texts); return texts.map((t) => new Float32Array([t.length, 1, 0])) } },
     })
     const project = await memory.projects.create({ name: 'Vec' })
-    await memory.archive.insert(project.id, 'the quick brown fox')
+    await memory.archive.create(project.id, 'the quick brown fox')
     for (let i = 0; i < 50 && calls.length === 0; i++) await nextTick()
     expect(calls.flat()).toContain('the quick brown fox')
     await memory.close()
   })
 
-  it('carries errors thrown on the UI side into the worker, MemoryError or not', async () => {
+  it('keeps a thrown MemoryError\'s class, code, message and cause through Comlink', async () => {
     installTransferHandlers()
     const { port1, port2 } = new MessageChannel()
     Comlink.expose({
       quota: () => { throw new MemoryError('quota_exceeded', 'out of credits', { cause: new RangeError('402') }) },
-      plain: () => { throw new TypeError('boom') },
     }, port1)
-    const remote = Comlink.wrap<{ quota(): void; plain(): void }>(port2)
+    const remote = Comlink.wrap<{ quota(): void }>(port2)
     const quota = await remote.quota().catch((e: unknown) => e) as MemoryError
     expect(quota).toBeInstanceOf(MemoryError)
     expect([quota.code, quota.message]).toEqual(['quota_exceeded', 'out of credits'])
     expect((quota.cause as Error).name).toBe('RangeError')
-    const plain = await remote.plain().catch((e: unknown) => e) as MemoryError
-    expect(plain).toBeInstanceOf(MemoryError)
-    expect(plain.code).toBe('internal')
-    expect(plain.message).toBe('TypeError: boom')
-    expect((plain.cause as Error).name).toBe('TypeError')
     remote[Comlink.releaseProxy]()
     port2.close()
+  })
+
+  it("leaves the errors of the app's other Comlink endpoints exactly as Comlink delivers them", async () => {
+    const throwPlain = () => { throw Object.assign(new TypeError('boom'), { extra: 1 }) }
+    const callOnce = async (comlink: typeof Comlink) => {
+      const { port1, port2 } = new MessageChannel()
+      comlink.expose({ plain: throwPlain }, port1)
+      const remote = comlink.wrap<{ plain(): void }>(port2)
+      const error = await remote.plain().then(() => undefined, (e: unknown) => e)
+      remote[comlink.releaseProxy]()
+      port2.close()
+      return error as Error
+    }
+    // A second copy of Comlink that Engram never touched: what the app would get without Engram.
+    const comlinkDir = dirname(createRequire(import.meta.url).resolve('comlink/package.json'))
+    const untouched = await import(/* @vite-ignore */ `${join(comlinkDir, 'dist/esm/comlink.mjs')}?without-engram`) as typeof Comlink
+    expect(untouched.transferHandlers).not.toBe(Comlink.transferHandlers)
+    const expected = await callOnce(untouched)
+
+    installTransferHandlers()
+    const actual = await callOnce(Comlink)
+    expect(actual).not.toBeInstanceOf(MemoryError)
+    expect(actual).toBeInstanceOf(Error)
+    expect([actual.name, actual.message]).toEqual(['TypeError', 'boom'])
+    expect(Object.getPrototypeOf(actual)).toBe(Object.getPrototypeOf(expected))
+    expect(Object.getOwnPropertyNames(actual).sort()).toEqual(Object.getOwnPropertyNames(expected).sort())
+    expect({ ...actual, stack: undefined }).toEqual({ ...expected, stack: undefined })
+    expect(actual).not.toHaveProperty('code')
+    expect((actual as Error & { extra?: number }).extra).toBe((expected as Error & { extra?: number }).extra)
+    expect(actual.stack).toContain('boom')
+  })
+
+  it('turns any other failure of an Engram call into MemoryError internal at the client', async () => {
+    const { port1, port2 } = new MessageChannel()
+    // A host that opens, then fails a call with something that is not a MemoryError.
+    Comlink.expose({
+      open: async (request: { appId: string; userId: string }) => ({ appId: request.appId, userId: request.userId, deviceId: 'dev', mode: 'port' }),
+      facts: { get: () => { throw Object.assign(new TypeError('boom'), { extra: 1 }) } },
+      close: () => {},
+    }, port1)
+    const memory = await connectMemory(port2, { appId: 'worker-test', userId: 'odd-host' })
+    const error = await memory.facts.get('user', 'k').catch((e: unknown) => e) as MemoryError
+    expect(error).toBeInstanceOf(MemoryError)
+    expect(error.code).toBe('internal')
+    expect(error.message).toContain('boom')
+    expect((error.cause as Error).name).toBe('TypeError')
+    await memory.close()
+    port1.close()
   })
 
   it('runs sync in the host and reports status and leadership', async () => {
