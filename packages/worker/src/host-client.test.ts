@@ -165,6 +165,20 @@ describe('worker host and client over a MessageChannel', () => {
     port2.close()
   })
 
+  it('refuses a misspelt option with invalid_input naming it, and still connects with the right one', async () => {
+    const { connect } = pair()
+    const embedder = { dimensions: 3, embed: async (texts: string[]) => texts.map(() => new Float32Array(3)) }
+    const error = await connect({ embeder: embedder } as never).catch((e: unknown) => e) as MemoryError
+    expect(error).toBeInstanceOf(MemoryError)
+    expect(error.code).toBe('invalid_input')
+    expect(error.message).toContain('embeder')
+    const syncTypo = await connect({ sync: { url: 'ws://relay.test', token: () => 't', encrypton: {} } } as never).catch((e: unknown) => e) as MemoryError
+    expect([syncTypo.code, syncTypo.message.includes('encrypton')]).toEqual(['invalid_input', true])
+    const memory = await connect({ embedder })
+    expect(await memory.status.get()).toMatchObject({ embedder: { state: 'ok' } })
+    await memory.close()
+  })
+
   it('calls the UI-side embedder from the host and gets Float32Arrays back', async () => {
     const { connect } = pair()
     const calls: string[][] = []
