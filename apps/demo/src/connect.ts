@@ -1,8 +1,9 @@
-import { connectMemory, type RemoteMemory } from '@engram/worker'
+import type { Memory } from '@engram/core'
+import { connectMemory } from '@engram/worker'
 import { extractMemory } from './agent/extractor.js'
 
 /** The remote memory the demo talks to: every call crosses into the worker. */
-export type DemoMemory = RemoteMemory
+export type DemoMemory = Memory
 
 /** What the demo server tells the page (absent when the page is served statically). */
 export interface DemoConfig { relayUrl?: string }

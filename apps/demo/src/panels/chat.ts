@@ -28,7 +28,7 @@ export function chatPanel(app: App): HTMLElement {
   async function chatSession(): Promise<string> {
     const current = app.sessionId ? await app.memory.sessions.get(app.sessionId) : undefined
     if (current?.status === 'active' && current.projectId === app.projectId) return current.id
-    const session = await app.memory.sessions.start(app.projectId, { title: `Chat on device ${app.device}`, channel: 'demo' })
+    const session = await app.memory.sessions.create(app.projectId, { title: `Chat on device ${app.device}`, channel: 'demo' })
     app.select({ sessionId: session.id })
     return session.id
   }
@@ -43,9 +43,9 @@ export function chatPanel(app: App): HTMLElement {
       const projectId = app.projectId
       const sessionId = await chatSession()
       const turnId = crypto.randomUUID()
-      const { context } = await app.memory.turns.begin({ projectId, sessionId, turnId, prompt, budget: turnBudget })
+      const { context } = await app.memory.turns.begin(projectId, { sessionId, turnId, prompt, budget: turnBudget })
       app.preview(context, turnBudget, `Turn context for "${prompt.slice(0, 60)}"`)
-      const facts = await app.memory.facts.list(projectId, { limit: 200 })
+      const { items: facts } = await app.memory.facts.list(projectId, { limit: 200 })
       const reply = scriptedReply({ prompt, context, facts })
       const { written } = await app.memory.turns.end({ sessionId, turnId, reply })
       input.value = ''
@@ -73,7 +73,7 @@ export function chatPanel(app: App): HTMLElement {
   const refresh = serialRefresh(async () => {
     try {
       if (app.sessionId === undefined) {
-        const [latest] = await app.memory.sessions.list(app.projectId, { status: 'active', limit: 1 })
+        const [latest] = (await app.memory.sessions.list(app.projectId, { status: 'active', limit: 1 })).items
         if (latest !== undefined) { app.select({ sessionId: latest.id }); return }
       }
       const sessionId = app.sessionId

@@ -25,8 +25,8 @@ export function contextPreview(app: App): ContextPreview {
     try {
       const limit = Number(budget.value)
       const text = prompt.value.trim()
-      const context = await app.memory.context.build({
-        projectId: app.projectId, budget: limit,
+      const context = await app.memory.context.build(app.projectId, {
+        budget: limit,
         ...(app.sessionId ? { sessionId: app.sessionId } : {}),
         ...(text !== '' ? { query: text } : {}),
       })

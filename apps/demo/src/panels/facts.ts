@@ -84,7 +84,7 @@ export function factsPanel(app: App): HTMLElement {
 
   async function asOfRows(time: number): Promise<HTMLTableRowElement[]> {
     const [active, gone] = await Promise.all([app.memory.facts.list(app.projectId, { limit: 500 }), app.memory.facts.deleted(app.projectId)])
-    const keys = [...new Set([...active, ...gone].map(f => f.key))].sort()
+    const keys = [...new Set([...active.items, ...gone.items].map(f => f.key))].sort()
     const values = await Promise.all(keys.map(k => app.memory.facts.at(app.projectId, k, time)))
     return keys.flatMap((k, i) => values[i] === undefined ? [] : [el('tr', { 'data-key': k },
       el('th', { scope: 'row', class: 'key' }, k), el('td', { class: 'value' }, formatValue(values[i])),
@@ -98,8 +98,8 @@ export function factsPanel(app: App): HTMLElement {
       const time = asOf.value === '' ? undefined : new Date(asOf.value).getTime()
       valueHeader.textContent = time === undefined ? 'Value' : `Value as of ${formatTime(time)}`
       form.hidden = time !== undefined
-      const rows = time === undefined ? (await app.memory.facts.list(projectId, { limit: 500 })).map(factRow) : await asOfRows(time)
-      const gone = await app.memory.facts.deleted(projectId)
+      const rows = time === undefined ? (await app.memory.facts.list(projectId, { limit: 500 })).items.map(factRow) : await asOfRows(time)
+      const { items: gone } = await app.memory.facts.deleted(projectId)
       if (projectId !== app.projectId) return
       keepFocus(body, () => replace(body, ...rows))
       if (refocus !== undefined) {

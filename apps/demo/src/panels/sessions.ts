@@ -26,7 +26,7 @@ export function sessionsPanel(app: App): HTMLElement {
   const refresh = serialRefresh(async () => {
     const projectId = app.projectId
     try {
-      const sessions = await app.memory.sessions.list(projectId, { limit: 50 })
+      const { items: sessions } = await app.memory.sessions.list(projectId, { limit: 50 })
       if (projectId !== app.projectId) return
       keepFocus(list, () => replace(list, ...sessions.map(s => el('li', { class: s.id === opened ? 'current' : '', 'data-key': s.id },
         el('button', { type: 'button', 'aria-pressed': String(s.id === opened), on: { click: () => { void show(s).then(refresh) } } },
