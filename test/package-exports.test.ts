@@ -30,7 +30,7 @@ describe('package exports (built dist)', () => {
       const projects = await memory.projects.list()
       let code
       try { await memory.projects.update('missing', { name: 'x' }) } catch (e) { code = e instanceof MemoryError && e.code }
-      memory.close()
+      await memory.close()
       console.log(JSON.stringify({ projects: projects.map((p) => p.id), code }))
     `)
     expect(JSON.parse(out.trim())).toEqual({ projects: ['user'], code: 'not_found' })

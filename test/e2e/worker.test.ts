@@ -53,7 +53,7 @@ describe('@engram/worker in Chromium', () => {
       const project = await m.projects.create({ name: 'E2E' })
       await m.facts.set(project.id, 'editor', { name: 'vim', since: 2001 }, { tags: ['pref'] })
       const fact = await m.facts.get(project.id, 'editor')
-      const session = await m.sessions.start(project.id)
+      const session = await m.sessions.create(project.id)
       await m.messages.appendExchange(session.id, 'What editor do I use?', 'You use vim.')
       const tail = await m.messages.tail(session.id, 10)
       return { value: fact?.value, tags: fact?.tags, tail: tail.map((x) => [x.seq, x.role, x.content]) }

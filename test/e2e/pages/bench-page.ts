@@ -59,7 +59,7 @@ async function run(calls: number, appends: number): Promise<BenchSamples> {
   }
 
   const page = await openMemory({ appId: 'bench-page', userId })
-  const [ws, ps] = [await memory.sessions.start('user'), await page.sessions.start('user')]
+  const [ws, ps] = [await memory.sessions.create('user'), await page.sessions.create('user')]
   const text = (i: number) => `message ${i}: the user asked about the deploy runbook and the assistant answered with the steps`
   await time(20, () => memory.messages.appendExchange(ws.id, text(0), text(1)), [])
   await time(20, () => page.messages.appendExchange(ps.id, text(0), text(1)), [])
