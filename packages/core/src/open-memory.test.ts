@@ -13,6 +13,20 @@ describe('openMemory', () => {
     expect(await indexedDB.databases()).toEqual([])
   })
 
+  it('refuses a misspelt option with invalid_input naming it, before touching storage', async () => {
+    const indexedDB = new IDBFactory()
+    const embedder = { dimensions: 3, embed: async (texts: string[]) => texts.map(() => new Float32Array(3)) }
+    for (const typo of ['embeder', 'sumarizer', 'extracter', 'prices', 'textindex']) {
+      const error = await openMemory({ appId: 'a', userId: 'u', indexedDB, IDBKeyRange, [typo]: embedder } as never).catch((e: unknown) => e)
+      expect(error, typo).toBeInstanceOf(MemoryError)
+      expect(error, typo).toMatchObject({ code: 'invalid_input', message: expect.stringContaining(typo) })
+    }
+    expect(await indexedDB.databases()).toEqual([])
+    const memory = await openMemory({ appId: 'a', userId: 'u', indexedDB, IDBKeyRange, embedder })
+    expect(await memory.status.get()).toMatchObject({ embedder: { state: 'ok' } })
+    await memory.close()
+  })
+
   it('refuses at-rest encryption it cannot provide instead of storing plain text silently', async () => {
     const indexedDB = new IDBFactory()
     const error = await openMemory({ appId: 'a', userId: 'u', indexedDB, IDBKeyRange, encryption: { passphrase: 'secret' } } as never).catch((e: unknown) => e)
