@@ -60,6 +60,6 @@ export async function mirroredState(replica: Replica): Promise<Record<string, un
 export async function closeAll(replicas: readonly Replica[]): Promise<void> {
   for (const r of replicas) {
     await r.sync.close()
-    r.memory.close()
+    await r.memory.close()
   }
 }
