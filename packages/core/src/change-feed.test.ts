@@ -24,7 +24,7 @@ describe('change feed', () => {
     await memory.facts.set('user', 'x', 1)
     await memory.blocks.set('p', 'persona', 'hi')
     await memory.facts.set('p', 'y', 2)
-    off()
+    await off()
     await memory.facts.set('p', 'z', 3)
     expect(batches).toEqual([['facts:p/y']])
     await memory.close()

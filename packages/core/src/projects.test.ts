@@ -43,7 +43,7 @@ describe('projects', () => {
     const batches: unknown[][] = []
     const off = await memory.changes.subscribe({ kinds: ['projects'] }, (b) => batches.push(b))
     const p = await memory.projects.create({ name: 'A', id: 'a' })
-    off()
+    await off()
     await memory.projects.update(p.id, { name: 'B' })
     expect(batches).toEqual([[{ kind: 'projects', op: 'put', id: 'a', projectId: 'a', origin: 'local' }]])
   })
