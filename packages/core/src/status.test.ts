@@ -1,20 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { MemoryError, type Embedder, type Extractor, type Memory, type MemoryStatus, type Summarizer } from '@engram/core'
+import { MemoryError, type Embedder, type Extractor, type MemoryStatus, type Summarizer } from '@engram/core'
 import { openTestMemory, testClock } from '../../../test/support/memory.js'
-
-/** Resolves with the first status (the current one included) that passes `test`; waits for changes, never for time. */
-async function statusWhere(memory: Memory, test: (status: MemoryStatus) => boolean): Promise<MemoryStatus> {
-  let found!: (status: MemoryStatus) => void
-  const match = new Promise<MemoryStatus>((resolve) => { found = resolve })
-  const off = await memory.status.subscribe((status) => { if (test(status)) found(status) })
-  const now = await memory.status.get()
-  if (test(now)) found(now)
-  try {
-    return await match
-  } finally {
-    await off()
-  }
-}
+import { statusWhere } from '../../../test/support/status.js'
 
 /** A promise with its resolve function, to wait for a call the store makes in the background. */
 function deferred<T = void>() {

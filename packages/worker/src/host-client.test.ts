@@ -3,9 +3,10 @@ import { dirname, join } from 'node:path'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import * as Comlink from 'comlink'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { MemoryError, type Change } from '@engram/core'
+import { MemoryError, type Change, type MemoryStatus } from '@engram/core'
 import { connectMemory, exposeMemory, installTransferHandlers, type ConnectOptions, type MemoryHost, type StartSync, type SyncStatus } from '@engram/worker'
 import { fakeLocks } from '../test/fake-locks.js'
+import { statusWhere } from '../../../test/support/status.js'
 
 let counter = 0
 
@@ -189,6 +190,24 @@ describe('worker host and client over a MessageChannel', () => {
     await memory.archive.create(project.id, 'the quick brown fox')
     for (let i = 0; i < 50 && calls.length === 0; i++) await nextTick()
     expect(calls.flat()).toContain('the quick brown fox')
+    await memory.close()
+  })
+
+  it('shows a failing UI-side embedder in memory.status through the worker, and its recovery', async () => {
+    const { connect } = pair()
+    let failures = 1
+    const memory = await connect({
+      embedder: { dimensions: 3, embed: async (texts) => { if (failures-- > 0) throw new TypeError('no network'); return texts.map(() => new Float32Array([1, 0, 0])) } },
+    })
+    const snapshots: MemoryStatus[] = []
+    const off = await memory.status.subscribe((s) => snapshots.push(s))
+    await memory.archive.create('user', 'the passport is in the top drawer')
+    const failing = await statusWhere(memory, (s) => s.embedder.state === 'failing')
+    expect(failing.embedder.lastError).toMatchObject({ source: 'embedder', code: 'internal', message: expect.stringContaining('no network') })
+    expect(failing.problems).toHaveLength(1)
+    await statusWhere(memory, (s) => s.embedder.state === 'ok')
+    expect(snapshots.map((s) => s.embedder.state)).toEqual(['failing', 'ok'])
+    await off()
     await memory.close()
   })
 
