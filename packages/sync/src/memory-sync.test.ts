@@ -119,6 +119,17 @@ describe('memory.sync in process', () => {
     expect(leader).toEqual([true, false, true])
   })
 
+  it('memory.close() stops the attached sync', async () => {
+    const { memory, start } = await store()
+    const sync = start()
+    await memory.sync.whenSynced('p')
+    const stopped = new Promise<void>((resolve) => sync.onStatus((p, s) => { if (p === 'p' && s === 'off') resolve() }))
+    await memory.close()
+    await stopped
+    expect(sync.status('p')).toBe('off')
+    await expect(memory.sync.status('p')).rejects.toMatchObject({ code: 'closed' })
+  })
+
   it('an unsubscribed sync listener hears nothing more', async () => {
     const { memory, network, start } = await store()
     const first: SyncState[] = []
