@@ -96,7 +96,7 @@ async function oneByOne(textIndex: boolean): Promise<BenchRow[]> {
       await raw.table('messages').bulkPut([messageRow('s', ++rawSeq), messageRow('s', ++rawSeq)])
       await raw.table('sessions').put({ ...sessionRow, lastSeq: rawSeq, lastActiveAt: T0 + i })
     }))
-  memory.close()
+  await memory.close()
   raw.close()
   // Issue 2's goal is the store itself (no index); the index's own cost is judged against
   // unindexed appends in the search suite (≤ 2.5×).
@@ -155,7 +155,7 @@ async function importAndRead(): Promise<{ rows: BenchRow[]; reads: (string | num
   const listOurs = await timeEach(READS, () => memory.facts.list('p', { limit: 100 }))
   const listRaw = await timeEach(READS, () => raw.transaction('r', ['facts'], () =>
     raw.table('facts').where('[projectId+key]').between(['p', ''], ['p', '\uffff']).filter((r: Row) => r.deletedAt === undefined).limit(100).toArray()))
-  memory.close()
+  await memory.close()
   raw.close()
   rows.push(
     { name: `messages.tail(s, 50), ${IMPORT_N} messages stored (median)`, ours: median(tailOurs), baseline: median(tailRaw), unit: 'ms', baselineName: 'raw Dexie reverse range + limit', goal: '< 2 ms' },
@@ -172,7 +172,7 @@ async function importAndRead(): Promise<{ rows: BenchRow[]; reads: (string | num
 async function indexedImport(count: number): Promise<(string | number)[]> {
   const memory = await openEngram(true)
   const ms = await timeOnce(() => memory.import(messageDump(count), { mode: 'merge' }))
-  memory.close()
+  await memory.close()
   return [`import ${count} messages with text index`, ms, (ms / count) * 1000]
 }
 

@@ -82,7 +82,7 @@ export async function runRuntimeBench(): Promise<void> {
     ['Engram journal.append', median(ours), percentile(ours, 95), percentile(ours, 99), 1000 / (ours.reduce((a, b) => a + b, 0) / ours.length)],
     ['raw Dexie, counter + add', median(base), percentile(base, 95), percentile(base, 99), 1000 / (base.reduce((a, b) => a + b, 0) / base.length)],
   ])
-  memory.close()
+  await memory.close()
   raw.close()
   blind.close()
 }

@@ -104,7 +104,7 @@ export async function runSearchBench(): Promise<void> {
   const miniLoadMs = await timeOnce(() => mini.addAll(texts.map((content, id) => ({ id, content }))))
 
   // Open → first search, on a store that was closed (cold caches, nothing rebuilt).
-  memory.close()
+  await memory.close()
   let firstHits = 0
   let openMs = 0
   const firstSearchMs = await timeOnce(async () => {
@@ -130,9 +130,9 @@ export async function runSearchBench(): Promise<void> {
     indexed.push(...(await timeEach(1, () => memory.messages.appendExchange(liveSession.id, texts[i]!, texts[i + 1]!))))
     unindexed.push(...(await timeEach(1, () => plain.messages.appendExchange(plainSession.id, texts[i]!, texts[i + 1]!))))
   }
-  plain.close()
+  await plain.close()
   const builds = await timeEach(BUILDS, (i) => memory.context.build('bench', { sessionId: liveSession.id, query: queries[i]!, budget: 4000 }))
-  memory.close()
+  await memory.close()
 
   printTable(`Search on ${MESSAGES.toLocaleString('en')} messages (fake-indexeddb, Node)`, [
     { name: 'search median (first pass, cold terms)', ours: median(ours), baseline: median(theirs), unit: 'ms', baselineName: 'MiniSearch in memory', goal: '≤ 3×' },

@@ -108,7 +108,7 @@ async function measureMirrorLatency(relay: TestRelay, encrypt = false): Promise<
     factJson += JSON.stringify(fact).length
   }
   await a.sync.close(); await b.sync.close()
-  a.memory.close(); b.memory.close()
+  await a.memory.close(); await b.memory.close()
   const writes = LATENCY_WRITES + 20
   return { samples, local, wirePerWrite: sent / writes, factJson: factJson / writes }
 }
