@@ -36,6 +36,20 @@ describe('package exports (built dist)', () => {
     expect(JSON.parse(out.trim())).toEqual({ projects: ['user'], code: 'not_found' })
   })
 
+  it('@engram/core/pricing gives the default price table apps pass as pricing, and createMemory composes modules', () => {
+    const out = runNode(`
+      import { createMemory, factsModule } from '@engram/core'
+      import { defaultPricing } from '@engram/core/pricing'
+      import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+      const memory = await createMemory({ appId: 'exports', userId: 'u2', indexedDB: new IDBFactory(), IDBKeyRange, modules: [factsModule()] })
+      await memory.facts.set('user', 'k', 1)
+      const listed = await memory.facts.list('user')
+      await memory.close()
+      console.log(JSON.stringify({ priced: typeof defaultPricing['gpt-4o*']?.input, keys: listed.items.map((f) => f.key), search: 'search' in memory }))
+    `)
+    expect(JSON.parse(out.trim())).toEqual({ priced: 'number', keys: ['k'], search: false })
+  })
+
   it('@engram/sync and @engram/worker load by name', () => {
     const out = runNode(`
       const sync = await import('@engram/sync')
