@@ -131,13 +131,18 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
 
   const sync: SyncApi = {
     // The leader asks its sync engine; other tabs read the leader's statuses off the board.
-    status: async (projectId) => (store?.sync?.status(projectId) ?? store?.board.status(projectId) ?? 'off'),
+    async status(projectId) {
+      // The same check as in process: a bad id is the caller's mistake, not an unsynced project.
+      if (typeof projectId !== 'string' || projectId === '') throw new MemoryError('invalid_input', 'projectId must be a non-empty string')
+      return store?.sync?.status(projectId) ?? store?.board.status(projectId) ?? 'off'
+    },
     async onStatus(listener) {
       const s = needStore()
       return track(listener as Listener<[string, SyncStatus]>, s.board.onStatus(forwarder(listener)))
     },
     flush: async () => { await store?.sync?.flush() },
     async whenSynced(projectId) {
+      if (typeof projectId !== 'string' || projectId === '') throw new MemoryError('invalid_input', 'projectId must be a non-empty string')
       const s = needStore()
       if (s.sync?.whenSynced) return s.sync.whenSynced(projectId)
       if (!s.election) throw new MemoryError('invalid_input', 'Sync was not requested for this store (connectMemory without the sync option)')

@@ -64,9 +64,7 @@ describe.each(opens)('memory.status and memory.sync %s', (where, open) => {
     }
   })
 
-  // Known gap: the worker host answers sync.status without checking the project id (packages/worker/src/host.ts).
-  const validatesProjectId = where === 'in process' ? it : it.fails
-  validatesProjectId('refuse a bad project id in sync.status with invalid_input', async () => {
+  it('refuse a bad project id in sync.status with invalid_input', async () => {
     const memory = await open()
     try {
       await expect(memory.sync.status('')).rejects.toMatchObject({ code: 'invalid_input' })
