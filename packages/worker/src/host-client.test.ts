@@ -211,6 +211,18 @@ describe('worker host and client over a MessageChannel', () => {
     await memory.close()
   })
 
+  it('a UI-side summarizer that throws: the context drops the overflow as summarizer_failed, and status shows it', async () => {
+    const { connect } = pair()
+    const memory = await connect({ summarizer: { summarize: async () => { throw Object.assign(new RangeError('summarizer quota'), { status: 429 }) } } })
+    const session = await memory.sessions.create('user')
+    for (let i = 0; i < 20; i++) await memory.messages.appendExchange(session.id, `question ${i} about the long trip ahead`, `answer ${i} with the details`)
+    const context = await memory.context.build('user', { sessionId: session.id, budget: 150, sections: ['recent'] })
+    expect(context.omitted.map((o) => o.reason)).toEqual(['summarizer_failed'])
+    const status = await memory.status.get()
+    expect(status.summarizer).toEqual({ state: 'failing', lastError: expect.objectContaining({ source: 'summarizer', projectId: 'user', message: expect.stringContaining('summarizer quota') }) })
+    await memory.close()
+  })
+
   it('keeps a thrown MemoryError\'s class, code, message and cause through Comlink', async () => {
     installTransferHandlers()
     const { port1, port2 } = new MessageChannel()
