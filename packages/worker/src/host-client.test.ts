@@ -223,6 +223,29 @@ describe('worker host and client over a MessageChannel', () => {
     await memory.close()
   })
 
+  it('a UI-side extractor failure reaches the worker with its MemoryError code, or as internal, and shows in status', async () => {
+    const { connect } = pair()
+    const memory = await connect({
+      extractor: async (exchange) => {
+        if (exchange.turnId === 't1') throw new MemoryError('limit_exceeded', 'too many facts for this turn')
+        if (exchange.turnId === 't2') throw new SyntaxError('the model returned broken JSON')
+        return []
+      },
+    })
+    const turn = async (turnId: string) => {
+      await memory.turns.begin('user', { sessionId: 's', turnId, prompt: 'hi', budget: 50 })
+      return memory.turns.end({ sessionId: 's', turnId, reply: 'hello' })
+    }
+    expect(await turn('t1')).toEqual({ written: 0, extractionError: { code: 'limit_exceeded', message: 'too many facts for this turn' } })
+    expect(await turn('t2')).toEqual({ written: 0, extractionError: { code: 'internal', message: expect.stringContaining('the model returned broken JSON') } })
+    const status = await memory.status.get()
+    expect(status.extractor.state).toBe('failing')
+    expect(status.problems.map((p) => [p.source, p.code])).toEqual([['extractor', 'limit_exceeded'], ['extractor', 'internal']])
+    expect(await turn('t3')).toEqual({ written: 0 })
+    expect((await memory.status.get()).extractor.state).toBe('ok')
+    await memory.close()
+  })
+
   it('keeps a thrown MemoryError\'s class, code, message and cause through Comlink', async () => {
     installTransferHandlers()
     const { port1, port2 } = new MessageChannel()
