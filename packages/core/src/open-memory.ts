@@ -1,6 +1,7 @@
 import { createArchive } from './archive.js'
 import { createBlocks } from './blocks.js'
 import { CHANGE_KINDS, createChangeFeed } from './change-feed.js'
+import { highestStoredStamp } from './clock-restore.js'
 import { createContextBuilder, type Summarizer } from './context/context.js'
 import { createDump } from './dump.js'
 import { MemoryError } from './errors.js'
@@ -90,7 +91,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
     db, appId, userId, now,
     tokenizer: opts.tokenizer ?? estimateTokenizer,
     embedder: opts.embedder,
-    clock: createHybridClock(deviceId, now),
+    clock: createHybridClock(deviceId, now, await highestStoredStamp(db, now())),
     feed: createChangeFeed(),
     syncedProjects: new Set(),
     index: createTextIndex(db, opts),
