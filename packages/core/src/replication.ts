@@ -2,7 +2,7 @@ import { applyRemoteBlock, readBlockForSync } from './blocks.js'
 import { MemoryError } from './errors.js'
 import { factId } from './facts-rows.js'
 import { applyRemoteFact, readFactForSync, type RemoteFact } from './facts-sync.js'
-import { compareHlc, type StampVerdict } from './hlc.js'
+import { checkHlc, compareHlc, type StampVerdict } from './hlc.js'
 import type { BlockRow, FactRow, OutboxRow, SummaryRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { applyRemoteSummary, readSummaryForSync } from './summaries.js'
@@ -91,6 +91,8 @@ export interface ReplicationApi {
   snapshot(projectId: string): Promise<{ records: MirroredRecord[]; outbox: number[] }>
   /** Advances this device's clock past a stamp seen from another device (if well-formed and within `maxClockLeadMs`). */
   receiveClock(hlc: string, maxClockLeadMs?: number): StampVerdict
+  /** Judges a stamp against this device's wall clock without moving the clock ('malformed', 'ahead' or 'accepted'). */
+  checkStamp(hlc: unknown, maxClockLeadMs?: number): StampVerdict
 }
 
 /** Creates the replication namespace of a store (`memory.replication`). */
@@ -195,6 +197,9 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
     },
     receiveClock(hlc, maxClockLeadMs) {
       return ctx.clock.receive(hlc, maxClockLeadMs)
+    },
+    checkStamp(hlc, maxClockLeadMs) {
+      return checkHlc(hlc, ctx.now(), maxClockLeadMs)
     },
   }
 }
