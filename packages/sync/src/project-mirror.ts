@@ -66,6 +66,10 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   const synced = new Promise<void>((resolve) => { firstSynced = () => { hasSynced = true; resolve() } })
   /** The key check after the first sync, while it runs. */
   let deciding: Promise<void> | undefined
+  /** Dexie and the document agree (and the relay confirmed it when the first sync decided): 'synced' may be shown. */
+  let reconciled = false
+  /** The last status of the network link. */
+  let linkStatus: ConnectionStatus = 'connecting'
   let offKeyCheck: (() => void) | undefined
   const acks = new Set<Promise<void>>()
   const inFlight = new Set<number>()
@@ -261,6 +265,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     openGate()
     await enqueue(reconcile)
     if (stopped || refused) return
+    reconciled = true
     connectNow()
   }
 
@@ -277,6 +282,11 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     gateOpen = true
     openGate()
     await enqueue(reconcile)
+    if (stopped || refused) return
+    // 'synced' only once the relay also holds what reconciling published.
+    await connection?.confirm?.()
+    reconciled = true
+    if (!stopped && !refused && linkStatus === 'synced') deps.setStatus('synced')
   }
 
   function connectNow(): void {
@@ -286,7 +296,10 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       doc, room, projectId,
       setStatus: (status, error, reason) => {
         if (stopped || refused) return
+        linkStatus = status
         if (status === 'synced') firstSynced()
+        // Until reconciled, the document may still lack local records: not 'synced' yet.
+        if (status === 'synced' && !reconciled) return
         deps.setStatus(status, error, reason)
       },
     })

@@ -25,8 +25,12 @@ export interface SessionEnd {
 
 /** What a session tells its owner. */
 export interface SessionEvents {
-  /** The relay confirmed it holds everything sent so far, and this side has what it had. */
-  onSynced(): void
+  /**
+   * The relay confirmed it holds everything sent so far (and this side has
+   * what the relay had): first after the initial exchange, then after every
+   * later confirmation asked for with {@link RelaySession.confirm} or needed by a split send.
+   */
+  onConfirmed(): void
   /** The socket closed or was abandoned; called once. */
   onEnd(end: SessionEnd): void
 }
@@ -38,6 +42,8 @@ export interface RelaySession {
   readonly opened: boolean
   /** Sends a liveness probe the relay answers (query awareness). */
   probe(): void
+  /** Asks the relay to confirm what was sent so far; `onConfirmed` follows. */
+  confirm(): void
   /** Closes the socket and reports the end at once (code 0). Idempotent. */
   abandon(reason: string): void
 }
@@ -80,6 +86,7 @@ export function openRelaySession(options: SessionOptions): RelaySession {
   let markers = 0
   /** The relay's step 1 was answered with everything it lacked. */
   let answered = false
+  /** The initial exchange was confirmed. */
   let synced = false
   let largestFrame = 0
   let largestIndivisible = false
@@ -99,10 +106,10 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     markers++
     send(frame((e) => { encoding.writeVarUint(e, MESSAGE_SYNC); encoding.writeVarUint(e, STEP1); encoding.writeVarUint8Array(e, Y.encodeStateVector(doc)) }))
   }
-  const checkSynced = (): void => {
-    if (synced || ended || !answered || markers > 0) return
+  const checkConfirmed = (): void => {
+    if (ended || !answered || markers > 0) return
     synced = true
-    events.onSynced()
+    events.onConfirmed()
   }
 
   const onUpdate = (update: Uint8Array, origin: unknown, _doc: Y.Doc, tr: Y.Transaction): void => {
@@ -134,7 +141,7 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     if (step === STEP2 || step === UPDATE) Y.applyUpdate(doc, payload, session)
     if (step === STEP2) {
       markers = Math.max(0, markers - 1)
-      checkSynced()
+      checkConfirmed()
     }
   }
 
@@ -174,6 +181,10 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     get opened() { return opened },
     probe() {
       send(frame((e) => encoding.writeVarUint(e, MESSAGE_QUERY_AWARENESS)))
+    },
+    confirm() {
+      // Before the relay's step 1 is answered the pending markers confirm everything anyway.
+      if (answered && !ended) sendMarker()
     },
     abandon(reason) {
       end(0, reason)

@@ -66,6 +66,12 @@ export interface ConnectorContext {
 
 /** A live network link of one project document. */
 export interface Connection {
+  /**
+   * Resolves once the other side holds everything this link sent so far (a
+   * later confirmed sync of a new connection counts too; so do destroy and a
+   * permanent refusal). Connectors without confirmations may leave it out.
+   */
+  confirm?(): Promise<void>
   destroy(): void
 }
 

@@ -2,7 +2,7 @@ import { MemoryError } from '@engram/core'
 import { backoffDelay, type BackoffOptions } from './backoff.js'
 import { defaultNetwork, isOnline, watchNetwork } from './network.js'
 import { openRelaySession, type RelaySession, type SessionEnd } from './relay-session.js'
-import type { Connector, ConnectorContext, SyncErrorReason } from './sync-types.js'
+import type { Connection, Connector, ConnectorContext, SyncErrorReason } from './sync-types.js'
 
 /** Relay close codes after which a fresh token may help (missing, invalid, expired). */
 const TOKEN_CODES = new Set([4401, 4402, 4419])
@@ -98,7 +98,7 @@ interface ProjectLinkOptions extends WebsocketConnectorOptions {
   base: string
 }
 
-function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, options: ProjectLinkOptions): { destroy(): void } {
+function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, options: ProjectLinkOptions): Connection {
   let state: State = { name: 'offline' }
   /** Attempts since the last confirmed sync (drives the backoff). */
   let attempt = 0
@@ -106,6 +106,8 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
   let oversize = 0
   let frameBytes = options.initialFrameBytes
   let attemptIds = 0
+  /** Waiting for the relay to confirm what was sent (a later confirmed sync of a new connection also does). */
+  const confirmations: Array<() => void> = []
   /** Set while the project shows 'error' for a failure that retries may still cure. */
   let failing: SyncErrorReason | undefined
 
@@ -151,7 +153,7 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
     const url = `${options.base}/${room}?token=${encodeURIComponent(token)}`
     const session = openRelaySession({
       doc, url, WebSocket: options.WebSocketImpl, maxFrameBytes: () => frameBytes,
-      events: { onSynced: () => onSynced(session), onEnd: (end) => onEnd(session, end) },
+      events: { onConfirmed: () => onConfirmed(session), onEnd: (end) => onEnd(session, end) },
     })
     go({ name: 'linked', session, since: Date.now() })
   }
@@ -163,8 +165,10 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
     retry()
   }
 
-  function onSynced(session: RelaySession): void {
-    if (state.name !== 'linked' || state.session !== session) return
+  function onConfirmed(session: RelaySession): void {
+    if ((state.name !== 'linked' && state.name !== 'synced') || state.session !== session) return
+    for (const resolve of confirmations.splice(0)) resolve()
+    if (state.name === 'synced') return
     go({ name: 'synced', session })
     attempt = 0
     refusals = 0
@@ -241,9 +245,17 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
   attemptNow()
 
   return {
+    confirm() {
+      return new Promise<void>((resolve) => {
+        if (state.name === 'destroyed' || state.name === 'refused') return resolve()
+        confirmations.push(resolve)
+        if (state.name === 'synced') state.session.confirm()
+      })
+    },
     destroy() {
       if (state.name === 'destroyed') return
       go({ name: 'destroyed' })
+      for (const resolve of confirmations.splice(0)) resolve()
       if (beat !== undefined) clearInterval(beat)
       unwatch?.()
     },
