@@ -33,6 +33,8 @@ const MAX_COUNTER = 99_999
 /** The physical part's thirteen digits (year 2286). */
 const MAX_PHYSICAL = 9_999_999_999_999
 const STAMP = /^(\d{13})\.(\d{5})\.([0-9A-Za-z_-]{1,64})$/
+/** The same shape without captures (a faster test on the write path). */
+const STAMP_SHAPE = /^\d{13}\.\d{5}\.[0-9A-Za-z_-]{1,64}$/
 
 /** The parts of a well-formed stamp. */
 export interface HlcParts { physical: number; counter: number; deviceId: string }
@@ -90,7 +92,7 @@ export function readHlc(stamp: unknown): HlcParts | undefined {
 
 /** Whether `stamp` is a well-formed HLC stamp. */
 export function isHlc(stamp: unknown): stamp is string {
-  return readHlc(stamp) !== undefined
+  return typeof stamp === 'string' && STAMP_SHAPE.test(stamp)
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { MirroredKind, MirroredRecord } from '@engram/core'
 import { compareHlc, isHlc, MemoryError, type StampVerdict } from '@engram/core'
-import { YKeyValue } from 'y-utility/y-keyvalue'
 import type * as Y from 'yjs'
+import { KeyValue } from './key-value.js'
 import type { ValueCipher } from './value-cipher.js'
 
 /** The kinds a project document holds, one `YKeyValue` (a Y.Array of `{ key, val }`) each. */
@@ -102,9 +102,9 @@ export interface MirrorDoc {
  */
 export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCipher, judge: StampJudge = (hlc) => (isHlc(hlc) ? 'accepted' : 'malformed')): MirrorDoc {
   type Stored = DocValue | SealedDocValue
-  const maps = new Map<MirroredKind, YKeyValue<Stored>>()
-  for (const kind of MIRRORED_KINDS) maps.set(kind, new YKeyValue<Stored>(doc.getArray(kind)))
-  const kv = (kind: MirroredKind): YKeyValue<Stored> => maps.get(kind)!
+  const maps = new Map<MirroredKind, KeyValue<Stored>>()
+  for (const kind of MIRRORED_KINDS) maps.set(kind, new KeyValue<Stored>(doc.getArray(kind)))
+  const kv = (kind: MirroredKind): KeyValue<Stored> => maps.get(kind)!
   /** 'held': the document has it at the same or a newer accepted stamp; 'suspect': at a stamp not accepted here. */
   const holding = (record: MirroredRecord): 'held' | 'suspect' | 'absent' => {
     const held = kv(record.kind).get(record.id)
@@ -165,18 +165,21 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
     return { hlc: record.hlc, sealed }
   }
 
-  function write(entries: ReadonlyArray<readonly [MirroredRecord, Stored]>, replaceSuspect: boolean): PublishResult {
+  /** `held`: what {@link holding} said for each record, unless the document may have moved on since (sealing awaited). */
+  function write(entries: ReadonlyArray<readonly [MirroredRecord, Stored]>, replaceSuspect: boolean, held?: ReadonlyArray<'suspect' | 'absent'>): PublishResult {
     const result: PublishResult = { written: 0, blocked: [] }
+    const written = new Set<string>()
     doc.transact(() => {
-      for (const [record, stored] of entries) {
-        // Checked again here: the document may have moved on while values were sealed.
-        const held = holding(record)
-        if (held === 'held') continue
-        if (held === 'suspect' && !replaceSuspect) {
+      for (const [i, [record, stored]] of entries.entries()) {
+        // A record of an entry written earlier in this batch is judged against that write.
+        const state = (written.has(`${record.kind}:${record.id}`) ? undefined : held?.[i]) ?? holding(record)
+        if (state === 'held') continue
+        if (state === 'suspect' && !replaceSuspect) {
           result.blocked.push(record)
           continue
         }
         kv(record.kind).set(record.id, stored)
+        written.add(`${record.kind}:${record.id}`)
         result.written++
       }
     }, LOCAL_ORIGIN)
@@ -194,9 +197,17 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
     },
     async publish(records, options = {}) {
       const replaceSuspect = options.replaceSuspect ?? false
-      const todo = records.filter((r) => holding(r) !== 'held')
+      const todo: MirroredRecord[] = []
+      const states: Array<'suspect' | 'absent'> = []
+      for (const r of records) {
+        const state = holding(r)
+        if (state === 'held') continue
+        todo.push(r)
+        states.push(state)
+      }
       if (todo.length === 0) return { written: 0, blocked: [] }
-      if (!cipher) return write(todo.map((r) => [r, { ...valueOf(r), hlc: r.hlc }] as const), replaceSuspect)
+      // In clear the write follows at once; sealed values are checked again (the document may move on meanwhile).
+      if (!cipher) return write(todo.map((r) => [r, { ...valueOf(r), hlc: r.hlc }] as const), replaceSuspect, states)
       return write(await Promise.all(todo.map(async (r) => [r, await seal(r, cipher)] as const)), replaceSuspect)
     },
     onRemoteChange(listener) {
