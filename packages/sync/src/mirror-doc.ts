@@ -105,11 +105,13 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
   const maps = new Map<MirroredKind, KeyValue<Stored>>()
   for (const kind of MIRRORED_KINDS) maps.set(kind, new KeyValue<Stored>(doc.getArray(kind)))
   const kv = (kind: MirroredKind): KeyValue<Stored> => maps.get(kind)!
+  /** Entries found sealed with a key this device does not have: they supersede nothing. */
+  const unreadableHeld = new Set<string>()
   /** 'held': the document has it at the same or a newer accepted stamp; 'suspect': at a stamp not accepted here. */
   const holding = (record: MirroredRecord): 'held' | 'suspect' | 'absent' => {
     const held = kv(record.kind).get(record.id)
     if (held === undefined) return 'absent'
-    if (typeof held !== 'object' || held === null || judge(held.hlc) !== 'accepted') return 'suspect'
+    if (typeof held !== 'object' || held === null || judge(held.hlc) !== 'accepted' || unreadableHeld.has(`${record.kind}:${record.id}`)) return 'suspect'
     return compareHlc(held.hlc, record.hlc) >= 0 ? 'held' : 'absent'
   }
 
@@ -144,9 +146,11 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
       }
       try {
         const record = await toRecord(kind, id, val)
+        unreadableHeld.delete(`${kind}:${id}`)
         if (record) result.records.push(record)
       } catch (error) {
         if (!(error instanceof MemoryError && error.code === 'crypto')) throw error
+        unreadableHeld.add(`${kind}:${id}`)
         result.unreadable.push({ kind, id, error })
       }
     })

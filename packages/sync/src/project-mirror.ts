@@ -1,7 +1,7 @@
 import { compareHlc, MemoryError, type Memory, type MirroredKind, type MirroredRecord } from '@engram/core'
 import * as Y from 'yjs'
 import type { DocPersistence } from './idb-persistence.js'
-import { checkKey, onKeyCheckChange, writeKeyCheck, type KeyCheckResult } from './key-check.js'
+import { checkKey, onKeyCheckChange, otherKeyCheckExists, writeKeyCheck, type KeyCheckResult } from './key-check.js'
 import { createMirrorDoc, type MirrorDoc, type UnreadableEntry } from './mirror-doc.js'
 import type { Connection, ConnectionStatus, Connector, SyncErrorReason, SyncProblem } from './sync-types.js'
 import type { ValueCipher } from './value-cipher.js'
@@ -104,7 +104,9 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       if (problems.get(key)?.hlc === e.hlc) continue
       const message = e.type === 'malformed_stamp'
         ? `Set aside ${e.kind} ${e.id} of project ${projectId}: its stamp ${JSON.stringify(e.hlc)} is not a valid HLC stamp`
-        : `Set aside ${e.kind} ${e.id} of project ${projectId}: its stamp ${e.hlc} leads this device's clock by more than ${deps.maxClockLeadMs} ms (is the writing device's clock wrong?); the next local edit replaces it`
+        : e.type === 'other_key'
+          ? `Set aside ${e.kind} ${e.id} of project ${projectId}: it was sealed by a device that set the project up with another key at the same time (that device refuses to sync); the next local edit replaces it`
+          : `Set aside ${e.kind} ${e.id} of project ${projectId}: its stamp ${e.hlc} leads this device's clock by more than ${deps.maxClockLeadMs} ms (is the writing device's clock wrong?); the next local edit replaces it`
       problems.set(key, { type: e.type, kind: e.kind, id: e.id, key, hlc: e.hlc, message })
       changed = true
       deps.onError(new MemoryError('invalid_input', message))
@@ -183,7 +185,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     incoming.clear()
     // Decrypt first, then apply in one Dexie transaction (no crypto awaited inside it).
     const { records, unreadable, malformed } = await mirror.read(ids)
-    reportUnreadable(unreadable)
+    await reportUnreadable(unreadable)
     setAside(malformed.map((m) => ({ ...m, type: 'malformed_stamp' as const })))
     if (records.length === 0) return
     const result = await replication.applyRemote(records, { maxClockLeadMs: deps.maxClockLeadMs })
@@ -193,9 +195,17 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     for (const bad of result.rejected) deps.onError(new MemoryError('invalid_input', `Skipped a malformed ${bad.kind} record ${bad.id} from the document of ${projectId}`))
   }
 
-  /** Values this device cannot read are skipped (never written into Dexie) and reported as `crypto`. */
-  function reportUnreadable(unreadable: readonly UnreadableEntry[]): void {
+  /**
+   * Values this device cannot read are skipped (never written into Dexie) and reported as `crypto`.
+   * When devices set the project up with different keys at once, the losing device's values are
+   * expected to be unreadable: they are set aside as `other_key` problems (a local edit replaces them).
+   */
+  async function reportUnreadable(unreadable: readonly UnreadableEntry[]): Promise<void> {
     if (unreadable.length === 0 || stopped) return
+    if (deps.cipher && await otherKeyCheckExists(doc, projectId, deps.cipher)) {
+      setAside(unreadable.map((u) => ({ type: 'other_key' as const, kind: u.kind, id: u.id, hlc: '' })))
+      return
+    }
     const first = unreadable[0]!
     const what = unreadable.length === 1 ? `${first.kind} ${first.id}` : `${unreadable.length} values (first: ${first.kind} ${first.id})`
     deps.setStatus('error', first.error, 'crypto')
@@ -217,7 +227,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     const { records, outbox } = await replication.snapshot(projectId)
     const local = new Map(records.map((r) => [`${r.kind}\u0000${r.id}`, r]))
     const held = await mirror.readAll()
-    reportUnreadable(held.unreadable)
+    await reportUnreadable(held.unreadable)
     setAside(held.malformed.map((m) => ({ ...m, type: 'malformed_stamp' as const })))
     const fromDoc = held.records.filter((r) => compareHlc(r.hlc, local.get(`${r.kind}\u0000${r.id}`)?.hlc) > 0)
     const result = await replication.applyRemote(fromDoc, { maxClockLeadMs: deps.maxClockLeadMs })
@@ -275,7 +285,11 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     if (stopped) return
     let check = await checkKey(doc, projectId, deps.cipher)
     if (check.state === 'absent' && deps.cipher) {
-      await writeKeyCheck(doc, projectId, deps.cipher)
+      await writeKeyCheck(doc, projectId, deps.cipher, replication.deviceId)
+      // Another device may be setting the project up right now with another key: the relay's
+      // confirmation of this check also brings every check that reached it first.
+      await connection?.confirm?.()
+      if (stopped) return
       check = await checkKey(doc, projectId, deps.cipher)
     }
     if (check.state === 'refused') return refuse(check.error)

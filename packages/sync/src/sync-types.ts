@@ -28,12 +28,14 @@ export type SyncErrorReason = 'unauthorized' | 'token' | 'refused' | 'document_t
 
 /**
  * A record of the project document that this device set aside, not applied:
- * its stamp is malformed, or it leads this device's clock by more than
- * `maxClockLeadMs` (the writing device's clock is probably wrong). A later
+ * its stamp is malformed (`malformed_stamp`), it leads this device's clock by
+ * more than `maxClockLeadMs` (`clock_ahead`: the writing device's clock is
+ * probably wrong), or it was sealed by a device that set the project up with
+ * another key at the same time and lost the key check (`other_key`). A later
  * local edit of the same record replaces it in the document.
  */
 export interface SyncProblem {
-  type: 'malformed_stamp' | 'clock_ahead'
+  type: 'malformed_stamp' | 'clock_ahead' | 'other_key'
   kind: MirroredKind
   /** The record's id in the document. */
   id: string
