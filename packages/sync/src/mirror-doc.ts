@@ -172,18 +172,19 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
   /** `held`: what {@link holding} said for each record, unless the document may have moved on since (sealing awaited). */
   function write(entries: ReadonlyArray<readonly [MirroredRecord, Stored]>, replaceSuspect: boolean, held?: ReadonlyArray<'suspect' | 'absent'>): PublishResult {
     const result: PublishResult = { written: 0, blocked: [] }
-    const written = new Set<string>()
+    const written = entries.length > 1 ? new Set<string>() : undefined
     doc.transact(() => {
-      for (const [i, [record, stored]] of entries.entries()) {
+      for (let i = 0; i < entries.length; i++) {
+        const [record, stored] = entries[i]!
         // A record of an entry written earlier in this batch is judged against that write.
-        const state = (written.has(`${record.kind}:${record.id}`) ? undefined : held?.[i]) ?? holding(record)
+        const state = (written?.has(`${record.kind}:${record.id}`) ? undefined : held?.[i]) ?? holding(record)
         if (state === 'held') continue
         if (state === 'suspect' && !replaceSuspect) {
           result.blocked.push(record)
           continue
         }
         kv(record.kind).set(record.id, stored)
-        written.add(`${record.kind}:${record.id}`)
+        written?.add(`${record.kind}:${record.id}`)
         result.written++
       }
     }, LOCAL_ORIGIN)

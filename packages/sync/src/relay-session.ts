@@ -13,7 +13,7 @@ const UPDATE = 2
 
 /** How a session ended. */
 export interface SessionEnd {
-  /** The WebSocket close code; 0 when this side abandoned the socket. */
+  /** The WebSocket close code; 0 when this side abandoned the socket, 4000 when a frame from the relay did not decode. */
   code: number
   reason: string
   /** Whether the socket opened at all (a refusal vs. an unreachable relay). */
@@ -169,7 +169,7 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     try {
       receive(new Uint8Array(event.data as ArrayBuffer))
     } catch (error) {
-      end(4400, `undecodable frame from the relay: ${error instanceof Error ? error.message : String(error)}`)
+      end(4000, `undecodable frame from the relay: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
   ws.onclose = (event: CloseEvent) => end(event.code, event.reason)
