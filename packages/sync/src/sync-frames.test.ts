@@ -11,8 +11,16 @@ import { startTestRelay, type TestRelay } from '../test/relay.js'
 let relay: TestRelay
 /** A relay that accepts frames of 64 KiB at most. */
 let tight: TestRelay
-beforeAll(async () => { [relay, tight] = await Promise.all([startTestRelay(), startTestRelay(['--max-message-bytes', String(64 * 1024)])]) }, 60_000)
-afterAll(async () => { await Promise.all([relay?.stop(), tight?.stop()]) })
+/** A relay that closes every connection after its first message (rate limit, 4529). */
+let grumpy: TestRelay
+beforeAll(async () => {
+  [relay, tight, grumpy] = await Promise.all([
+    startTestRelay(),
+    startTestRelay(['--max-message-bytes', String(64 * 1024)]),
+    startTestRelay(['--message-burst', '1', '--messages-per-second', '0.001']),
+  ])
+}, 60_000)
+afterAll(async () => { await Promise.all([relay?.stop(), tight?.stop(), grumpy?.stop()]) })
 
 const VALUE = (i: number): string => `${i}:`.padEnd(100_000, String.fromCharCode(97 + i))
 
@@ -141,6 +149,28 @@ describe('more than the relay takes in one frame', () => {
       expect(a.sync.status('p')).toBe('error')
       expect(a.errors).toHaveLength(1) // told once, not at every attempt
       expect((a.errors[0] as { code?: string }).code).toBe('quota_exceeded')
+    } finally {
+      await closeAll([a])
+    }
+  }, 60_000)
+
+  it('a relay that keeps closing the connection before the project synced shows error (relay_refused) once, never synced', async () => {
+    const userId = 'u-grumpy'
+    const tokens = tokenLog()
+    const a = await offlineProjectWithBacklog('a', userId, grumpy, tokens, { backoff: { initialMs: 20, maxMs: 80 } })
+    const seen: SyncStatus[] = []
+    try {
+      await a.memory.facts.set('p', 'k', 'v')
+      a.sync.onStatus((projectId, status) => { if (projectId === 'p') seen.push(status) })
+      await a.memory.projects.update('p', { sync: { enabled: true } })
+      const details = await statusWhere(a, (status) => status === 'error')
+      expect(details.reason).toBe('relay_refused')
+      expect(details.message).toMatch(/4529/)
+      expect(tokens.times.length).toBe(3)
+      await tokens.reached(5) // retries go on, and the status stays put
+      expect(a.sync.status('p')).toBe('error')
+      expect(seen).not.toContain('synced')
+      expect(a.errors).toHaveLength(1)
     } finally {
       await closeAll([a])
     }

@@ -184,6 +184,7 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
     const permanent = PERMANENT.get(end.code)
     if (permanent !== undefined || (end.code >= 4400 && end.code < 4500 && !TOKEN_CODES.has(end.code))) {
       go({ name: 'refused' })
+      for (const resolve of confirmations.splice(0)) resolve() // nothing more will be confirmed
       const code = permanent === 'unauthorized' ? 'unauthorized' : 'internal'
       report(permanent ?? 'refused', new MemoryError(code, `The relay refused room ${room}: close code ${end.code} ${end.reason}`.trim()))
       return
