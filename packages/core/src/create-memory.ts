@@ -1,4 +1,5 @@
 import { createChangeFeed } from './change-feed.js'
+import { highestStoredStamp } from './clock-restore.js'
 import { createDump } from './dump.js'
 import { MemoryError } from './errors.js'
 import { createHybridClock } from './hlc.js'
@@ -87,7 +88,8 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   const ctx: StoreContext = {
     db, appId, userId, now, status, sync,
     tokenizer: opts.tokenizer ?? estimateTokenizer,
-    clock: createHybridClock(deviceId, now),
+    // Restored past the highest stamp stored, so an edit after a restart beats what this device wrote before.
+    clock: createHybridClock(deviceId, now, await highestStoredStamp(db, now())),
     feed: createChangeFeed(),
     syncedProjects: new Set(),
     index: NO_TEXT_INDEX,

@@ -1,5 +1,5 @@
 import { MemoryError } from './errors.js'
-import { compareHlc } from './hlc.js'
+import { checkHlc, compareHlc, type StampVerdict } from './hlc.js'
 import type { StoreContext } from './store-context.js'
 import type { SyncEngine } from './sync-api.js'
 import { MIRRORED_KINDS, type MirroredKind, type MirroredRecord } from './synced-kind.js'
@@ -29,6 +29,17 @@ export interface ApplyResult {
   newer: MirroredRecord[]
   /** Malformed records, skipped (the rest of the batch still applies). */
   rejected: MirroredRecord[]
+  /**
+   * Records whose stamp is malformed or leads this device's clock by more than
+   * `maxClockLeadMs`: not stored, and the clock did not move for them.
+   */
+  quarantined: Array<{ record: MirroredRecord; verdict: Exclude<StampVerdict, 'accepted'> }>
+}
+
+/** Options of {@link ReplicationApi.applyRemote}. */
+export interface ApplyRemoteOptions {
+  /** How far a record's stamp may lead this device's wall clock (default: 5 minutes). */
+  maxClockLeadMs?: number
 }
 
 /**
@@ -52,7 +63,7 @@ export interface ReplicationApi {
    * @throws MemoryError `invalid_input` when `batch` is not an array, `closed`, `quota_exceeded`
    * (storage failures roll the batch back).
    */
-  applyRemote(batch: readonly MirroredRecord[]): Promise<ApplyResult>
+  applyRemote(batch: readonly MirroredRecord[], options?: ApplyRemoteOptions): Promise<ApplyResult>
   /**
    * Every mirrored record of a project (tombstones included) and the outbox
    * entries of that project, read in one snapshot: acking those entries after
@@ -60,8 +71,10 @@ export interface ReplicationApi {
    * @throws MemoryError `invalid_input`, `closed`.
    */
   snapshot(projectId: string): Promise<{ records: MirroredRecord[]; outbox: number[] }>
-  /** Advances this device's clock past a stamp seen from another device. */
-  receiveClock(hlc: string): void
+  /** Advances this device's clock past a stamp seen from another device (if well-formed and within `maxClockLeadMs`). */
+  receiveClock(hlc: string, maxClockLeadMs?: number): StampVerdict
+  /** Judges a stamp against this device's wall clock without moving the clock ('malformed', 'ahead' or 'accepted'). */
+  checkStamp(hlc: unknown, maxClockLeadMs?: number): StampVerdict
   /**
    * Attaches a running sync engine: `memory.sync` and `memory.status` report through it.
    * @returns the detach function. @throws MemoryError `conflict` when one is attached already.
@@ -102,13 +115,20 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
       if (seqs.length === 0) return
       await write(ctx, ['outbox'], () => db.outbox.bulkDelete([...seqs]))
     },
-    async applyRemote(batch) {
+    async applyRemote(batch, options) {
       if (!Array.isArray(batch)) throw new MemoryError('invalid_input', 'applyRemote needs an array of mirrored records')
-      const result: ApplyResult = { applied: 0, newer: [], rejected: [] }
+      const result: ApplyResult = { applied: 0, newer: [], rejected: [], quarantined: [] }
       if (batch.length === 0) return result
       ctx.assertOpen()
+      const admitted: MirroredRecord[] = []
+      for (const record of batch) {
+        const verdict = ctx.clock.receive(record?.hlc, options?.maxClockLeadMs)
+        if (verdict === 'accepted') admitted.push(record)
+        else result.quarantined.push({ record, verdict })
+      }
+      if (admitted.length === 0) return result
       await write(ctx, applyTables(), async (w) => {
-        for (const record of batch) {
+        for (const record of admitted) {
           let applied: boolean
           try {
             applied = await applyOne(ctx, w, record)
@@ -139,8 +159,11 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
         return { records: perKind.flat() as MirroredRecord[], outbox: outbox as number[] }
       })
     },
-    receiveClock(hlc) {
-      if (typeof hlc === 'string') ctx.clock.receive(hlc)
+    receiveClock(hlc, maxClockLeadMs) {
+      return ctx.clock.receive(hlc, maxClockLeadMs)
+    },
+    checkStamp(hlc, maxClockLeadMs) {
+      return checkHlc(hlc, ctx.now(), maxClockLeadMs)
     },
     attachSync: (engine) => ctx.sync.attach(engine),
   }

@@ -114,15 +114,15 @@ describe('summaries', () => {
     const older: SummaryRow = { ...localRow, text: 'older', hlc: formatHlc(1, 0, 'zzz') }
     expect(await apply(older)).toBe(false)
     expect((await summaries.latest('p'))?.text).toBe('local')
-    const newer: SummaryRow = { ...localRow, text: 'newer', hlc: formatHlc(Date.UTC(2030, 0, 1), 0, 'dev2') }
+    const newer: SummaryRow = { ...localRow, text: 'newer', hlc: formatHlc(Date.UTC(2026, 0, 1, 0, 1), 0, 'dev2') }
     expect(await apply(newer)).toBe(true)
     expect((await summaries.latest('p'))?.text).toBe('newer')
     expect(docs.get(`summary:${local.id}`)?.text).toBe('newer')
     expect(await apply(newer)).toBe(false)
-    const fresh: SummaryRow = { id: 'remote-1', projectId: 'p', kind: 'project', text: 'from afar', createdAt: Date.UTC(2030, 0, 2), hlc: formatHlc(Date.UTC(2030, 0, 2), 0, 'dev2') }
+    const fresh: SummaryRow = { id: 'remote-1', projectId: 'p', kind: 'project', text: 'from afar', createdAt: Date.UTC(2026, 0, 1, 0, 2), hlc: formatHlc(Date.UTC(2026, 0, 1, 0, 2), 0, 'dev2') }
     expect(await apply(fresh)).toBe(true)
     expect(docs.has('summary:remote-1')).toBe(true)
-    const gone: SummaryRow = { ...fresh, deletedAt: Date.UTC(2030, 0, 3), hlc: formatHlc(Date.UTC(2030, 0, 3), 0, 'dev2') }
+    const gone: SummaryRow = { ...fresh, deletedAt: Date.UTC(2026, 0, 1, 0, 3), hlc: formatHlc(Date.UTC(2026, 0, 1, 0, 3), 0, 'dev2') }
     expect(await apply(gone)).toBe(true)
     expect(docs.has('summary:remote-1')).toBe(false)
     expect((await summaries.list('p')).items.map((s) => s.text)).toEqual(['newer'])

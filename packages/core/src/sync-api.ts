@@ -27,12 +27,25 @@ export interface SyncApi {
 /** What a running sync gives the store it attaches to (`startSync` of `@engram/sync` returns one). */
 export interface SyncEngine {
   status(projectId: string): SyncState
-  /** `problem` comes with state `error`: what failed, for the app's status. */
-  onStatus(listener: (projectId: string, state: SyncState, problem?: { code: MemoryErrorCode; message: string }) => void): () => void
+  /** `details` says why a state is `error` (`reason`, `message`). */
+  onStatus(listener: (projectId: string, state: SyncState, details?: SyncStateDetails) => void): () => void
   flush(): void | Promise<void>
   whenSynced(projectId: string): Promise<void>
   /** Stops it (the store calls it when it closes first). */
   close(): void | Promise<void>
+}
+
+/** Why a project's sync is in `error`, as an engine reports it. */
+export interface SyncStateDetails {
+  /** e.g. `unauthorized`, `token`, `frame_too_large`, `document_too_large`, `key_mismatch`, `crypto`, `relay_refused`. */
+  reason?: string
+  message?: string
+}
+
+/** The `MemoryError` code a sync failure reason is shown with in `memory.status`. */
+const REASON_CODES: Record<string, MemoryErrorCode> = {
+  unauthorized: 'unauthorized', token: 'unauthorized', frame_too_large: 'limit_exceeded', document_too_large: 'limit_exceeded',
+  crypto: 'crypto', key_mismatch: 'crypto',
 }
 
 /** The store's side of sync: the app's `memory.sync`, and the seam an engine attaches through. */
@@ -98,9 +111,12 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
       if (engine) throw new MemoryError('conflict', 'Sync is already running for this store; close it before starting it again')
       engine = next
       hub.enable('sync', true)
-      stopWatching = next.onStatus((projectId, state, problem) => {
+      stopWatching = next.onStatus((projectId, state, details) => {
         hub.setSync(projectId, state)
-        if (state === 'error') hub.fail('sync', new MemoryError(problem?.code ?? 'internal', problem?.message ?? `Sync of project ${projectId} failed`), projectId)
+        if (state === 'error') {
+          const code = REASON_CODES[details?.reason ?? ''] ?? 'internal'
+          hub.fail('sync', new MemoryError(code, details?.message ?? `Sync of project ${projectId} failed (${details?.reason ?? 'unknown reason'})`), projectId)
+        }
         else if (state === 'synced') hub.recover('sync')
         for (const l of [...statusListeners]) l(projectId, state)
       })

@@ -1,4 +1,5 @@
 import { invalidInput, MemoryError } from './errors.js'
+import { isHlc } from './hlc.js'
 import type { StoreContext } from './store-context.js'
 import { checkId, type Json } from './validate.js'
 import type { WriteScope } from './write.js'
@@ -82,12 +83,9 @@ export function checkEnvelope(record: MirroredRecord, kind: MirroredKind, allowe
   return row
 }
 
-/** Stamps look like `<13-digit ms>.<counter, 5+ digits>.<device id>`. */
-const STAMP = /^\d{13}\.\d{5,}\.[\w-]{1,64}$/
-
-/** Checks the form of a hybrid-logical-clock stamp. @throws MemoryError `invalid_input`. */
+/** Checks the form of a hybrid-logical-clock stamp (see hlc.ts). @throws MemoryError `invalid_input`. */
 export function checkStamp(stamp: unknown): string {
-  if (typeof stamp !== 'string' || !STAMP.test(stamp)) throw invalidInput(`Malformed clock stamp ${JSON.stringify(stamp)}`)
+  if (!isHlc(stamp)) throw invalidInput(`Malformed clock stamp ${JSON.stringify(stamp)}`)
   return stamp
 }
 

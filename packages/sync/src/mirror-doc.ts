@@ -1,10 +1,10 @@
 import type { MirroredKind, MirroredRecord } from '@engram/core'
-import { compareHlc, MemoryError, MIRRORED_KINDS } from '@engram/core'
-import { YKeyValue } from 'y-utility/y-keyvalue'
+import { compareHlc, isHlc, MemoryError, MIRRORED_KINDS, type StampVerdict } from '@engram/core'
 import type * as Y from 'yjs'
+import { KeyValue } from './key-value.js'
 import type { ValueCipher } from './value-cipher.js'
 
-/** The kinds a project document holds (core's synced kinds), one `YKeyValue` (a Y.Array of `{ key, val }`) each. */
+/** The kinds a project document holds (core's synced kinds), one `KeyValue` (a Y.Array of `{ key, val }`) each. */
 export { MIRRORED_KINDS }
 
 /** Transaction origin of everything this device writes into a project document. */
@@ -23,8 +23,26 @@ export interface SealedDocValue { hlc: string; sealed: Uint8Array }
 /** An entry of the document this device cannot read (other key, or plain vs encrypted). */
 export interface UnreadableEntry { kind: MirroredKind; id: string; error: MemoryError }
 
+/** An entry of the document whose stamp is not a well-formed HLC stamp: never applied. */
+export interface MalformedEntry { kind: MirroredKind; id: string; hlc: string }
+
 /** What {@link MirrorDoc.read} found. */
-export interface ReadResult { records: MirroredRecord[]; unreadable: UnreadableEntry[] }
+export interface ReadResult { records: MirroredRecord[]; unreadable: UnreadableEntry[]; malformed: MalformedEntry[] }
+
+/** What {@link MirrorDoc.publish} did. */
+export interface PublishResult {
+  /** Records written into the document. */
+  written: number
+  /**
+   * Records neither written nor superseded: the document holds the entry at a
+   * stamp this device does not accept (malformed, or too far ahead) and
+   * `replaceSuspect` was off. Their outbox entries must stay.
+   */
+  blocked: MirroredRecord[]
+}
+
+/** Judges a stamp held in the document: only an 'accepted' one can supersede a local record. */
+export type StampJudge = (hlc: unknown) => StampVerdict
 
 /** The additional authenticated data of a sealed value: the entry it belongs to, at its HLC. */
 const sealContext = (projectId: string, kind: MirroredKind, id: string, hlc: string): string => `engram-value\u0000${projectId}\u0000${kind}\u0000${id}\u0000${hlc}`
@@ -66,30 +84,40 @@ export interface MirrorDoc {
   readAll(): Promise<ReadResult>
   /**
    * Writes records in one transaction with {@link LOCAL_ORIGIN}, skipping any
-   * the document already holds at the same or a newer HLC. Sealing happens
-   * before the transaction; without encryption the write is synchronous.
-   * @returns how many were written.
+   * the document already holds at the same or a newer, accepted HLC (they are
+   * superseded). An entry held at a stamp `judge` does not accept is replaced
+   * when `replaceSuspect` is set (a local edit), else the record is `blocked`.
+   * Sealing happens before the transaction; without encryption the write is synchronous.
    * @throws MemoryError `crypto` when sealing fails.
    */
-  publish(records: readonly MirroredRecord[]): Promise<number>
+  publish(records: readonly MirroredRecord[], options?: { replaceSuspect?: boolean }): Promise<PublishResult>
   /** Calls `listener` with the ids changed by every transaction not made by this mirror. */
   onRemoteChange(listener: (kind: MirroredKind, ids: string[]) => void): () => void
 }
 
-/** Wraps a project document; creates its three key-value types. With a cipher, values are sealed and opened. */
-export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCipher): MirrorDoc {
+/**
+ * Wraps a project document; creates its three key-value types. With a cipher,
+ * values are sealed and opened. `judge` tells which held stamps this device
+ * accepts (default: every well-formed one).
+ */
+export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCipher, judge: StampJudge = (hlc) => (isHlc(hlc) ? 'accepted' : 'malformed')): MirrorDoc {
   type Stored = DocValue | SealedDocValue
-  const maps = new Map<MirroredKind, YKeyValue<Stored>>()
-  for (const kind of MIRRORED_KINDS) maps.set(kind, new YKeyValue<Stored>(doc.getArray(kind)))
-  const kv = (kind: MirroredKind): YKeyValue<Stored> => maps.get(kind)!
-  const holdsAtLeast = (record: MirroredRecord): boolean => {
+  const maps = new Map<MirroredKind, KeyValue<Stored>>()
+  for (const kind of MIRRORED_KINDS) maps.set(kind, new KeyValue<Stored>(doc.getArray(kind)))
+  const kv = (kind: MirroredKind): KeyValue<Stored> => maps.get(kind)!
+  /** Entries found sealed with a key this device does not have: they supersede nothing. */
+  const unreadableHeld = new Set<string>()
+  /** 'held': the document has it at the same or a newer accepted stamp; 'suspect': at a stamp not accepted here. */
+  const holding = (record: MirroredRecord): 'held' | 'suspect' | 'absent' => {
     const held = kv(record.kind).get(record.id)
-    return held !== undefined && compareHlc(held.hlc, record.hlc) >= 0
+    if (held === undefined) return 'absent'
+    if (typeof held !== 'object' || held === null || judge(held.hlc) !== 'accepted' || unreadableHeld.has(`${record.kind}:${record.id}`)) return 'suspect'
+    return compareHlc(held.hlc, record.hlc) >= 0 ? 'held' : 'absent'
   }
 
   /** The record of a stored value; undefined when malformed (no stamp, an id of another project): never applied. */
   async function toRecord(kind: MirroredKind, id: string, val: Stored | undefined): Promise<MirroredRecord | undefined> {
-    if (typeof val !== 'object' || val === null || typeof val.hlc !== 'string') return undefined
+    if (typeof val !== 'object' || val === null || !isHlc(val.hlc)) return undefined
     const identity = identityOf(kind, projectId, id)
     if (identity === undefined) return undefined
     const isSealed = (val as { sealed?: unknown }).sealed instanceof Uint8Array
@@ -109,13 +137,20 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
   }
 
   async function read(ids: Iterable<readonly [MirroredKind, string, Stored?]>): Promise<ReadResult> {
-    const result: ReadResult = { records: [], unreadable: [] }
-    const opened = [...ids].map(async ([kind, id, val]) => {
+    const result: ReadResult = { records: [], unreadable: [], malformed: [] }
+    const opened = [...ids].map(async ([kind, id, given]) => {
+      const val = given ?? kv(kind).get(id)
+      if (typeof val === 'object' && val !== null && !isHlc(val.hlc)) {
+        result.malformed.push({ kind, id, hlc: String(val.hlc).slice(0, 80) })
+        return
+      }
       try {
-        const record = await toRecord(kind, id, val ?? kv(kind).get(id))
+        const record = await toRecord(kind, id, val)
+        unreadableHeld.delete(`${kind}:${id}`)
         if (record) result.records.push(record)
       } catch (error) {
         if (!(error instanceof MemoryError && error.code === 'crypto')) throw error
+        unreadableHeld.add(`${kind}:${id}`)
         result.unreadable.push({ kind, id, error })
       }
     })
@@ -134,17 +169,26 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
     return { hlc: record.hlc, sealed }
   }
 
-  function write(entries: ReadonlyArray<readonly [MirroredRecord, Stored]>): number {
-    let written = 0
+  /** `held`: what {@link holding} said for each record, unless the document may have moved on since (sealing awaited). */
+  function write(entries: ReadonlyArray<readonly [MirroredRecord, Stored]>, replaceSuspect: boolean, held?: ReadonlyArray<'suspect' | 'absent'>): PublishResult {
+    const result: PublishResult = { written: 0, blocked: [] }
+    const written = entries.length > 1 ? new Set<string>() : undefined
     doc.transact(() => {
-      for (const [record, stored] of entries) {
-        // Checked again here: the document may have moved on while values were sealed.
-        if (holdsAtLeast(record)) continue
+      for (let i = 0; i < entries.length; i++) {
+        const [record, stored] = entries[i]!
+        // A record of an entry written earlier in this batch is judged against that write.
+        const state = (written?.has(`${record.kind}:${record.id}`) ? undefined : held?.[i]) ?? holding(record)
+        if (state === 'held') continue
+        if (state === 'suspect' && !replaceSuspect) {
+          result.blocked.push(record)
+          continue
+        }
         kv(record.kind).set(record.id, stored)
-        written++
+        written?.add(`${record.kind}:${record.id}`)
+        result.written++
       }
     }, LOCAL_ORIGIN)
-    return written
+    return result
   }
 
   return {
@@ -156,11 +200,20 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
       for (const kind of MIRRORED_KINDS) for (const [id, entry] of kv(kind).map) all.push([kind, id, entry.val])
       return read(all)
     },
-    async publish(records) {
-      const todo = records.filter((r) => !holdsAtLeast(r))
-      if (todo.length === 0) return 0
-      if (!cipher) return write(todo.map((r) => [r, { ...valueOf(r), hlc: r.hlc }] as const))
-      return write(await Promise.all(todo.map(async (r) => [r, await seal(r, cipher)] as const)))
+    async publish(records, options = {}) {
+      const replaceSuspect = options.replaceSuspect ?? false
+      const todo: MirroredRecord[] = []
+      const states: Array<'suspect' | 'absent'> = []
+      for (const r of records) {
+        const state = holding(r)
+        if (state === 'held') continue
+        todo.push(r)
+        states.push(state)
+      }
+      if (todo.length === 0) return { written: 0, blocked: [] }
+      // In clear the write follows at once; sealed values are checked again (the document may move on meanwhile).
+      if (!cipher) return write(todo.map((r) => [r, { ...valueOf(r), hlc: r.hlc }] as const), replaceSuspect, states)
+      return write(await Promise.all(todo.map(async (r) => [r, await seal(r, cipher)] as const)), replaceSuspect)
     },
     onRemoteChange(listener) {
       const offs = MIRRORED_KINDS.map((kind) => {

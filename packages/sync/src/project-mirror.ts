@@ -1,9 +1,9 @@
 import { compareHlc, MemoryError, type MirroredKind, type MirroredRecord, type SyncableMemory } from '@engram/core'
 import * as Y from 'yjs'
 import type { DocPersistence } from './idb-persistence.js'
-import { checkKey, onKeyCheckChange, writeKeyCheck, type KeyCheckResult } from './key-check.js'
+import { checkKey, onKeyCheckChange, otherKeyCheckExists, writeKeyCheck, type KeyCheckResult } from './key-check.js'
 import { createMirrorDoc, type MirrorDoc, type UnreadableEntry } from './mirror-doc.js'
-import type { Connection, ConnectionStatus, Connector } from './sync-types.js'
+import type { Connection, ConnectionStatus, Connector, SyncErrorReason, SyncProblem } from './sync-types.js'
 import type { ValueCipher } from './value-cipher.js'
 
 /** How long drained outbox entries wait to be acked together. */
@@ -18,7 +18,11 @@ export interface MirrorDeps {
   readonly batchSize: number
   /** Seals and opens values (end-to-end encryption); undefined: values in clear. */
   readonly cipher?: ValueCipher | undefined
-  setStatus(status: ConnectionStatus, error?: unknown): void
+  /** How far a remote stamp may lead this device's clock (ms); records beyond it are set aside. */
+  readonly maxClockLeadMs: number
+  setStatus(status: ConnectionStatus, error?: unknown, reason?: SyncErrorReason): void
+  /** The records of this project set aside (malformed stamp, clock far ahead), whenever the list changes. */
+  setProblems(problems: readonly SyncProblem[]): void
   onError(error: unknown): void
 }
 
@@ -46,7 +50,8 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   const { memory, projectId } = deps
   const replication = memory.replication
   const doc = new Y.Doc({ gc: true })
-  const mirror: MirrorDoc = createMirrorDoc(doc, projectId, deps.cipher)
+  const mirror: MirrorDoc = createMirrorDoc(doc, projectId, deps.cipher, (hlc) => replication.checkStamp(hlc, deps.maxClockLeadMs))
+  const problems = new Map<string, SyncProblem>()
   let persistence: DocPersistence | undefined
   let connection: Connection | undefined
   let stopped = false
@@ -61,6 +66,10 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   const synced = new Promise<void>((resolve) => { firstSynced = () => { hasSynced = true; resolve() } })
   /** The key check after the first sync, while it runs. */
   let deciding: Promise<void> | undefined
+  /** Dexie and the document agree (and the relay confirmed it when the first sync decided): 'synced' may be shown. */
+  let reconciled = false
+  /** The last status of the network link. */
+  let linkStatus: ConnectionStatus = 'connecting'
   let offKeyCheck: (() => void) | undefined
   const acks = new Set<Promise<void>>()
   const inFlight = new Set<number>()
@@ -83,8 +92,38 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       void stop()
       return
     }
-    deps.setStatus('error', error)
+    deps.setStatus('error', error, error instanceof MemoryError && error.code === 'crypto' ? 'crypto' : 'internal')
     deps.onError(error)
+  }
+
+  /** Records set aside become problems in the status (and go to onError once per stamp). */
+  function setAside(entries: ReadonlyArray<{ type: SyncProblem['type']; kind: MirroredKind; id: string; hlc: string }>): void {
+    let changed = false
+    for (const e of entries) {
+      const key = `${e.kind}:${e.id}`
+      if (problems.get(key)?.hlc === e.hlc) continue
+      const message = e.type === 'malformed_stamp'
+        ? `Set aside ${e.kind} ${e.id} of project ${projectId}: its stamp ${JSON.stringify(e.hlc)} is not a valid HLC stamp`
+        : e.type === 'other_key'
+          ? `Set aside ${e.kind} ${e.id} of project ${projectId}: it was sealed by a device that set the project up with another key at the same time (that device refuses to sync); the next local edit replaces it`
+          : `Set aside ${e.kind} ${e.id} of project ${projectId}: its stamp ${e.hlc} leads this device's clock by more than ${deps.maxClockLeadMs} ms (is the writing device's clock wrong?); the next local edit replaces it`
+      problems.set(key, { type: e.type, kind: e.kind, id: e.id, key, hlc: e.hlc, message })
+      changed = true
+      deps.onError(new MemoryError('invalid_input', message))
+    }
+    if (changed) deps.setProblems([...problems.values()])
+  }
+
+  /** These records are in the document at an accepted stamp now: no longer a problem. */
+  function clearProblems(records: readonly MirroredRecord[]): void {
+    let changed = false
+    for (const r of records) changed = problems.delete(`${r.kind}:${r.id}`) || changed
+    if (changed) deps.setProblems([...problems.values()])
+  }
+
+  function quarantinedOf(result: { quarantined: ReadonlyArray<{ record: MirroredRecord; verdict: 'malformed' | 'ahead' }> }): Set<string> {
+    setAside(result.quarantined.map(({ record, verdict }) => ({ type: verdict === 'ahead' ? 'clock_ahead' as const : 'malformed_stamp' as const, kind: record.kind, id: record.id, hlc: String(record.hlc) })))
+    return new Set(result.quarantined.map(({ record }) => `${record.kind}:${record.id}`))
   }
 
   async function drainNow(): Promise<void> {
@@ -92,9 +131,13 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       const entries = (await replication.pending({ projectId, limit: deps.batchSize + inFlight.size })).filter((e) => !inFlight.has(e.seq))
       if (entries.length === 0 || stopped) return
       const records = entries.flatMap((e) => (e.record ? [e.record] : []))
-      await mirror.publish(records)
+      // A local edit replaces an entry held at a stamp set aside here (malformed, far ahead).
+      const { blocked } = await mirror.publish(records, { replaceSuspect: true })
       if (stopped || refused) return
-      scheduleAck(entries.map((e) => e.seq))
+      clearProblems(records)
+      // Acked only when published or superseded by an accepted newer stamp in the document.
+      const kept = new Set(blocked.map((r) => `${r.kind}\u0000${r.id}`))
+      scheduleAck(entries.filter((e) => !e.record || !kept.has(`${e.record.kind}\u0000${e.record.id}`)).map((e) => e.seq))
       if (entries.length < deps.batchSize) return
     }
   }
@@ -141,20 +184,31 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     for (const [kind, set] of incoming) for (const id of set) ids.push([kind, id])
     incoming.clear()
     // Decrypt first, then apply in one Dexie transaction (no crypto awaited inside it).
-    const { records, unreadable } = await mirror.read(ids)
-    reportUnreadable(unreadable)
+    const { records, unreadable, malformed } = await mirror.read(ids)
+    await reportUnreadable(unreadable)
+    setAside(malformed.map((m) => ({ ...m, type: 'malformed_stamp' as const })))
     if (records.length === 0) return
-    const result = await replication.applyRemote(records)
+    const result = await replication.applyRemote(records, { maxClockLeadMs: deps.maxClockLeadMs })
+    const setAsideNow = quarantinedOf(result)
+    clearProblems(records.filter((r) => !setAsideNow.has(`${r.kind}:${r.id}`)))
     if (result.newer.length > 0) await mirror.publish(result.newer)
     for (const bad of result.rejected) deps.onError(new MemoryError('invalid_input', `Skipped a malformed ${bad.kind} record ${bad.id} from the document of ${projectId}`))
   }
 
-  /** Values this device cannot read are skipped (never written into Dexie) and reported as `crypto`. */
-  function reportUnreadable(unreadable: readonly UnreadableEntry[]): void {
+  /**
+   * Values this device cannot read are skipped (never written into Dexie) and reported as `crypto`.
+   * When devices set the project up with different keys at once, the losing device's values are
+   * expected to be unreadable: they are set aside as `other_key` problems (a local edit replaces them).
+   */
+  async function reportUnreadable(unreadable: readonly UnreadableEntry[]): Promise<void> {
     if (unreadable.length === 0 || stopped) return
+    if (deps.cipher && await otherKeyCheckExists(doc, projectId, deps.cipher)) {
+      setAside(unreadable.map((u) => ({ type: 'other_key' as const, kind: u.kind, id: u.id, hlc: '' })))
+      return
+    }
     const first = unreadable[0]!
     const what = unreadable.length === 1 ? `${first.kind} ${first.id}` : `${unreadable.length} values (first: ${first.kind} ${first.id})`
-    deps.setStatus('error', first.error)
+    deps.setStatus('error', first.error, 'crypto')
     deps.onError(new MemoryError('crypto', `Skipped ${what} of project ${projectId}: ${first.error.message}`, { cause: first.error }))
   }
 
@@ -164,7 +218,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     refused = error
     connection?.destroy()
     connection = undefined
-    deps.setStatus('error', error)
+    deps.setStatus('error', error, 'key_mismatch')
     deps.onError(error)
   }
 
@@ -173,13 +227,21 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     const { records, outbox } = await replication.snapshot(projectId)
     const local = new Map(records.map((r) => [`${r.kind}\u0000${r.id}`, r]))
     const held = await mirror.readAll()
-    reportUnreadable(held.unreadable)
+    await reportUnreadable(held.unreadable)
+    setAside(held.malformed.map((m) => ({ ...m, type: 'malformed_stamp' as const })))
     const fromDoc = held.records.filter((r) => compareHlc(r.hlc, local.get(`${r.kind}\u0000${r.id}`)?.hlc) > 0)
-    const result = await replication.applyRemote(fromDoc)
-    await mirror.publish([...records, ...result.newer])
+    const result = await replication.applyRemote(fromDoc, { maxClockLeadMs: deps.maxClockLeadMs })
+    quarantinedOf(result)
+    // Entries set aside are not replaced here: only a local edit (an outbox entry) replaces them.
+    const { blocked } = await mirror.publish([...records, ...result.newer])
     if (stopped || refused) return
     await persistence!.whenPersisted()
-    await replication.ack(outbox)
+    if (blocked.length === 0) {
+      await replication.ack(outbox)
+      return
+    }
+    // Some local records did not reach the document: the drain publishes the edits among them.
+    void drain().catch(fail)
   }
 
   async function start(): Promise<void> {
@@ -213,6 +275,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     openGate()
     await enqueue(reconcile)
     if (stopped || refused) return
+    reconciled = true
     connectNow()
   }
 
@@ -222,13 +285,22 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     if (stopped) return
     let check = await checkKey(doc, projectId, deps.cipher)
     if (check.state === 'absent' && deps.cipher) {
-      await writeKeyCheck(doc, projectId, deps.cipher)
+      await writeKeyCheck(doc, projectId, deps.cipher, replication.deviceId)
+      // Another device may be setting the project up right now with another key: the relay's
+      // confirmation of this check also brings every check that reached it first.
+      await connection?.confirm?.()
+      if (stopped) return
       check = await checkKey(doc, projectId, deps.cipher)
     }
     if (check.state === 'refused') return refuse(check.error)
     gateOpen = true
     openGate()
     await enqueue(reconcile)
+    if (stopped || refused) return
+    // 'synced' only once the relay also holds what reconciling published.
+    await connection?.confirm?.()
+    reconciled = true
+    if (!stopped && !refused && linkStatus === 'synced') deps.setStatus('synced')
   }
 
   function connectNow(): void {
@@ -236,10 +308,13 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     const room = `${encodeURIComponent(memory.userId)}/${encodeURIComponent(projectId)}`
     connection = deps.connect({
       doc, room, projectId,
-      setStatus: (status, error) => {
+      setStatus: (status, error, reason) => {
         if (stopped || refused) return
+        linkStatus = status
         if (status === 'synced') firstSynced()
-        deps.setStatus(status, error)
+        // Until reconciled, the document may still lack local records: not 'synced' yet.
+        if (status === 'synced' && !reconciled) return
+        deps.setStatus(status, error, reason)
       },
     })
   }

@@ -1,9 +1,9 @@
-import { MemoryError, type SyncableMemory } from '@engram/core'
+import { DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, type SyncableMemory } from '@engram/core'
 import { noPersistence, openDocPersistence } from './idb-persistence.js'
+import { MIRRORED_KINDS } from './mirror-doc.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'
 import { createStatusRegistry } from './status-registry.js'
-import type { Connector, Sync, SyncOptions, SyncStatus } from './sync-types.js'
-import { MIRRORED_KINDS } from './mirror-doc.js'
+import type { Connector, Sync, SyncErrorReason, SyncOptions, SyncStatus } from './sync-types.js'
 import { checkEncryptionOption, createValueCipher } from './value-cipher.js'
 import { websocketConnector } from './websocket-connector.js'
 
@@ -27,6 +27,8 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   const connect = connectorOf(options, onError)
   const batchSize = options.batchSize ?? 500
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new MemoryError('invalid_input', 'batchSize must be a positive integer')
+  const maxClockLeadMs = options.maxClockLeadMs ?? DEFAULT_MAX_CLOCK_LEAD_MS
+  if (!Number.isFinite(maxClockLeadMs) || maxClockLeadMs < 0) throw new MemoryError('invalid_input', 'maxClockLeadMs must be a non-negative number of milliseconds')
   const docName = options.docName ?? ((projectId: string) => `engram-sync:${memory.appId}:${memory.userId}:${memory.deviceId}:${projectId}`)
   // Without IndexedDB (plain Node) the document lives in memory only; the Dexie outbox still guards every write.
   const persist = options.persistence ?? typeof indexedDB !== 'undefined'
@@ -39,17 +41,19 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   const stopping = new Set<Promise<void>>()
   let closed = false
 
-  function setStatus(projectId: string, status: SyncStatus): void {
+  function setStatus(projectId: string, status: SyncStatus, error?: unknown, reason?: SyncErrorReason): void {
     if (status !== 'off' && !mirrors.has(projectId)) return
-    statuses.set(projectId, status)
+    const message = error === undefined ? undefined : error instanceof Error ? error.message : String(error)
+    statuses.set(projectId, status, status === 'error' ? { reason: reason ?? 'internal', message } : {})
   }
 
   function startMirror(projectId: string): void {
     if (closed || mirrors.has(projectId)) return
     const mirror = startProjectMirror({
-      memory, projectId, connect, batchSize, cipher,
+      memory, projectId, connect, batchSize, cipher, maxClockLeadMs,
       persistence: (doc) => (persist ? openDocPersistence(docName(projectId), doc) : noPersistence),
-      setStatus: (status) => setStatus(projectId, status),
+      setStatus: (status, error, reason) => setStatus(projectId, status, error, reason),
+      setProblems: (problems) => { if (mirrors.has(projectId)) statuses.setProblems(projectId, problems) },
       onError: (error) => onError(error, projectId),
     })
     mirrors.set(projectId, mirror)
@@ -81,6 +85,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   // Attached first: a second startSync on the same store is refused (`conflict`) before it subscribes or mirrors anything.
   const sync: Sync = {
     status: (projectId) => statuses.get(projectId),
+    details: (projectId) => statuses.details(projectId),
     onStatus: (listener) => statuses.onStatus(listener),
     async flush() {
       await initial
@@ -127,5 +132,6 @@ function connectorOf(options: SyncOptions, onError: (error: unknown, projectId: 
     ...(options.backoff ? { backoff: options.backoff } : {}),
     ...(options.network !== undefined ? { network: options.network } : {}),
     ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+    ...(options.maxFrameBytes !== undefined ? { maxFrameBytes: options.maxFrameBytes } : {}),
   })
 }

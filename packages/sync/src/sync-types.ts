@@ -1,3 +1,4 @@
+import type { MirroredKind } from '@engram/core'
 import type * as Y from 'yjs'
 import type { BackoffOptions } from './backoff.js'
 import type { EncryptionOption } from './value-cipher.js'
@@ -8,17 +9,71 @@ export type SyncStatus = 'off' | 'connecting' | 'synced' | 'offline' | 'error'
 /** What a network connector reports; the mirror adds 'off' when not mirroring. */
 export type ConnectionStatus = Exclude<SyncStatus, 'off'>
 
+/**
+ * Why a project is in status 'error', for the app to act on:
+ * - `unauthorized`: the relay refused the room for the token's user (4403), or refused
+ *   several fresh tokens in a row (4401/4402/4419).
+ * - `token`: the app's `token()` failed or returned nothing.
+ * - `refused`: the relay refused the room for good (malformed 4400, bad room 4404).
+ * - `document_too_large`: the relay's document limit (4413) is reached.
+ * - `frame_too_large`: one change is larger than the relay accepts in one frame, even alone
+ *   (retrying continues).
+ * - `relay_refused`: the relay accepted and then closed the connection on several attempts
+ *   in a row before the project synced (retrying continues with backoff).
+ * - `crypto`: values of the project cannot be read with this device's encryption.
+ * - `key_mismatch`: the project is encrypted with another key, or not encrypted while this device encrypts.
+ * - `internal`: an unexpected failure (see the message).
+ */
+export type SyncErrorReason = 'unauthorized' | 'token' | 'refused' | 'document_too_large' | 'frame_too_large' | 'relay_refused' | 'crypto' | 'key_mismatch' | 'internal'
+
+/**
+ * A record of the project document that this device set aside, not applied:
+ * its stamp is malformed (`malformed_stamp`), it leads this device's clock by
+ * more than `maxClockLeadMs` (`clock_ahead`: the writing device's clock is
+ * probably wrong), or it was sealed by a device that set the project up with
+ * another key at the same time and lost the key check (`other_key`). A later
+ * local edit of the same record replaces it in the document.
+ */
+export interface SyncProblem {
+  type: 'malformed_stamp' | 'clock_ahead' | 'other_key'
+  kind: MirroredKind
+  /** The record's id in the document. */
+  id: string
+  /** `<kind>:<id>`, unique per project. */
+  key: string
+  hlc: string
+  message: string
+}
+
+/** A project's sync status with what the app needs to explain it. */
+export interface SyncDetails {
+  status: SyncStatus
+  /** Set with status 'error'. */
+  reason?: SyncErrorReason
+  /** Set with status 'error': what happened, for a developer or a user. */
+  message?: string
+  /** Records set aside (any status). */
+  problems: readonly SyncProblem[]
+}
+
 /** What a {@link Connector} gets for one project document. */
 export interface ConnectorContext {
   readonly doc: Y.Doc
   /** `<userId>/<projectId>`. */
   readonly room: string
   readonly projectId: string
-  setStatus(status: ConnectionStatus, error?: unknown): void
+  /** Reports the connection's state; with 'error', `reason` says why. */
+  setStatus(status: ConnectionStatus, error?: unknown, reason?: SyncErrorReason): void
 }
 
 /** A live network link of one project document. */
 export interface Connection {
+  /**
+   * Resolves once the other side holds everything this link sent so far (a
+   * later confirmed sync of a new connection counts too; so do destroy and a
+   * permanent refusal). Connectors without confirmations may leave it out.
+   */
+  confirm?(): Promise<void>
   destroy(): void
 }
 
@@ -52,6 +107,19 @@ export interface SyncOptions {
   /** Outbox entries drained per step. Default 500. */
   batchSize?: number
   /**
+   * How far a remote record's stamp may lead this device's clock, in ms. A record beyond it
+   * is set aside (a `clock_ahead` problem in `details()`), does not move this device's clock
+   * and is replaced by the next local edit. Default 300,000 (5 minutes); up to one day is
+   * honoured across restarts.
+   */
+  maxClockLeadMs?: number
+  /**
+   * Largest frame sent to the relay, in bytes. Larger changes are split. When the relay still
+   * closes with 1009 (message too big) the limit is halved for this project. Default 1,000,000
+   * (under the relay's default of 1 MiB).
+   */
+  maxFrameBytes?: number
+  /**
    * End-to-end encryption of mirrored values (AES-GCM, a fresh IV per value): the relay stores
    * and merges documents whose values it cannot read. A passphrase is stretched with
    * PBKDF2-SHA256 (310,000 rounds, salt from the user id), so every device of the user that
@@ -66,8 +134,10 @@ export interface SyncOptions {
 export interface Sync {
   /** Sync state of a project: 'off' when it is not mirrored. (sync) */
   status(projectId: string): SyncStatus
-  /** Calls `listener` on every status change. @returns the unsubscribe function. */
-  onStatus(listener: (projectId: string, status: SyncStatus) => void): () => void
+  /** The status with its error reason and the records set aside. (sync) */
+  details(projectId: string): SyncDetails
+  /** Calls `listener` on every change of a status, its reason or problems. @returns the unsubscribe function. */
+  onStatus(listener: (projectId: string, status: SyncStatus, details: SyncDetails) => void): () => void
   /** Drains the outbox of every mirrored project into its document now. */
   flush(): Promise<void>
   /** Resolves once the project is mirrored and its document synced with the relay. @throws MemoryError `closed` if sync closes first. */

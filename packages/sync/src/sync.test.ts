@@ -160,7 +160,7 @@ describe('startSync over a loopback network', () => {
     const rogue = new Y.Doc()
     network.connector('rogue')({ doc: rogue, room: 'u1/p', projectId: 'p', setStatus: () => {} })
     const facts = new YKeyValue<unknown>(rogue.getArray('facts'))
-    const hlc = `${Date.UTC(2026, 0, 2)}.00000.rogue`
+    const hlc = `${Date.UTC(2026, 0, 1) + 1000}.00000.rogue`
     facts.set('p/bad', { value: 1, confidence: 'very', tags: [], createdAt: 1, updatedAt: 1, hlc })
     facts.set('p/good', { value: 'ok', confidence: 1, tags: [], createdAt: 1, updatedAt: 1, hlc })
     facts.set('other/x', { value: 'foreign project id', confidence: 1, tags: [], createdAt: 1, updatedAt: 1, hlc })

@@ -1,14 +1,26 @@
 import { MemoryError } from '@engram/core'
-import { WebsocketProvider } from 'y-websocket'
 import { backoffDelay, type BackoffOptions } from './backoff.js'
 import { defaultNetwork, isOnline, watchNetwork } from './network.js'
-import type { Connector } from './sync-types.js'
+import { openRelaySession, type RelaySession, type SessionEnd } from './relay-session.js'
+import type { Connection, Connector, ConnectorContext, SyncErrorReason } from './sync-types.js'
 
 /** Relay close codes after which a fresh token may help (missing, invalid, expired). */
 const TOKEN_CODES = new Set([4401, 4402, 4419])
+/** The close code of a frame over the relay's limit. */
+const MESSAGE_TOO_BIG = 1009
+/** Refusals that retrying cannot fix, and how the app learns why. */
+const PERMANENT: ReadonlyMap<number, SyncErrorReason> = new Map([[4400, 'refused'], [4403, 'unauthorized'], [4404, 'refused'], [4413, 'document_too_large']])
 
 /** A socket that heard nothing for this many heartbeats is considered dead. */
 const DEAD_AFTER_BEATS = 2.5
+/** Default frame limit: under the relay's default `maxMessageBytes` of 1 MiB. */
+export const DEFAULT_MAX_FRAME_BYTES = 1_000_000
+/** The frame limit never shrinks below this. */
+const MIN_FRAME_BYTES = 16 * 1024
+/** Connections the relay accepted and then closed before the project synced, in a row, before status 'error'. */
+const REFUSALS_BEFORE_ERROR = 3
+/** 1009 refusals of a frame that held a single struct, in a row, before status 'error' (`frame_too_large`). */
+const OVERSIZE_BEFORE_ERROR = 2
 
 /** Options of {@link websocketConnector}. */
 export interface WebsocketConnectorOptions {
@@ -23,142 +35,230 @@ export interface WebsocketConnectorOptions {
   network?: EventTarget | null
   /** Liveness probe interval in ms (0 disables). Default 5,000. */
   heartbeatMs?: number
+  /** Largest frame sent, in bytes (halved on every 1009 from the relay). Default 1,000,000. */
+  maxFrameBytes?: number
   onError?: (error: unknown, projectId: string) => void
 }
 
 /**
- * Connects project documents to the relay with the stock y-websocket provider.
- * The provider's own reconnect loop is switched off: this connector fetches a
- * fresh token before every attempt (tokens expire) and waits a jittered
- * backoff between attempts. Refusals that a retry cannot fix (44xx other than
- * the token codes: malformed, foreign room, document too large) end in 'error'.
+ * The connector's states, one place for every transition:
+ * - `authorizing`: waiting for `token()`;
+ * - `linked`: a socket is open or opening and the relay does not yet hold everything;
+ * - `synced`: the relay confirmed it holds everything sent;
+ * - `waiting`: backing off before the next attempt;
+ * - `offline`: the network is down, no attempts until it is back;
+ * - `refused`: the relay refused the room for good (44xx), no more attempts;
+ * - `destroyed`.
+ */
+type State =
+  | { name: 'authorizing'; attemptId: number }
+  | { name: 'linked'; session: RelaySession; since: number }
+  | { name: 'synced'; session: RelaySession }
+  | { name: 'waiting'; timer: ReturnType<typeof setTimeout> }
+  | { name: 'offline' }
+  | { name: 'refused' }
+  | { name: 'destroyed' }
+
+/**
+ * Connects project documents to the relay over the y-websocket protocol. It
+ * fetches a fresh token before every attempt (tokens expire) and waits a
+ * jittered backoff between attempts; the backoff only resets once the relay
+ * confirmed it holds everything, so a relay that keeps refusing is not
+ * hammered (nor is `token()`). What is sent is split into frames under the
+ * frame limit, which halves whenever the relay closes with 1009 (message too
+ * big). Refusals that a retry cannot fix (44xx other than the token codes) end
+ * in 'error'; repeated refusals of other kinds show 'error' with a reason while
+ * retries go on.
  *
  * Network awareness: on the global `offline` event (or `navigator.onLine`
  * turning false, read every second) the project reports 'offline' and the
  * socket is closed (a browser may keep a dead socket open); on `online` it
  * reconnects at once with a fresh token, skipping the backoff.
- * Liveness: every `heartbeatMs` the connector renews its awareness state,
- * which the relay echoes; a socket that received nothing for 2.5 heartbeats
- * (or that has been connecting that long) is closed and retried.
+ * Liveness: every `heartbeatMs` the connector asks the relay for awareness
+ * states; a socket that received nothing for 2.5 heartbeats (or that has been
+ * connecting that long) is closed and retried.
  */
 export function websocketConnector(options: WebsocketConnectorOptions): Connector {
   const network = options.network === undefined ? defaultNetwork() : (options.network ?? undefined)
   const heartbeatMs = options.heartbeatMs ?? 5_000
   if (!Number.isFinite(heartbeatMs) || heartbeatMs < 0) throw new MemoryError('invalid_input', 'heartbeatMs must be a non-negative number')
-  return ({ doc, room, projectId, setStatus }) => {
-    const provider = new WebsocketProvider(options.url, room, doc, {
-      connect: false,
-      disableBc: true,
-      params: {},
-      ...(options.WebSocket === undefined ? {} : { WebSocketPolyfill: options.WebSocket as typeof WebSocket }),
-      shouldReconnect: () => false,
-    })
-    let attempt = 0
-    let timer: ReturnType<typeof setTimeout> | undefined
-    let destroyed = false
-    let online = network === undefined ? true : isOnline(network)
-    /** Bumped by every open() and by going offline: a stale open() does not connect. */
-    let generation = 0
-    let connectingSince = 0
+  const initialFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES
+  if (!Number.isInteger(initialFrameBytes) || initialFrameBytes < MIN_FRAME_BYTES) throw new MemoryError('invalid_input', `maxFrameBytes must be an integer of at least ${MIN_FRAME_BYTES}`)
+  const WebSocketImpl = (options.WebSocket ?? (globalThis as { WebSocket?: unknown }).WebSocket) as (new (url: string) => WebSocket) | undefined
+  if (typeof WebSocketImpl !== 'function') throw new MemoryError('invalid_input', 'No WebSocket implementation: pass startSync({ WebSocket }) (the `ws` package in Node)')
+  const base = options.url.replace(/\/+$/, '')
+  return (ctx) => connectProject(ctx, { ...options, network, heartbeatMs, initialFrameBytes, WebSocketImpl, base })
+}
 
-    const cancelRetry = (): void => {
-      if (timer !== undefined) clearTimeout(timer)
-      timer = undefined
-    }
+interface ProjectLinkOptions extends WebsocketConnectorOptions {
+  network: EventTarget | undefined
+  heartbeatMs: number
+  initialFrameBytes: number
+  WebSocketImpl: new (url: string) => WebSocket
+  base: string
+}
 
-    const retry = (): void => {
-      if (destroyed || !online || timer !== undefined) return
-      attempt++
-      timer = setTimeout(() => {
-        timer = undefined
-        void open()
-      }, backoffDelay(attempt, options.backoff))
-    }
+function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, options: ProjectLinkOptions): Connection {
+  let state: State = { name: 'offline' }
+  /** Attempts since the last confirmed sync (drives the backoff). */
+  let attempt = 0
+  let refusals = 0
+  let oversize = 0
+  let frameBytes = options.initialFrameBytes
+  let attemptIds = 0
+  /** Waiting for the relay to confirm what was sent (a later confirmed sync of a new connection also does). */
+  const confirmations: Array<() => void> = []
+  /** Set while the project shows 'error' for a failure that retries may still cure. */
+  let failing: SyncErrorReason | undefined
 
-    async function open(): Promise<void> {
-      const mine = ++generation
-      if (!online) {
-        setStatus('offline')
-        return
-      }
-      // While retrying the project stays 'offline' (no flicker through 'connecting' on every attempt).
-      if (attempt === 0) setStatus('connecting')
-      let token: string
-      try {
-        token = await options.token()
-        if (typeof token !== 'string' || token === '') throw new MemoryError('unauthorized', 'sync token() must resolve to a non-empty string')
-      } catch (error) {
-        if (destroyed || mine !== generation) return
-        setStatus('error', error)
-        options.onError?.(error, projectId)
-        retry()
-        return
-      }
-      if (destroyed || mine !== generation || !online) return
-      provider.params = { token }
-      connectingSince = Date.now()
-      provider.connect()
-    }
+  const report = (reason: SyncErrorReason, error: MemoryError): void => {
+    const first = failing !== reason
+    failing = reason
+    setStatus('error', error, reason)
+    if (first) options.onError?.(error, projectId)
+  }
+  /** The status between attempts: 'error' stays until a sync succeeds. */
+  const between = (): void => {
+    if (failing === undefined) setStatus('offline')
+  }
 
-    provider.on('sync', (synced: boolean) => {
-      if (!synced || destroyed) return
-      attempt = 0
-      setStatus('synced')
-    })
-    provider.on('connection-close', (event: CloseEvent | null) => {
-      // Take reconnecting away from the provider: the next attempt needs a fresh token.
-      provider.shouldConnect = false
-      if (destroyed) return
-      const code = event?.code
-      if (code !== undefined && code >= 4400 && code < 4500 && !TOKEN_CODES.has(code)) {
-        const error = new MemoryError(code === 4403 ? 'unauthorized' : 'internal', `The relay refused room ${room}: close code ${code} ${event?.reason ?? ''}`.trim())
-        setStatus('error', error)
-        options.onError?.(error, projectId)
-        return
-      }
+  function go(next: State): void {
+    const prev = state
+    state = next
+    if (prev.name === 'waiting') clearTimeout(prev.timer)
+    // Set first: the abandoned session's end report then finds it is no longer current.
+    if ((prev.name === 'linked' || prev.name === 'synced') && next.name !== 'linked' && next.name !== 'synced') prev.session.abandon('left')
+  }
+
+  function attemptNow(): void {
+    if (state.name === 'destroyed' || state.name === 'refused') return
+    if (options.network !== undefined && !isOnline(options.network)) {
+      go({ name: 'offline' })
       setStatus('offline')
-      retry()
+      return
+    }
+    // While retrying the project stays 'offline' (no flicker through 'connecting' on every attempt).
+    if (attempt === 0 && failing === undefined) setStatus('connecting')
+    const attemptId = ++attemptIds
+    go({ name: 'authorizing', attemptId })
+    void Promise.resolve().then(() => options.token()).then(
+      (token) => onToken(attemptId, token),
+      (error: unknown) => onTokenFailed(attemptId, error),
+    )
+  }
+
+  function onToken(attemptId: number, token: unknown): void {
+    if (state.name !== 'authorizing' || state.attemptId !== attemptId) return
+    if (typeof token !== 'string' || token === '') return onTokenFailed(attemptId, new MemoryError('unauthorized', 'sync token() must resolve to a non-empty string'))
+    const url = `${options.base}/${room}?token=${encodeURIComponent(token)}`
+    const session = openRelaySession({
+      doc, url, WebSocket: options.WebSocketImpl, maxFrameBytes: () => frameBytes,
+      events: { onConfirmed: () => onConfirmed(session), onEnd: (end) => onEnd(session, end) },
     })
+    go({ name: 'linked', session, since: Date.now() })
+  }
 
-    const onOffline = (): void => {
-      if (destroyed || !online) return
-      online = false
-      generation++
-      cancelRetry()
-      setStatus('offline')
-      if (provider.ws !== null) provider.disconnect()
-    }
-    const onOnline = (): void => {
-      if (destroyed || online) return
-      online = true
-      cancelRetry()
-      attempt = 0
-      void open()
-    }
-    const unwatch = network ? watchNetwork(network, (up) => (up ? onOnline() : onOffline())) : undefined
+  function onTokenFailed(attemptId: number, error: unknown): void {
+    if (state.name !== 'authorizing' || state.attemptId !== attemptId) return
+    const cause = error instanceof MemoryError ? error : new MemoryError('unauthorized', `sync token() failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    report('token', cause)
+    retry()
+  }
 
-    const heartbeat = heartbeatMs > 0 ? setInterval(() => {
-      if (destroyed || provider.ws === null) return
-      const deadAfter = heartbeatMs * DEAD_AFTER_BEATS
-      const quietSince = provider.wsconnected ? provider.wsLastMessageReceived : connectingSince
-      if (Date.now() - quietSince > deadAfter) {
-        provider.disconnect() // → 'connection-close' → 'offline' and a retry with a fresh token
-        return
+  function onConfirmed(session: RelaySession): void {
+    if ((state.name !== 'linked' && state.name !== 'synced') || state.session !== session) return
+    for (const resolve of confirmations.splice(0)) resolve()
+    if (state.name === 'synced') return
+    go({ name: 'synced', session })
+    attempt = 0
+    refusals = 0
+    oversize = 0
+    failing = undefined
+    setStatus('synced')
+  }
+
+  function onEnd(session: RelaySession, end: SessionEnd): void {
+    if ((state.name !== 'linked' && state.name !== 'synced') || state.session !== session) return
+    const wasSynced = state.name === 'synced'
+    state = { name: 'offline' } // the session is over: nothing to abandon
+    const permanent = PERMANENT.get(end.code)
+    if (permanent !== undefined || (end.code >= 4400 && end.code < 4500 && !TOKEN_CODES.has(end.code))) {
+      go({ name: 'refused' })
+      for (const resolve of confirmations.splice(0)) resolve() // nothing more will be confirmed
+      const code = permanent === 'unauthorized' ? 'unauthorized' : 'internal'
+      report(permanent ?? 'refused', new MemoryError(code, `The relay refused room ${room}: close code ${end.code} ${end.reason}`.trim()))
+      return
+    }
+    if (end.code === MESSAGE_TOO_BIG) {
+      frameBytes = Math.max(MIN_FRAME_BYTES, Math.floor(Math.min(frameBytes, end.largestFrame) / 2))
+      oversize = end.largestIndivisible ? oversize + 1 : 0
+      if (oversize >= OVERSIZE_BEFORE_ERROR) {
+        report('frame_too_large', new MemoryError('quota_exceeded', `A single change of project ${projectId} (${end.largestFrame} bytes) is larger than the relay accepts in one message (close code 1009); make the value smaller or raise the relay's maxMessageBytes. Retrying.`))
       }
-      // The relay echoes awareness to its sender: the answer proves the socket alive.
-      if (provider.wsconnected) provider.awareness.setLocalState(provider.awareness.getLocalState())
-    }, heartbeatMs) : undefined
-    ;(heartbeat as { unref?: () => void } | undefined)?.unref?.()
-
-    void open()
-    return {
-      destroy() {
-        destroyed = true
-        cancelRetry()
-        if (heartbeat !== undefined) clearInterval(heartbeat)
-        unwatch?.()
-        provider.destroy()
-      },
     }
+    if (!wasSynced && end.opened && end.code !== 0) {
+      refusals++
+      if (refusals >= REFUSALS_BEFORE_ERROR && TOKEN_CODES.has(end.code)) {
+        report('unauthorized', new MemoryError('unauthorized', `The relay refused ${refusals} fresh tokens in a row for room ${room} (close code ${end.code} ${end.reason}); check what token() returns. Retrying with backoff`))
+      } else if (refusals >= REFUSALS_BEFORE_ERROR && failing !== 'frame_too_large') {
+        report('relay_refused', new MemoryError('internal', `The relay closed the connection of room ${room} ${refusals} times in a row before it synced (last close code ${end.code} ${end.reason}); retrying with backoff`.trim()))
+      }
+    }
+    between()
+    retry()
+  }
+
+  function retry(): void {
+    if (state.name === 'destroyed' || state.name === 'refused') return
+    attempt++
+    const timer = setTimeout(() => {
+      if (state.name === 'waiting' && state.timer === timer) attemptNow()
+    }, backoffDelay(attempt, options.backoff))
+    go({ name: 'waiting', timer })
+  }
+
+  function onNetwork(up: boolean): void {
+    if (state.name === 'destroyed' || state.name === 'refused') return
+    if (!up) {
+      go({ name: 'offline' })
+      setStatus('offline')
+      return
+    }
+    if (state.name !== 'offline' && state.name !== 'waiting') return
+    attempt = 0
+    attemptNow()
+  }
+
+  function heartbeat(): void {
+    if (state.name !== 'linked' && state.name !== 'synced') return
+    const { session } = state
+    const quietSince = session.opened ? session.lastReceived : (state.name === 'linked' ? state.since : session.lastReceived)
+    if (Date.now() - quietSince > options.heartbeatMs * DEAD_AFTER_BEATS) {
+      session.abandon('no answer from the relay') // → onEnd → 'offline' and a retry with a fresh token
+      return
+    }
+    if (session.opened) session.probe()
+  }
+
+  const unwatch = options.network ? watchNetwork(options.network, onNetwork) : undefined
+  const beat = options.heartbeatMs > 0 ? setInterval(heartbeat, options.heartbeatMs) : undefined
+  ;(beat as { unref?: () => void } | undefined)?.unref?.()
+  attemptNow()
+
+  return {
+    confirm() {
+      return new Promise<void>((resolve) => {
+        if (state.name === 'destroyed' || state.name === 'refused') return resolve()
+        confirmations.push(resolve)
+        if (state.name === 'synced') state.session.confirm()
+      })
+    },
+    destroy() {
+      if (state.name === 'destroyed') return
+      go({ name: 'destroyed' })
+      for (const resolve of confirmations.splice(0)) resolve()
+      if (beat !== undefined) clearInterval(beat)
+      unwatch?.()
+    },
   }
 }

@@ -18,11 +18,11 @@ export interface TestRelay {
   stop(): Promise<void>
 }
 
-/** Starts the relay with `--port 0` and a temporary data folder; resolves once it listens. */
-export async function startTestRelay(): Promise<TestRelay> {
+/** Starts the relay with `--port 0` and a temporary data folder (plus `args`, e.g. limits); resolves once it listens. */
+export async function startTestRelay(args: readonly string[] = []): Promise<TestRelay> {
   const secret = `sync-test-${Math.random().toString(36).slice(2)}-secret`
   const data = mkdtempSync(join(tmpdir(), 'engram-sync-relay-'))
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'apps/relay/src/main.ts', '--port', '0', '--host', '127.0.0.1', '--data', data, '--secret', secret], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'apps/relay/src/main.ts', '--port', '0', '--host', '127.0.0.1', '--data', data, '--secret', secret, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
   const output: string[] = []
   const exited = new Promise<void>((done) => child.on('close', () => done()))
   const port = await new Promise<number>((done, fail) => {

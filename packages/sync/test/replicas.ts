@@ -12,8 +12,10 @@ export interface Replica {
   sync: Sync
   clock: ReturnType<typeof testClock>
   errors: unknown[]
-  /** Stops sync and starts it again on the same documents (a restart of the app). */
+  /** Stops sync and starts it again on the same documents (a restart of sync). */
   restart(): Promise<void>
+  /** Closes sync and the store, opens the store again on the same database and starts sync (a restart of the app). */
+  reopen(): Promise<void>
 }
 
 /** Opens a replica on a loopback network (or with other sync options). */
@@ -23,19 +25,26 @@ export async function openReplica(name: string, network: LoopbackNetwork | undef
   if (!(await memory.projects.get('p'))) await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: options.projectSync ?? true } })
   const errors: unknown[] = []
   const prefix = options.docPrefix ?? `t${++run}`
-  const start = () => startSync(memory, {
+  const start = () => startSync(replica.memory, {
     ...(network ? { connect: network.connector(name) } : {}),
     docName: (projectId) => `${prefix}:${name}:${projectId}`,
     onError: (error) => errors.push(error),
     ...options,
   })
   const replica: Replica = {
-    name, memory, sync: start(), clock, errors,
+    name, memory, sync: undefined as unknown as Sync, clock, errors,
     async restart() {
       await replica.sync.close()
       replica.sync = start()
     },
+    async reopen() {
+      await replica.sync.close()
+      replica.memory.close()
+      replica.memory = await openTestMemory({ userId: memory.userId, now: clock.now, indexedDB: memory.indexedDB })
+      replica.sync = start()
+    },
   }
+  replica.sync = start()
   return replica
 }
 
