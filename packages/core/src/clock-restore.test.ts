@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compareHlc, formatHlc, type MirroredRecord } from '@engram/core'
+import { compareHlc, formatHlc, type MirroredRecord, replicationOf } from '@engram/core'
 import { openTestMemory, testClock } from '../../../test/support/memory.js'
 
 const T = Date.UTC(2026, 0, 1)
@@ -15,13 +15,13 @@ describe('the clock across restarts and against hostile stamps', () => {
     const first = await openTestMemory({ now: clock.now })
     await first.projects.create({ id: 'p1', name: 'P1', sync: { enabled: true } })
     const fast = formatHlc(T + 10 * MIN, 0, 'devicea')
-    const result = await first.replication.applyRemote([remoteFact('k', 'from A', fast)], { maxClockLeadMs: 15 * MIN })
+    const result = await replicationOf(first).applyRemote([remoteFact('k', 'from A', fast)], { maxClockLeadMs: 15 * MIN })
     expect(result.applied).toBe(1)
     first.close()
 
     const reopened = await openTestMemory({ now: clock.now, indexedDB: first.indexedDB, userId: first.userId })
     await reopened.facts.set('p1', 'k', 'from B after restart')
-    const [entry] = (await reopened.replication.pending()).filter((p) => p.id === 'p1/k')
+    const [entry] = (await replicationOf(reopened).pending()).filter((p) => p.id === 'p1/k')
     expect(compareHlc(entry!.record!.hlc, fast)).toBeGreaterThan(0)
     reopened.close()
   })
@@ -36,15 +36,15 @@ describe('the clock across restarts and against hostile stamps', () => {
       remoteFact('max', 'frozen?', '9999999999999.99999.x'),
       remoteFact('honest', 'ok', formatHlc(T + 1, 0, 'devh')),
     ]
-    const result = await memory.replication.applyRemote(batch)
+    const result = await replicationOf(memory).applyRemote(batch)
     expect(result.applied).toBe(1)
     expect(result.quarantined.map((q) => [q.record.row.key, q.verdict])).toEqual([['tilde', 'malformed'], ['future', 'ahead'], ['max', 'ahead']])
     expect(await memory.facts.get('p1', 'tilde')).toBeUndefined()
     expect(await memory.facts.get('p1', 'future')).toBeUndefined()
     await memory.facts.set('p1', 'after', 1)
-    const after = (await memory.replication.pending()).find((p) => p.id === 'p1/after')!
+    const after = (await replicationOf(memory).pending()).find((p) => p.id === 'p1/after')!
     expect(after.hlc.startsWith(String(T + 1))).toBe(true) // the clock followed only the honest stamp
-    expect(memory.replication.receiveClock('~')).toBe('malformed')
+    expect(replicationOf(memory).receiveClock('~')).toBe('malformed')
     memory.close()
   })
 })

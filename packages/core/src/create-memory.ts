@@ -10,6 +10,7 @@ import type { AnyModule, ComposedMemory, MemoryModule, ModuleContext } from './m
 import { NO_TEXT_INDEX } from './no-text-index.js'
 import { createProjects, prepareProjects } from './projects.js'
 import { createReplication } from './replication.js'
+import { registerReplication } from './replication-seam.js'
 import { EngramDb } from './schema.js'
 import { createStatusHub } from './status.js'
 import type { StoreContext } from './store-context.js'
@@ -103,7 +104,6 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   const memory: Partial<Memory> = {
     appId, userId, deviceId, mode: 'local',
     projects: createProjects(ctx),
-    replication: createReplication(ctx),
     changes: { subscribe: (filter, listener) => subscribeChanges(ctx, filter, listener) },
     status: status.api,
     sync: sync.api,
@@ -118,6 +118,7 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     },
   }
   Object.defineProperty(memory, 'closed', { get: () => closed, enumerable: true })
+  registerReplication(memory, createReplication(ctx))
   for (const module of modules) Object.assign(memory, module.create(moduleCtx, memory))
   return memory as Memory
 }

@@ -6,7 +6,6 @@ import type { Dump, Stats } from './dump.js'
 import type { FactsApi } from './facts.js'
 import type { MessagesApi } from './messages.js'
 import type { ProjectsApi } from './projects.js'
-import type { ReplicationApi } from './replication.js'
 import type { JournalApi } from './runtime/journal.js'
 import type { LessonsApi } from './runtime/lessons.js'
 import type { RunsApi } from './runtime/runs.js'
@@ -53,8 +52,6 @@ export interface Memory {
   readonly status: StatusApi
   /** Sync state; sync is started by `startSync` (page) or `connectMemory({ sync })` (worker). */
   readonly sync: SyncApi
-  /** The seam @engram/sync replicates through (outbox, remote apply, snapshots); not for apps. */
-  readonly replication: ReplicationApi
   /** Counts and UTF-8 size of one project or the whole store. @throws MemoryError `not_found` (project), `invalid_input`, `closed`. */
   stats(projectId?: string): Promise<Stats>
   /** A versioned JSON-safe dump of one project or the whole store. @throws MemoryError `not_found` (project), `invalid_input`, `closed`. */

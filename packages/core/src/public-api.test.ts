@@ -1,3 +1,4 @@
+import { replicationOf } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import type { Memory } from '@engram/core'
 import { openTestMemory, testClock } from '../../../test/support/memory.js'
@@ -100,7 +101,7 @@ const everyNamespace: Call[] = [
   ['status.subscribe', (m) => m.status.subscribe(() => {})],
   ['sync', (m) => m.sync.status('p')],
   ['sync.isLeader', (m) => m.sync.isLeader()],
-  ['replication', (m) => m.replication.pending()],
+  ['replication', (m) => replicationOf(m).pending()],
   ['stats', (m) => m.stats()],
   ['export', (m) => m.export()],
   ['import', (m) => m.import({ format: 'engram-dump', version: 1, exportedAt: 0, tables: {} }, { mode: 'merge' })],

@@ -1,3 +1,4 @@
+import { replicationOf } from '@engram/core'
 import { describe, expect, it } from 'vitest'
 import type { Memory, MirroredRecord } from '@engram/core'
 import { openTestMemory, testClock } from '../../../test/support/memory.js'
@@ -20,7 +21,7 @@ describe('remote records are checked exactly like local writes', () => {
   it('accepts a well-formed summary of a synced project', async () => {
     const memory = await store()
 
-    const result = await memory.replication.applyRemote([summary({})])
+    const result = await replicationOf(memory).applyRemote([summary({})])
     expect(result).toMatchObject({ applied: 1, rejected: [] })
     expect((await memory.summaries.latest('p1'))?.text).toBe('A summary')
     await memory.close()
@@ -36,7 +37,7 @@ describe('remote records are checked exactly like local writes', () => {
   ])('rejects a summary with %s, storing nothing', async (_what, fields) => {
     const memory = await store()
     const record = summary(fields)
-    const result = await memory.replication.applyRemote([record])
+    const result = await replicationOf(memory).applyRemote([record])
     expect(result.applied).toBe(0)
     expect(result.rejected).toEqual([record])
     expect((await memory.summaries.list('p1')).items).toEqual([])
@@ -48,7 +49,7 @@ describe('remote records are checked exactly like local writes', () => {
     const local = await memory.summaries.create('local', { kind: 'project', text: 'private to this device' })
     const intoSynced = summary({ text: 'overwritten' }, 'p1', local.id)
     const intoLocal = summary({ text: 'pushed in' }, 'local', 's9')
-    const result = await memory.replication.applyRemote([intoSynced, intoLocal])
+    const result = await replicationOf(memory).applyRemote([intoSynced, intoLocal])
     expect(result.applied).toBe(0)
     expect(result.rejected).toHaveLength(2)
     expect(await memory.summaries.latest('local')).toEqual(local)
@@ -59,12 +60,12 @@ describe('remote records are checked exactly like local writes', () => {
   it('rejects malformed clock stamps without moving the clock', async () => {
     const memory = await store()
     for (const hlc of ['~', '9999999999999', '', 'abc.def.ghi']) {
-      const result = await memory.replication.applyRemote([summary({}, 'p1', `s-${hlc.length}`, hlc)])
+      const result = await replicationOf(memory).applyRemote([summary({}, 'p1', `s-${hlc.length}`, hlc)])
       expect(result.rejected).toHaveLength(1)
     }
     // A local write after the bad stamps still gets an ordinary, current stamp.
     await memory.facts.set('p1', 'k', 'v')
-    const [pending] = await memory.replication.pending()
+    const [pending] = await replicationOf(memory).pending()
     expect(pending!.hlc).toMatch(/^\d{13}\.\d{5}\./)
     expect(pending!.hlc < '9').toBe(true)
     await memory.close()
@@ -75,7 +76,7 @@ describe('remote records are checked exactly like local writes', () => {
     const hlc = stamp(Date.UTC(2026, 0, 2))
     const block: MirroredRecord = { kind: 'blocks', projectId: 'p1', id: 'persona', hlc, row: { projectId: 'p1', label: 'persona', value: 'x'.repeat(20), limit: 10, readOnly: false, updatedAt: 1 } }
     const fact: MirroredRecord = { kind: 'facts', projectId: 'p1', id: 'p1/other', hlc, row: { projectId: 'p1', key: 'k', value: 1, confidence: 1, tags: [], createdAt: 1, updatedAt: 1 } }
-    const result = await memory.replication.applyRemote([block, fact])
+    const result = await replicationOf(memory).applyRemote([block, fact])
     expect(result.rejected).toEqual([block, fact])
     expect(await memory.blocks.get('p1', 'persona')).toBeUndefined()
     expect(await memory.facts.get('p1', 'k')).toBeUndefined()
@@ -88,7 +89,7 @@ describe('facts.purge in a synced project', () => {
     const a = await store()
     const b = await store()
     await a.facts.set('p1', 'diagnosis', 'secret value', { tags: ['health'], source: { note: 'from the doctor' } })
-    await b.replication.applyRemote((await a.replication.pending()).flatMap((p) => (p.record ? [p.record] : [])))
+    await replicationOf(b).applyRemote((await replicationOf(a).pending()).flatMap((p) => (p.record ? [p.record] : [])))
     expect((await b.search('p1', 'secret')).length).toBe(1)
 
     expect(await a.facts.purge('p1', 'diagnosis')).toBe(1)
@@ -96,13 +97,13 @@ describe('facts.purge in a synced project', () => {
     expect((await a.facts.deleted('p1')).items).toEqual([])
     expect(await a.facts.history('p1', 'diagnosis')).toEqual([])
     expect(await a.facts.restore('p1', 'diagnosis')).toBeUndefined()
-    const pending = await a.replication.pending()
+    const pending = await replicationOf(a).pending()
     const purge = pending[pending.length - 1]!.record!
     expect(JSON.stringify(purge)).not.toContain('secret')
     expect(JSON.stringify(purge)).not.toContain('doctor')
     expect(purge.row).toMatchObject({ purged: true, value: null, tags: [] })
 
-    expect(await b.replication.applyRemote([purge])).toMatchObject({ applied: 1 })
+    expect(await replicationOf(b).applyRemote([purge])).toMatchObject({ applied: 1 })
     expect(await b.facts.get('p1', 'diagnosis')).toBeUndefined()
     expect(await b.facts.history('p1', 'diagnosis')).toEqual([])
     expect(await b.search('p1', 'secret')).toEqual([])
@@ -119,10 +120,10 @@ describe('facts.purge in a synced project', () => {
     const a = await store()
     const b = await store()
     await a.facts.set('p1', 'k', 'old')
-    const old = (await a.replication.pending())[0]!.record!
-    await b.replication.applyRemote([old])
+    const old = (await replicationOf(a).pending())[0]!.record!
+    await replicationOf(b).applyRemote([old])
     await b.facts.purge('p1', 'k')
-    expect(await b.replication.applyRemote([old])).toMatchObject({ applied: 0 })
+    expect(await replicationOf(b).applyRemote([old])).toMatchObject({ applied: 0 })
     expect(await b.facts.get('p1', 'k')).toBeUndefined()
     await a.close()
     await b.close()
@@ -168,7 +169,7 @@ describe('import checks a dump exactly like the API', () => {
     await target.import(dump, { mode: 'merge' })
     expect((await target.projects.get('local'))?.sync.enabled).toBe(false)
     expect((await target.projects.get('p1'))?.sync.enabled).toBe(false)
-    expect(await target.replication.pending()).toEqual([])
+    expect(await replicationOf(target).pending()).toEqual([])
     await source.close()
     await target.close()
   })

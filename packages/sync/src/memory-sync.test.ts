@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto'
 import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryError, type Memory, type SyncState } from '@engram/core'
+import { MemoryError, type Memory, type SyncState, replicationOf } from '@engram/core'
 import { createLoopbackNetwork, startSync, type Sync } from '@engram/sync'
 import { openTestMemory } from '../../../test/support/memory.js'
 
@@ -84,7 +84,7 @@ describe('memory.sync in process', () => {
 
     await memory.facts.set('p', 'k', 1)
     await memory.sync.flush()
-    expect(await memory.replication.pending({ projectId: 'p' })).toEqual([])
+    expect(await replicationOf(memory).pending({ projectId: 'p' })).toEqual([])
   })
 
   it('refuses a second startSync on the same store with conflict, leaving the first one running', async () => {

@@ -1,4 +1,4 @@
-import { compareHlc, MemoryError, type MirroredKind, type MirroredRecord, type SyncableMemory } from '@engram/core'
+import { compareHlc, MemoryError, type MirroredKind, type MirroredRecord, type SyncableMemory, replicationOf } from '@engram/core'
 import * as Y from 'yjs'
 import type { DocPersistence } from './idb-persistence.js'
 import { checkKey, onKeyCheckChange, otherKeyCheckExists, writeKeyCheck, type KeyCheckResult } from './key-check.js'
@@ -48,7 +48,7 @@ export interface ProjectMirror {
  */
 export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   const { memory, projectId } = deps
-  const replication = memory.replication
+  const replication = replicationOf(memory)
   const doc = new Y.Doc({ gc: true })
   const mirror: MirrorDoc = createMirrorDoc(doc, projectId, deps.cipher, (hlc) => replication.checkStamp(hlc, deps.maxClockLeadMs))
   const problems = new Map<string, SyncProblem>()

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, type SyncableMemory } from '@engram/core'
+import { DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, replicationOf, type SyncableMemory } from '@engram/core'
 import { noPersistence, openDocPersistence } from './idb-persistence.js'
 import { MIRRORED_KINDS } from './mirror-doc.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'
@@ -103,7 +103,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
       await Promise.all([...stopping])
     },
   }
-  const detach = memory.replication.attachSync(sync)
+  const detach = replicationOf(memory).attachSync(sync)
   const subscriptions = Promise.all([
     memory.changes.subscribe({ kinds: ['projects'] }, (batch) => {
       void refresh(batch.map((c) => c.id)).catch(report)

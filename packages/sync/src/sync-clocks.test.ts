@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { YKeyValue } from 'y-utility/y-keyvalue'
-import { compareHlc, readHlc } from '@engram/core'
+import { compareHlc, readHlc, replicationOf } from '@engram/core'
 import { createLoopbackNetwork, type LoopbackNetwork } from '@engram/sync'
 import { closeAll, openReplica, settle, type Replica } from '../test/replicas.js'
 
@@ -35,7 +35,7 @@ function rogue(network: LoopbackNetwork) {
   }
 }
 
-const stampOf = async (replica: Replica, key: string): Promise<string> => (await replica.memory.replication.snapshot('p')).records.find((r) => r.row.key === key)!.hlc
+const stampOf = async (replica: Replica, key: string): Promise<string> => (await replicationOf(replica.memory).snapshot('p')).records.find((r) => r.row.key === key)!.hlc
 
 describe('clocks between devices', () => {
   it('a device 10 minutes fast writes k; the other restarts and edits k: the restarted edit wins everywhere (within the drift bound)', async () => {
@@ -49,8 +49,8 @@ describe('clocks between devices', () => {
     await settle(network, [a, b])
     expect((await a.memory.facts.get('p', 'k'))?.value).toBe('from b after restart')
     expect((await b.memory.facts.get('p', 'k'))?.value).toBe('from b after restart')
-    expect(await a.memory.replication.pending()).toEqual([])
-    expect(await b.memory.replication.pending()).toEqual([])
+    expect(await replicationOf(a.memory).pending()).toEqual([])
+    expect(await replicationOf(b.memory).pending()).toEqual([])
     await b.reopen() // and it stays: nothing replaces it on the next start
     await settle(network, [a, b])
     expect((await b.memory.facts.get('p', 'k'))?.value).toBe('from b after restart')
@@ -75,7 +75,7 @@ describe('clocks between devices', () => {
     expect(readHlc(await stampOf(b, 'k'))!.physical).toBe(T + 1) // the clock did not jump to a's
     await b.sync.flush()
     // b's edit is published (it replaced the entry set aside) and acked only then
-    expect(await b.memory.replication.pending()).toEqual([])
+    expect(await replicationOf(b.memory).pending()).toEqual([])
     expect((await b.memory.facts.get('p', 'k'))?.value).toBe('from b, later')
     await settle(network, [a, b])
     // a still believes its own (fast) stamp; b keeps its edit and keeps showing the problem
@@ -101,6 +101,6 @@ describe('clocks between devices', () => {
     expect(r.facts.get('p/far')?.value).toBe('honest too')
     expect(readHlc(r.facts.get('p/far')?.hlc)!.physical).toBe(T)
     expect(b.sync.details('p').problems).toEqual([])
-    expect(await b.memory.replication.pending()).toEqual([])
+    expect(await replicationOf(b.memory).pending()).toEqual([])
   })
 })

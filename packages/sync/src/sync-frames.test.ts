@@ -1,3 +1,4 @@
+import { replicationOf } from '@engram/core'
 import 'fake-indexeddb/auto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
@@ -91,7 +92,7 @@ describe('more than the relay takes in one frame', () => {
       expect(seen).not.toContain('error')
       expect(seen.filter((s) => s === 'synced')).toHaveLength(1)
       expect(a.errors).toEqual([])
-      expect(await a.memory.replication.pending()).toEqual([])
+      expect(await replicationOf(a.memory).pending()).toEqual([])
 
       // and a new device receives the whole backlog through the relay
       const b = await openReplica('b', undefined, { userId, url: relay.url, WebSocket, network: null, token: () => relay.token(userId) })

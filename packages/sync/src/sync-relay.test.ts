@@ -1,3 +1,4 @@
+import { replicationOf } from '@engram/core'
 import 'fake-indexeddb/auto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -92,7 +93,7 @@ describe('sync through the real relay on 127.0.0.1', () => {
       expect((await a.memory.facts.get('p', 'greeting'))?.value).toBe('hello from b (newer)')
       expect((await b.memory.facts.get('p', 'only-a'))?.value).toBe(1)
       expect((await a.memory.facts.get('p', 'only-b'))?.value).toBe(2)
-      await until(async () => (await a.memory.replication.pending()).length === 0, 'outbox drained')
+      await until(async () => (await replicationOf(a.memory).pending()).length === 0, 'outbox drained')
       expect(a.errors).toEqual([])
       expect(b.errors).toEqual([])
     } finally {

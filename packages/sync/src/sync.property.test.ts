@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { YKeyValue } from 'y-utility/y-keyvalue'
-import { compareHlc, DEFAULT_MAX_CLOCK_LEAD_MS, readHlc, type MirroredRecord } from '@engram/core'
+import { compareHlc, DEFAULT_MAX_CLOCK_LEAD_MS, readHlc, type MirroredRecord, replicationOf } from '@engram/core'
 import { createLoopbackNetwork, type SyncOptions } from '@engram/sync'
 import { closeAll, openReplica, settle, type Replica } from '../test/replicas.js'
 
@@ -54,7 +54,7 @@ afterEach(async () => {
 })
 
 async function recordsOf(replica: Replica): Promise<Map<string, MirroredRecord>> {
-  const { records } = await replica.memory.replication.snapshot('p')
+  const { records } = await replicationOf(replica.memory).snapshot('p')
   return new Map(records.map((r) => [`${r.kind}:${r.id}`, r]))
 }
 
@@ -140,7 +140,7 @@ describe.each(variants)('sync convergence (property, %s)', (variant, syncOptions
         for (const [i, state] of states.entries()) {
           const replica = replicas[i]!
           expect(untainted([...state].map(([id, r]) => [id, r.row] as [string, MirroredRecord['row']])), `replica r${i}`).toEqual(expected)
-          expect(await replica.memory.replication.pending(), `outbox of r${i}`).toEqual([])
+          expect(await replicationOf(replica.memory).pending(), `outbox of r${i}`).toEqual([])
           // set-aside records are the only reported failures, and only where something was set aside
           for (const error of replica.errors) expect(String((error as Error).message), `r${i}`).toMatch(/^Set aside /)
           if (tainted.size === 0) expect(replica.errors, `r${i}`).toEqual([])

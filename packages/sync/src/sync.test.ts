@@ -1,3 +1,4 @@
+import { replicationOf } from '@engram/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { YKeyValue } from 'y-utility/y-keyvalue'
@@ -80,7 +81,7 @@ describe('startSync over a loopback network', () => {
     await settle(network, [a!, b!])
     expect(seen).toEqual([{ kind: 'facts', op: 'put', id: 'p/k', projectId: 'p', origin: 'remote' }])
     expect(network.bytesSent - before).toBe(sentByA) // b sent nothing back
-    expect(await b!.memory.replication.pending()).toEqual([])
+    expect(await replicationOf(b!.memory).pending()).toEqual([])
   })
 
   it('a write committed before its mirror drained reaches the other replica after a restart (outbox crash)', async () => {
@@ -90,13 +91,13 @@ describe('startSync over a loopback network', () => {
     open.push(b)
     await a.sync.close() // the mirror "crashes": writes keep landing in the outbox only
     await a.memory.facts.set('p', 'k', 'written while down')
-    expect(await a.memory.replication.pending()).toHaveLength(1)
+    expect(await replicationOf(a.memory).pending()).toHaveLength(1)
     const restarted = startSync(a.memory, { connect: network.connector('a'), docName: (p) => `crash:a:${p}` })
     a.sync = restarted
     open.push(a)
     await settle(network, [a, b])
     expect((await b.memory.facts.get('p', 'k'))?.value).toBe('written while down')
-    expect(await a.memory.replication.pending()).toEqual([])
+    expect(await replicationOf(a.memory).pending()).toEqual([])
   })
 
   it('keeps the document offline in IndexedDB: a reopened device serves what it had', async () => {

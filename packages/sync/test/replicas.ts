@@ -1,3 +1,4 @@
+import { replicationOf } from '@engram/core'
 import 'fake-indexeddb/auto'
 import type { Memory } from '@engram/core'
 import { startSync, type LoopbackNetwork, type Sync, type SyncOptions } from '@engram/sync'
@@ -61,7 +62,7 @@ export async function settle(network: LoopbackNetwork, replicas: readonly Replic
 
 /** The mirrored state of project `p` in a replica's Dexie, comparable across devices. */
 export async function mirroredState(replica: Replica): Promise<Record<string, unknown>> {
-  const { records } = await replica.memory.replication.snapshot('p')
+  const { records } = await replicationOf(replica.memory).snapshot('p')
   return Object.fromEntries(records.map((r) => [`${r.kind}:${r.id}`, r.row]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1)))
 }
 

@@ -104,7 +104,7 @@ export type Async<F> = F extends (...args: infer A) => infer R ? (...args: A) =>
 
 /** `T` with every method (in nested namespaces too) returning a Promise: what a call across a worker boundary can be. */
 export type Promisified<T> = {
-  readonly [K in keyof T]: T[K] extends (...args: never[]) => unknown ? Async<T[K]> : T[K] extends object ? Promisified<T[K]> : T[K]
+  [K in keyof T]: T[K] extends (...args: never[]) => unknown ? Async<T[K]> : T[K] extends object ? Promisified<T[K]> : T[K]
 }
 
 /**

@@ -12,7 +12,7 @@ export type MemoryTarget = Worker | SharedWorker | MessagePort | Comlink.Endpoin
 /** The namespaces of `Memory` that are objects of methods. */
 const NAMESPACES = [
   'projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context',
-  'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns', 'replication',
+  'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns',
 ] as const satisfies readonly (keyof Memory)[]
 /** The top-level functions of `Memory` (besides close). */
 const FUNCTIONS = ['search', 'stats', 'export', 'import'] as const satisfies readonly (keyof Memory)[]
