@@ -37,6 +37,13 @@ afterEach(() => { vi.unstubAllGlobals() })
 
 const nextTick = (ms = 20) => new Promise((r) => setTimeout(r, ms))
 
+/** A batch some subscriber will receive: pass `arrived` as (or call it from) the listener, await `batch`. */
+function nextBatch() {
+  let arrived!: (batch: Change[]) => void
+  const batch = new Promise<Change[]>((resolve) => { arrived = resolve })
+  return { batch, arrived }
+}
+
 describe('worker host and client over a MessageChannel', () => {
   it('serves projects, facts and messages with every call a promise', async () => {
     const { connect } = pair()
@@ -69,15 +76,20 @@ describe('worker host and client over a MessageChannel', () => {
     const { connect } = pair()
     const memory = await connect()
     const seen: Change[][] = []
-    const off = await memory.changes.subscribe({ kinds: ['facts'] }, (batch) => seen.push(batch))
+    const first = nextBatch()
+    const off = await memory.changes.subscribe({ kinds: ['facts'] }, (batch) => { seen.push(batch); first.arrived(batch) })
     await memory.facts.set('user', 'a', 1)
-    await nextTick()
+    await first.batch
     expect(seen.flat().map((c) => [c.kind, c.op, c.projectId])).toEqual([['facts', 'put', 'user']])
     await off()
+    // Nothing after the unsubscribe: a later write reaches another subscriber, and not this one.
+    const marker = nextBatch()
+    const offMarker = await memory.changes.subscribe({ kinds: ['facts'] }, marker.arrived)
     await memory.facts.set('user', 'b', 2)
-    await nextTick()
+    expect((await marker.batch).map((c) => c.id)).toEqual(['user/b'])
     expect(seen.length).toBe(1)
     await off() // idempotent
+    await offMarker()
     await memory.close()
   })
 
@@ -131,11 +143,10 @@ describe('worker host and client over a MessageChannel', () => {
     const a = await connect()
     const b = await connect()
     expect(host.connections).toBe(2)
-    const seen: Change[] = []
-    const off = await b.changes.subscribe({}, (batch) => seen.push(...batch))
+    const shared = nextBatch()
+    const off = await b.changes.subscribe({}, shared.arrived)
     await a.facts.set('user', 'shared', 'yes')
-    await nextTick()
-    expect(seen.some((c) => c.kind === 'facts' && c.origin === 'local')).toBe(true)
+    expect(await shared.batch).toEqual([{ kind: 'facts', op: 'put', id: 'user/shared', projectId: 'user', origin: 'local' }])
     expect((await b.facts.get('user', 'shared'))?.value).toBe('yes')
     await off()
     await a.close()
@@ -150,11 +161,17 @@ describe('worker host and client over a MessageChannel', () => {
     for (const { port1 } of ports) exposeMemory({ endpoint: port1, memory: { indexedDB, IDBKeyRange }, locks: null })
     const [a, b] = await Promise.all(ports.map(({ port2 }) => connectMemory(port2, { appId: 'worker-test', userId })))
     const seen: Change[] = []
-    const off = await b!.changes.subscribe({ projectId: 'user', kinds: ['facts'] }, (batch) => seen.push(...batch))
+    const marker = nextBatch()
+    const off = await b!.changes.subscribe({ projectId: 'user', kinds: ['facts'] }, (batch) => {
+      seen.push(...batch)
+      if (batch.some((c) => c.id === 'user/marker')) marker.arrived(batch)
+    })
     await a!.facts.set('user', 'from-a', 1)
     await a!.projects.create({ name: 'not matched by the filter' })
-    for (let i = 0; i < 50 && seen.length === 0; i++) await nextTick()
-    expect(seen.map((c) => [c.kind, c.projectId])).toEqual([['facts', 'user']])
+    await a!.facts.set('user', 'marker', 2)
+    await marker.batch
+    // In order, and the project change in between was filtered out.
+    expect(seen.map((c) => [c.kind, c.id])).toEqual([['facts', 'user/from-a'], ['facts', 'user/marker']])
     await off()
     await Promise.all([a!.close(), b!.close()])
   })
