@@ -2,6 +2,9 @@ import { describe, expectTypeOf, it } from 'vitest'
 import type { Memory } from '@engram/core'
 import type { connectMemory, Promisified, RemoteMemory } from '@engram/worker'
 
+interface WithAsyncMethod extends Memory { version(): Promise<string> }
+interface WithSyncMethod extends Memory { version(): string }
+
 // Checked by the compiler (npm run typecheck); at run time these assertions do nothing.
 describe('the type connectMemory returns', () => {
   it('is exactly Memory, the type openMemory returns', () => {
@@ -20,7 +23,8 @@ describe('the type connectMemory returns', () => {
     expectTypeOf<Promisified<{ count(): number }>>().not.toEqualTypeOf<{ count(): number }>()
     expectTypeOf<Promisified<{ inner: { count(): number } }>>().not.toEqualTypeOf<{ inner: { count(): number } }>()
     expectTypeOf<Promisified<{ readonly inner: { count(): Promise<number> } }>>().toEqualTypeOf<{ readonly inner: { count(): Promise<number> } }>()
-    // Memory with one synchronous method added would differ.
-    expectTypeOf<Promisified<Memory & { version(): string }>>().not.toEqualTypeOf<Memory & { version(): string }>()
+    // Memory with one more method: equal while it is async, different once it is synchronous.
+    expectTypeOf<Promisified<WithAsyncMethod>>().toEqualTypeOf<WithAsyncMethod>()
+    expectTypeOf<Promisified<WithSyncMethod>>().not.toEqualTypeOf<WithSyncMethod>()
   })
 })
