@@ -9,7 +9,7 @@ let counter = 0
 const base = () => ({ appId: 'compose', userId: `u${++counter}`, indexedDB: new IDBFactory(), IDBKeyRange })
 
 /** Every namespace and member a store has whatever its modules. */
-const BASE = ['appId', 'userId', 'deviceId', 'mode', 'projects', 'changes', 'status', 'sync', 'replication', 'stats', 'export', 'close', 'closed']
+const BASE = ['appId', 'userId', 'deviceId', 'mode', 'projects', 'changes', 'status', 'sync', 'stats', 'export', 'close', 'closed']
 /** The members each module adds. */
 const ADDS: Record<string, string[]> = {
   facts: ['facts', 'blocks'],
