@@ -11,7 +11,7 @@ export { runtimeModule, type RuntimeModuleOptions } from './modules/runtime-modu
 export { importerModule } from './modules/importer-module.js'
 export type { Page, PageOptions } from './paging.js'
 export type { StatusApi, MemoryStatus, ComponentStatus, BackgroundProblem, BackgroundSource, SyncState, Unsubscribe } from './status.js'
-export type { SyncApi, SyncEngine, SyncStateDetails } from './sync-api.js'
+export type { SyncApi, SyncEngine, SyncStateDetails, SyncProjectDetails, SyncRecordProblem } from './sync-api.js'
 export { MemoryError, isMemoryError, isMemoryErrorCode, type MemoryErrorCode } from './errors.js'
 export { mapError } from './map-error.js'
 export { reportError } from './report-error.js'

@@ -1,5 +1,6 @@
 import { MemoryError, type MemoryErrorCode } from './errors.js'
 import type { StatusHub, SyncState, Unsubscribe } from './status.js'
+import type { MirroredKind } from './synced-kind.js'
 
 /**
  * `memory.sync`: the sync state of a store, the same in the page and through a
@@ -9,6 +10,12 @@ import type { StatusHub, SyncState, Unsubscribe } from './status.js'
 export interface SyncApi {
   /** The project's sync state; `off` while sync is not running for it. @throws MemoryError `invalid_input`, `closed`. */
   status(projectId: string): Promise<SyncState>
+  /**
+   * The project's state with what explains it: the `reason` and `message` of an `error`, and the
+   * records sync set aside (malformed stamps, clocks too far ahead, another device's key).
+   * @throws MemoryError `invalid_input`, `closed`.
+   */
+  details(projectId: string): Promise<SyncProjectDetails>
   /** Calls `listener` on every state change of every project. @throws MemoryError `invalid_input`, `closed`. */
   onStatus(listener: (projectId: string, state: SyncState) => void): Promise<Unsubscribe>
   /** Sends pending local changes now (no-op while sync is not running). @throws MemoryError `closed`. */
@@ -31,8 +38,32 @@ export interface SyncEngine {
   onStatus(listener: (projectId: string, state: SyncState, details?: SyncStateDetails) => void): () => void
   flush(): void | Promise<void>
   whenSynced(projectId: string): Promise<void>
+  details(projectId: string): SyncProjectDetails
   /** Stops it (the store calls it when it closes first). */
   close(): void | Promise<void>
+}
+
+/** A record sync set aside instead of applying it, with why. */
+export interface SyncRecordProblem {
+  type: 'malformed_stamp' | 'clock_ahead' | 'other_key'
+  kind: MirroredKind
+  /** The record's id in the project document. */
+  id: string
+  /** `<kind>:<id>`, unique per project. */
+  key: string
+  hlc: string
+  message: string
+}
+
+/** A project's sync state with what explains it. */
+export interface SyncProjectDetails {
+  status: SyncState
+  /** With status `error`: why (`unauthorized`, `token`, `frame_too_large`, `document_too_large`, `key_mismatch`, `crypto`, `relay_refused`, …). */
+  reason?: string
+  /** With status `error`: what happened, for a developer or a user. */
+  message?: string
+  /** Records set aside (any status). */
+  problems: readonly SyncRecordProblem[]
 }
 
 /** Why a project's sync is in `error`, as an engine reports it. */
@@ -83,6 +114,10 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
         checkListener(listener)
         statusListeners.add(listener)
         return async () => void statusListeners.delete(listener)
+      },
+      async details(projectId) {
+        checkProject(projectId)
+        return engine?.details(projectId) ?? { status: 'off', problems: [] }
       },
       async flush() {
         assertOpen()

@@ -4,7 +4,7 @@
  * file. The host's exposed object `satisfies` {@link WorkerContract}; the client
  * imports only types from here.
  */
-import type { Embedder, Exchange, Extractor, Memory, MemoryOperation, MemoryView, Summarizer, SyncState } from '@engram/core'
+import type { SyncProjectDetails, Embedder, Exchange, Extractor, Memory, MemoryOperation, MemoryView, Summarizer, SyncState } from '@engram/core'
 
 /** Sync state of one project. */
 export type SyncStatus = SyncState
@@ -16,6 +16,8 @@ export interface SyncHandle {
   flush(): void | Promise<void>
   /** Resolves once the project's doc has synced with the relay (when the sync supports it). */
   whenSynced?(projectId: string): Promise<void>
+  /** The project's state with its error reason and set-aside records (when the sync supports it). */
+  details?(projectId: string): SyncProjectDetails
   close(): void | Promise<void>
 }
 

@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink'
-import { MemoryError, type Change, type ChangeFilter, type ChangesApi, type Memory, type MemoryStatus, type MemoryView, type StatusApi, type SyncApi, type SyncState } from '@engram/core'
+import { MemoryError, type Change, type ChangeFilter, type ChangesApi, type Memory, type MemoryStatus, type MemoryView, type StatusApi, type SyncApi, type SyncProjectDetails, type SyncState } from '@engram/core'
 import type {
   ClientPlugins, ConnectOptions, OpenRequest, RemoteMemory, WorkerContract,
 } from './api.js'
@@ -186,6 +186,7 @@ function remoteSync(remote: Comlink.Remote<WorkerContract>, guard: Guard, isClos
   const sync = remote.sync as unknown as Comlink.Remote<SyncApi & Comlink.ProxyMarked>
   return {
     status: guard((projectId: string) => sync.status(projectId) as Promise<SyncState>),
+    details: guard((projectId: string) => sync.details(projectId) as Promise<SyncProjectDetails>),
     flush: guard(() => sync.flush() as Promise<void>),
     whenSynced: guard((projectId: string) => sync.whenSynced(projectId) as Promise<void>),
     isLeader: guard(() => sync.isLeader() as Promise<boolean>),

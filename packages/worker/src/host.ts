@@ -140,6 +140,11 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
       const s = needStore()
       return track(listener as Listener<[string, SyncStatus]>, s.board.onStatus(forwarder(listener)))
     },
+    async details(projectId) {
+      if (typeof projectId !== 'string' || projectId === '') throw new MemoryError('invalid_input', 'projectId must be a non-empty string')
+      // A tab that does not lead sync knows the leader's state, not its details.
+      return store?.sync?.details?.(projectId) ?? { status: store?.board.status(projectId) ?? 'off', problems: [] }
+    },
     flush: async () => { await store?.sync?.flush() },
     async whenSynced(projectId) {
       if (typeof projectId !== 'string' || projectId === '') throw new MemoryError('invalid_input', 'projectId must be a non-empty string')
