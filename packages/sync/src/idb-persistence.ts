@@ -1,5 +1,5 @@
 import { IndexeddbPersistence } from 'y-indexeddb'
-import type * as Y from 'yjs'
+import * as Y from 'yjs'
 
 /** A project document kept in IndexedDB. */
 export interface DocPersistence {
@@ -7,11 +7,16 @@ export interface DocPersistence {
   whenLoaded(): Promise<void>
   /** Resolves once every update made before this call is committed to IndexedDB. */
   whenPersisted(): Promise<void>
+  /**
+   * Replaces every stored update with the document's current state, so content
+   * deleted from the document (garbage-collected by Yjs) is gone from disk too.
+   */
+  compact(): Promise<void>
   destroy(): void
 }
 
 /** Persistence that keeps nothing (for `persistence: false`). */
-export const noPersistence: DocPersistence = { whenLoaded: async () => {}, whenPersisted: async () => {}, destroy() {} }
+export const noPersistence: DocPersistence = { whenLoaded: async () => {}, whenPersisted: async () => {}, compact: async () => {}, destroy() {} }
 
 /**
  * Keeps `doc` in IndexedDB through y-indexeddb (the global `indexedDB`).
@@ -36,6 +41,22 @@ export function openDocPersistence(name: string, doc: Y.Doc): DocPersistence {
           reject(error)
           return
         }
+        tx.oncomplete = () => resolve()
+        tx.onerror = () => reject(tx.error)
+        tx.onabort = () => reject(tx.error)
+      })
+    },
+    async compact() {
+      await persistence.whenSynced
+      const db = persistence.db
+      if (db === null) return
+      // One readwrite transaction: y-indexeddb's own update writes queue before or after it, never between.
+      const state = Y.encodeStateAsUpdate(doc)
+      await new Promise<void>((resolve, reject) => {
+        const tx = db.transaction(['updates'], 'readwrite')
+        const store = tx.objectStore('updates')
+        store.clear()
+        store.add(state)
         tx.oncomplete = () => resolve()
         tx.onerror = () => reject(tx.error)
         tx.onabort = () => reject(tx.error)

@@ -134,6 +134,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       // A local edit replaces an entry held at a stamp set aside here (malformed, far ahead).
       const { blocked } = await mirror.publish(records, { replaceSuspect: true })
       if (stopped || refused) return
+      if (records.some(isPurge)) await persistence!.compact()
       clearProblems(records)
       // Acked only when published or superseded by an accepted newer stamp in the document.
       const kept = new Set(blocked.map((r) => `${r.kind}\u0000${r.id}`))
@@ -192,6 +193,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     const setAsideNow = quarantinedOf(result)
     clearProblems(records.filter((r) => !setAsideNow.has(`${r.kind}:${r.id}`)))
     if (result.newer.length > 0) await mirror.publish(result.newer)
+    if (result.applied > 0 && records.some(isPurge)) await persistence!.compact()
     for (const bad of result.rejected) deps.onError(new MemoryError('invalid_input', `Skipped a malformed ${bad.kind} record ${bad.id} from the document of ${projectId}`))
   }
 
@@ -337,4 +339,9 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     fail(error)
   })
   return { projectId, ready, doc, drain: () => ready.then(drain), stop }
+}
+
+/** A purged fact's tombstone: once it is in the document, the stored document must lose the old content too. */
+function isPurge(record: MirroredRecord): boolean {
+  return record.kind === 'facts' && record.row.purged === true
 }
