@@ -81,6 +81,32 @@ describe('@engram/worker in Chromium', () => {
     expect(result.message).toMatch(/no-such-project|project/)
   })
 
+  it('reports a failing UI-side embedder in memory.status and its recovery, with sync off', async () => {
+    const page = await tab(await profile())
+    const result = await page.evaluate(async (u) => {
+      let failures = 1
+      await window.harness.open('dedicated', u, {
+        embedder: { dimensions: 3, embed: async (texts) => { if (failures-- > 0) throw new TypeError('embedding service offline'); return texts.map(() => new Float32Array([1, 0, 0])) } },
+      })
+      const m = window.harness.memory()
+      const states: string[] = []
+      let recovered!: () => void
+      const done = new Promise<void>((resolve) => { recovered = resolve })
+      const off = await m.status.subscribe((s) => {
+        states.push(s.embedder.state)
+        if (s.embedder.state === 'ok' && states.includes('failing')) recovered()
+      })
+      await m.archive.create('user', 'the passport is in the top drawer')
+      await done
+      await off()
+      const status = await m.status.get()
+      return { states, lastError: status.embedder.lastError, sync: await m.sync.status('user'), leader: await m.sync.isLeader(), mode: m.mode }
+    }, user())
+    expect(result.states).toEqual(['failing', 'ok'])
+    expect(result.lastError).toMatchObject({ source: 'embedder', code: 'internal', message: expect.stringContaining('embedding service offline') })
+    expect(result).toMatchObject({ sync: 'off', leader: false, mode: 'dedicated' })
+  })
+
   it('delivers changes to a subscription and stops after unsubscribe', async () => {
     const page = await tab(await profile())
     await page.evaluate((u) => window.harness.open('dedicated', u), user())
