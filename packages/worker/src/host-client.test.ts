@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import * as Comlink from 'comlink'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { MemoryError, type Change, type MemoryStatus } from '@engram/core'
+import { MemoryError, type Change, type Memory, type MemoryStatus } from '@engram/core'
 import { connectMemory, exposeMemory, installTransferHandlers, type ConnectOptions, type MemoryHost, type StartSync, type SyncStatus } from '@engram/worker'
 import { fakeLocks } from '../test/fake-locks.js'
 import { statusWhere } from '../../../test/support/status.js'
@@ -36,6 +36,26 @@ function pair(startSync?: StartSync): { host: MemoryHost; indexedDB: IDBFactory;
 afterEach(() => { vi.unstubAllGlobals() })
 
 const nextTick = (ms = 20) => new Promise((r) => setTimeout(r, ms))
+
+/** Resolves once `memory` holds (true) or has let go of (false) the sync leadership. */
+async function leadership(memory: Memory, leader: boolean): Promise<void> {
+  let changed!: () => void
+  const done = new Promise<void>((resolve) => { changed = resolve })
+  const off = await memory.sync.onLeaderChange((l) => { if (l === leader) changed() })
+  if ((await memory.sync.isLeader()) === leader) changed()
+  await done
+  await off()
+}
+
+/** Resolves once the project's sync status (as `memory` reports it) is `state`. */
+async function syncState(memory: Memory, projectId: string, state: SyncStatus): Promise<void> {
+  let reached!: () => void
+  const done = new Promise<void>((resolve) => { reached = resolve })
+  const off = await memory.sync.onStatus((p, s) => { if (p === projectId && s === state) reached() })
+  if ((await memory.sync.status(projectId)) === state) reached()
+  await done
+  await off()
+}
 
 /** A batch some subscriber will receive: pass `arrived` as (or call it from) the listener, await `batch`. */
 function nextBatch() {
@@ -331,10 +351,12 @@ describe('worker host and client over a MessageChannel', () => {
   it('runs sync in the host and reports status and leadership', async () => {
     const listeners = new Set<(p: string, s: SyncStatus) => void>()
     const started: string[] = []
+    let tokenFetched!: () => void
+    const fetched = new Promise<void>((resolve) => { tokenFetched = resolve })
     let closedSync = 0
     const fake: StartSync = (_memory, options) => {
       started.push(options.url)
-      void options.token().then((t) => started.push(`token:${t}`))
+      void options.token().then((t) => { started.push(`token:${t}`); tokenFetched() })
       return {
         status: () => 'synced',
         onStatus: (l) => { listeners.add(l); return () => listeners.delete(l) },
@@ -344,14 +366,17 @@ describe('worker host and client over a MessageChannel', () => {
     }
     const { connect } = pair(fake)
     const memory = await connect({ sync: { url: 'ws://relay.test', token: () => 'tok-1' } })
-    await nextTick()
+    await leadership(memory, true)
+    await fetched
     expect(await memory.sync.isLeader()).toBe(true)
     expect(await memory.sync.status('user')).toBe('synced')
     expect(started).toEqual(['ws://relay.test', 'token:tok-1'])
     const statuses: string[] = []
-    const off = await memory.sync.onStatus((p, s) => statuses.push(`${p}:${s}`))
+    let heard!: () => void
+    const offline = new Promise<void>((resolve) => { heard = resolve })
+    const off = await memory.sync.onStatus((p, s) => { statuses.push(`${p}:${s}`); heard() })
     for (const l of listeners) l('user', 'offline')
-    await nextTick()
+    await offline
     expect(statuses).toEqual(['user:offline'])
     await off()
     await memory.close()
@@ -364,11 +389,19 @@ describe('worker host and client over a MessageChannel', () => {
     vi.stubGlobal('navigator', { locks })
     const userId = `tabs${++counter}`
     const engines: Array<{ emit: (p: string, s: SyncStatus) => void; closed: boolean }> = []
+    const engineWaiters = new Set<() => void>()
+    /** Resolves once `n` engines have started. */
+    const enginesStarted = (n: number) => new Promise<void>((resolve) => {
+      const check = () => { if (engines.length >= n) { engineWaiters.delete(check); resolve() } }
+      engineWaiters.add(check)
+      check()
+    })
     const fake: StartSync = () => {
       const listeners = new Set<(p: string, s: SyncStatus) => void>()
       const statuses = new Map<string, SyncStatus>()
       const engine = { closed: false, emit: (p: string, s: SyncStatus) => { statuses.set(p, s); for (const l of listeners) l(p, s) } }
       engines.push(engine)
+      for (const check of [...engineWaiters]) check()
       return {
         status: (p) => statuses.get(p) ?? 'off',
         onStatus: (l) => { listeners.add(l); return () => listeners.delete(l) },
@@ -382,26 +415,28 @@ describe('worker host and client over a MessageChannel', () => {
       return connectMemory(port2, { appId: 'worker-test', userId, sync: { url: 'ws://relay.test', token: () => 't' } })
     }
     const leader = await tab()
-    for (let i = 0; i < 50 && engines.length === 0; i++) await nextTick(5)
+    await enginesStarted(1)
     engines[0]!.emit('user', 'connecting')
     const follower = await tab()
-    await nextTick()
+    // A tab that joins late gets the current statuses from the leader.
+    await syncState(follower, 'user', 'connecting')
     expect([await leader.sync.isLeader(), await follower.sync.isLeader()]).toEqual([true, false])
     expect(engines).toHaveLength(1)
-    // A tab that joins late gets the current statuses from the leader.
-    expect(await follower.sync.status('user')).toBe('connecting')
     const seen: string[] = []
-    await follower.sync.onStatus((p, s) => seen.push(`${p}:${s}`))
+    let heardBoth!: () => void
+    const both = new Promise<void>((resolve) => { heardBoth = resolve })
+    await follower.sync.onStatus((p, s) => { if (seen.push(`${p}:${s}`) === 2) heardBoth() })
     const synced = follower.sync.whenSynced('user')
     engines[0]!.emit('user', 'synced')
     await synced
     expect(await follower.sync.status('user')).toBe('synced')
     engines[0]!.emit('user', 'offline')
-    for (let i = 0; i < 50 && seen.length < 2; i++) await nextTick(5)
+    await both
     expect(seen).toEqual(['user:synced', 'user:offline'])
     // The leader leaves: the follower takes over and reports its own engine's statuses.
     await leader.close()
-    for (let i = 0; i < 50 && engines.length < 2; i++) await nextTick(5)
+    await enginesStarted(2)
+    await leadership(follower, true)
     expect(engines[0]!.closed).toBe(true)
     expect(await follower.sync.isLeader()).toBe(true)
     expect(await follower.sync.status('user')).toBe('off')
