@@ -130,6 +130,21 @@ describe('memory.sync in process', () => {
     await expect(memory.sync.status('p')).rejects.toMatchObject({ code: 'closed' })
   })
 
+  // Known gap: close() returns at once while an earlier close() is still stopping the mirrors
+  // (packages/sync/src/start-sync.ts, `if (closed) return`); memory.close() starts one without waiting.
+  it.fails('a second close() resolves only once the first has stopped every mirror', async () => {
+    const { memory, start } = await store()
+    const sync = start()
+    await memory.sync.whenSynced('p')
+    const first = sync.close()
+    await sync.close()
+    try {
+      expect(sync.status('p')).toBe('off')
+    } finally {
+      await first
+    }
+  })
+
   it('an unsubscribed sync listener hears nothing more', async () => {
     const { memory, network, start } = await store()
     const first: SyncState[] = []
