@@ -130,9 +130,7 @@ describe('memory.sync in process', () => {
     await expect(memory.sync.status('p')).rejects.toMatchObject({ code: 'closed' })
   })
 
-  // Known gap: close() returns at once while an earlier close() is still stopping the mirrors
-  // (packages/sync/src/start-sync.ts, `if (closed) return`); memory.close() starts one without waiting.
-  it.fails('a second close() resolves only once the first has stopped every mirror', async () => {
+  it('a second close() resolves only once the first has stopped every mirror', async () => {
     const { memory, start } = await store()
     const sync = start()
     await memory.sync.whenSynced('p')

@@ -40,6 +40,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   const statuses = createStatusRegistry()
   const stopping = new Set<Promise<void>>()
   let closed = false
+  let closing: Promise<void> | undefined
 
   function setStatus(projectId: string, status: SyncStatus, error?: unknown, reason?: SyncErrorReason): void {
     if (status !== 'off' && !mirrors.has(projectId)) return
@@ -92,15 +93,18 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
       await Promise.all([...mirrors.values()].map((m) => m.drain()))
     },
     whenSynced: (projectId) => statuses.whenSynced(projectId),
-    async close() {
-      if (closed) return
-      closed = true // from here on no mirror starts, also not from a refresh in flight
-      for (const unsubscribe of await subscriptions.catch(() => [])) await unsubscribe().catch(() => undefined)
-      await initial
-      for (const projectId of [...mirrors.keys()]) stopMirror(projectId)
-      statuses.close('sync closed')
-      detach()
-      await Promise.all([...stopping])
+    close() {
+      // Every caller waits for the same shutdown, however many times close() is called.
+      closing ??= (async () => {
+        closed = true // from here on no mirror starts, also not from a refresh in flight
+        for (const unsubscribe of await subscriptions.catch(() => [])) await unsubscribe().catch(() => undefined)
+        await initial
+        for (const projectId of [...mirrors.keys()]) stopMirror(projectId)
+        statuses.close('sync closed')
+        detach()
+        await Promise.all([...stopping])
+      })()
+      return closing
     },
   }
   const detach = replicationOf(memory).attachSync(sync)
