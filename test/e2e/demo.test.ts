@@ -50,6 +50,8 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     await a.setFact('city', 'Lisbon')
     await b.waitForFact('city', 'Lisbon', 2_000)
     expect(Date.now() - started).toBeLessThan(2_000)
+    // Nothing in the background is failing, so the header shows no problem.
+    for (const device of [a, b]) expect(await device.page.locator('#background-status').isHidden()).toBe(true)
   })
 
   it('renders a hostile fact value as text on both devices', async () => {

@@ -1,8 +1,10 @@
+import type { MemoryStatus } from '@engram/core'
 import type { App } from './app.js'
+import { backgroundProblems } from './background-status.js'
 import { el } from './dom.js'
 import { statusText, type SyncStatus } from './sync-status.js'
 
-/** Title, device and user, network state and the selected project's sync badge. */
+/** Title, device and user, network state, the selected project's sync badge and any failing background part. */
 export function header(app: App): HTMLElement {
   const network = el('span', { class: 'badge', role: 'status' })
   const showNetwork = (): void => {
@@ -28,9 +30,21 @@ export function header(app: App): HTMLElement {
   app.sync.onStatus((projectId, status) => { if (projectId === app.projectId) setSync(status) })
   showProject()
 
+  // A background failure (e.g. the extractor) would otherwise only show as memory that never appears.
+  const background = el('span', { class: 'badge badge-error', role: 'status', id: 'background-status', hidden: true })
+  const showBackground = (status: MemoryStatus): void => {
+    const problems = backgroundProblems(status)
+    background.hidden = problems === undefined
+    background.textContent = problems ?? ''
+  }
+  let heard = false
+  app.memory.status.subscribe((status) => { heard = true; showBackground(status) }).catch(() => {})
+  // The first snapshot, unless a newer one already arrived through the subscription.
+  app.memory.status.get().then((status) => { if (!heard) showBackground(status) }, () => {})
+
   return el('header', { class: 'top' },
     el('h1', {}, 'Engram ', el('span', { class: 'subtitle' }, 'memory inspector')),
     el('p', { class: 'who' },
       el('span', { class: 'device', 'data-device': app.device }, `Device ${app.device}`), ' · ',
-      el('span', {}, `user ${app.userId}`), ' · ', project, ' ', sync, ' ', network))
+      el('span', {}, `user ${app.userId}`), ' · ', project, ' ', sync, ' ', network, ' ', background))
 }
