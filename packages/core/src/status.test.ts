@@ -188,6 +188,23 @@ describe('memory.status', () => {
     await memory.close()
   })
 
+  it('keeps the 20 most recent problems, oldest first', async () => {
+    const summarizer: Summarizer = { summarize: async (texts) => { throw new Error(`failure ${texts.length}`) } }
+    const clock = testClock()
+    const memory = await openTestMemory({ now: clock.now, summarizer })
+    const session = await memory.sessions.create('user')
+    for (let i = 0; i < 20; i++) await memory.messages.appendExchange(session.id, `question ${i} about the long trip ahead`, `answer ${i} with the details`)
+    for (let i = 0; i < 25; i++) {
+      clock.advance(1)
+      await memory.context.build('user', { sessionId: session.id, budget: 150, sections: ['recent'] })
+    }
+    const { problems, summarizer: state } = await memory.status.get()
+    expect(problems).toHaveLength(20)
+    expect(problems.map((p) => p.at)).toEqual(Array.from({ length: 20 }, (_, i) => clock.now() - 19 + i))
+    expect(state.lastError).toEqual(problems.at(-1))
+    await memory.close()
+  })
+
   it('a throwing status listener does not stop the others', async () => {
     const summarizer: Summarizer = { summarize: async () => { throw new Error('down') } }
     const memory = await openTestMemory({ summarizer })
