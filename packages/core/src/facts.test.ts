@@ -175,6 +175,17 @@ describe('facts.list', () => {
     expect(await memory.facts.list('nope')).toEqual({ items: [] })
   })
 
+  // Known gap: with only an injected factory (no global IndexedDB, as in Node) Dexie's maxKey falls back to
+  // '\uffff', so ranges that end at Dexie.maxKey (facts.ts list and deleteAll, export) leave out keys that
+  // start with U+FFFF. With a global IndexedDB they are listed (highest-code-unit.test.ts).
+  it.fails('lists and deletes keys that start with the highest code unit, also with an injected factory', async () => {
+    const { memory } = await setup()
+    await memory.facts.set('p', '\uffffa', 1)
+    await memory.facts.set('p', 'b', 2)
+    expect((await memory.facts.list('p')).items.map((f) => f.key)).toEqual(['b', '\uffffa'])
+    expect(await memory.facts.deleteAll('p')).toBe(2)
+  })
+
   it('handles prefixes ending in the highest code unit', async () => {
     const { memory } = await setup()
     await memory.facts.set('p', 'a\uffff', 1)
