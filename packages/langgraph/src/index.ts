@@ -1,0 +1,2 @@
+export { EngramSaver, type EngramSaverOptions } from './engram-saver.js'
+export type { RunsMemory } from './run-blobs.js'
