@@ -6,7 +6,11 @@ export function trackSubscriptions(memory: Memory): { readonly opened: number; r
   let closed = 0
   const waits: { n: number; resolve: () => void }[] = []
   const check = () => {
-    for (const w of [...waits]) if (opened - closed === w.n) { waits.splice(waits.indexOf(w), 1); w.resolve() }
+    for (const w of [...waits])
+      if (opened - closed === w.n) {
+        waits.splice(waits.indexOf(w), 1)
+        w.resolve()
+      }
   }
   const subscribe = memory.changes.subscribe.bind(memory.changes)
   memory.changes.subscribe = async (filter, listener) => {
@@ -16,14 +20,25 @@ export function trackSubscriptions(memory: Memory): { readonly opened: number; r
     let done = false
     return async () => {
       await off()
-      if (!done) { done = true; closed++; check() }
+      if (!done) {
+        done = true
+        closed++
+        check()
+      }
     }
   }
   return {
-    get opened() { return opened },
-    get closed() { return closed },
+    get opened() {
+      return opened
+    },
+    get closed() {
+      return closed
+    },
     whenLive(n) {
-      return new Promise((resolve) => { waits.push({ n, resolve }); check() })
+      return new Promise((resolve) => {
+        waits.push({ n, resolve })
+        check()
+      })
     },
   }
 }

@@ -13,7 +13,8 @@ async function setup() {
   await memory.facts.set(project.id, 'favourite_colour', 'teal')
   const session = await memory.sessions.create(project.id)
   const kinds = async () => (await memory.journal.load(session.id)).records.map((r) => r.kind)
-  const firstUserText = (prompt: unknown) => JSON.stringify((prompt as { role: string; content: { text?: string }[] }[]).find((m) => m.role === 'user')?.content[0])
+  const firstUserText = (prompt: unknown) =>
+    JSON.stringify((prompt as { role: string; content: { text?: string }[] }[]).find((m) => m.role === 'user')?.content[0])
   return { memory, projectId: project.id, sessionId: session.id, kinds, firstUserText }
 }
 
@@ -32,7 +33,13 @@ describe('engramMiddleware', () => {
     const model = new MockLanguageModelV4({ doGenerate: [toolCallResult('lookup', { q: 'weather' }), textResult('It is sunny, and you like teal.')] })
     const lookup = tool({ inputSchema: z.object({ q: z.string() }), execute: async () => 'sunny' })
     const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware(memory, { projectId, sessionId, budget: 500 }) })
-    const result = await generateText({ model: wrapped, system: 'You are helpful.', tools: { lookup }, stopWhen: stepCountIs(5), prompt: 'What is my favourite colour?' })
+    const result = await generateText({
+      model: wrapped,
+      system: 'You are helpful.',
+      tools: { lookup },
+      stopWhen: stepCountIs(5),
+      prompt: 'What is my favourite colour?',
+    })
 
     expect(result.text).toBe('It is sunny, and you like teal.')
     const [first, second] = model.doGenerateCalls
@@ -41,13 +48,22 @@ describe('engramMiddleware', () => {
     expect(first?.prompt[0]).toEqual({ role: 'system', content: 'You are helpful.' })
     expect(await kinds()).toEqual(['turn.begin', 'turn.end'])
     expect((await memory.messages.tail(sessionId, 5)).map((m) => [m.role, m.content])).toEqual([
-      ['user', 'What is my favourite colour?'], ['assistant', 'It is sunny, and you like teal.'],
+      ['user', 'What is my favourite colour?'],
+      ['assistant', 'It is sunny, and you like teal.'],
     ])
   })
 
   it('records a streamed reply with streamText once the stream finishes (a v3 model too)', async () => {
     const { memory, projectId, sessionId, kinds, firstUserText } = await setup()
-    const model = new MockLanguageModelV3({ doStream: { stream: convertArrayToReadableStream(textStreamParts(['You like ', 'teal.']).map((p) => p.type === 'finish' ? { ...p, usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } } : p)) } })
+    const model = new MockLanguageModelV3({
+      doStream: {
+        stream: convertArrayToReadableStream(
+          textStreamParts(['You like ', 'teal.']).map((p) =>
+            p.type === 'finish' ? { ...p, usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } } : p,
+          ),
+        ),
+      },
+    })
     const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware(memory, { projectId, sessionId, budget: 500 }) })
     const result = streamText({ model: wrapped, prompt: 'What colour do I like?' })
     expect(await result.text).toBe('You like teal.')
@@ -60,7 +76,11 @@ describe('engramMiddleware', () => {
   it('ends an aborted stream as an interrupted turn with the text streamed so far', async () => {
     const { memory, projectId, sessionId, kinds } = await setup()
     let push!: ReadableStreamDefaultController<unknown>
-    const stream = new ReadableStream({ start: (c) => { push = c } })
+    const stream = new ReadableStream({
+      start: (c) => {
+        push = c
+      },
+    })
     const model = new MockLanguageModelV4({ doStream: { stream: stream as never } })
     const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware(memory, { projectId, sessionId, budget: 500 }) })
     const abort = new AbortController()
@@ -89,7 +109,9 @@ describe('engramMiddleware', () => {
         else c.error(new Error('connection reset'))
       },
     })
-    const model = new MockLanguageModelV4({ doStream: [{ stream: broken as never }, { stream: convertArrayToReadableStream(textStreamParts(['Fine now.'])) as never }] })
+    const model = new MockLanguageModelV4({
+      doStream: [{ stream: broken as never }, { stream: convertArrayToReadableStream(textStreamParts(['Fine now.'])) as never }],
+    })
     const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware(memory, { projectId, sessionId, budget: 500 }) })
     const first = streamText({ model: wrapped, prompt: 'First question', onError: () => {} })
     await first.consumeStream()
@@ -103,7 +125,9 @@ describe('engramMiddleware', () => {
     const { memory, projectId, sessionId } = await setup()
     expect(() => engramMiddleware(memory, { projectId, sessionId, budget: 0 })).toThrow(expect.objectContaining({ code: 'invalid_input' }))
     expect(() => engramMiddleware(memory, { projectId, sessionId: ' s', budget: 10 })).toThrow(expect.objectContaining({ code: 'invalid_input' }))
-    expect(() => engramMiddleware(memory, { projectId, sessionId, budget: 10, extra: true } as never)).toThrow(expect.objectContaining({ code: 'invalid_input' }))
+    expect(() => engramMiddleware(memory, { projectId, sessionId, budget: 10, extra: true } as never)).toThrow(
+      expect.objectContaining({ code: 'invalid_input' }),
+    )
     expect(() => engramMiddleware({} as never, { projectId, sessionId, budget: 10 })).toThrow(expect.objectContaining({ code: 'invalid_input' }))
   })
 })

@@ -20,7 +20,12 @@ describe('memoryTools', () => {
       textResult('Done: your favourite colour is teal.'),
     ]
     const model = new MockLanguageModelV4({ doGenerate: steps })
-    const result = await generateText({ model, tools: memoryTools(memory, { projectId: project.id }), stopWhen: stepCountIs(10), prompt: 'Remember that my favourite colour is teal.' })
+    const result = await generateText({
+      model,
+      tools: memoryTools(memory, { projectId: project.id }),
+      stopWhen: stepCountIs(10),
+      prompt: 'Remember that my favourite colour is teal.',
+    })
 
     expect(result.text).toBe('Done: your favourite colour is teal.')
     expect(result.steps).toHaveLength(7)
@@ -42,7 +47,7 @@ describe('memoryTools', () => {
     const project = await memory.projects.create({ name: 'limits' })
     await memory.blocks.set(project.id, 'persona', 'fixed', { readOnly: true })
     const tools = memoryTools(memory, { projectId: project.id })
-    const run = <I,>(t: { execute?: (input: I, options: never) => unknown }, input: I) => t.execute!(input, {} as never)
+    const run = <I>(t: { execute?: (input: I, options: never) => unknown }, input: I) => t.execute!(input, {} as never)
     expect(await run(tools.core_memory_append, { label: 'persona', content: 'more' })).toMatchObject({ ok: false, error: { code: 'read_only' } })
     await memory.blocks.set(project.id, 'tiny', 'ab', { limit: 3 })
     expect(await run(tools.core_memory_append, { label: 'tiny', content: 'cdef' })).toMatchObject({ ok: false, error: { code: 'limit_exceeded' } })

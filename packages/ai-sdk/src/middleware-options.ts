@@ -28,12 +28,14 @@ export function checkMiddlewareOptions(memory: TurnsMemory, options: EngramMiddl
   }
   for (const key of ['projectId', 'sessionId'] as const) {
     const value = options[key]
-    if (typeof value !== 'string' || value === '' || value.trim() !== value) throw new MemoryError('invalid_input', `engramMiddleware ${key} must be a non-empty string without surrounding whitespace`)
+    if (typeof value !== 'string' || value === '' || value.trim() !== value)
+      throw new MemoryError('invalid_input', `engramMiddleware ${key} must be a non-empty string without surrounding whitespace`)
   }
   const { budget } = options
   if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1 || budget > 10_000_000) {
     throw new MemoryError('invalid_input', 'engramMiddleware budget must be an integer token count in 1–10,000,000')
   }
-  if (options.onError !== undefined && typeof options.onError !== 'function') throw new MemoryError('invalid_input', 'engramMiddleware onError must be a function')
+  if (options.onError !== undefined && typeof options.onError !== 'function')
+    throw new MemoryError('invalid_input', 'engramMiddleware onError must be a function')
   return { ...options, onError: options.onError ?? reportError }
 }

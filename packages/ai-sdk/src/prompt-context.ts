@@ -16,7 +16,10 @@ export function lastUserMessage(prompt: Prompt): UserTurn | undefined {
   for (let i = prompt.length - 1; i >= 0; i--) {
     const message = prompt[i]!
     if (message.role !== 'user') continue
-    const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n').trim()
+    const text = message.content
+      .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+      .join('\n')
+      .trim()
     return { index: i, text }
   }
   return undefined

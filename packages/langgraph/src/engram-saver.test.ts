@@ -26,9 +26,26 @@ describe('EngramSaver', () => {
   it('keeps a regular write already stored and replaces special ones, like MemorySaver', async () => {
     const saver = new EngramSaver(await openTestMemory())
     const config = await saver.put(thread('w'), { ...emptyCheckpoint(), id: uuid6(0) }, { source: 'input', step: -1, parents: {} }, {})
-    await saver.putWrites(config, [['a', 1], ['__error__', 'first']], 't')
-    await saver.putWrites(config, [['a', 2], ['__error__', 'second']], 't')
-    expect((await saver.getTuple(config))?.pendingWrites).toEqual([['t', '__error__', 'second'], ['t', 'a', 1]])
+    await saver.putWrites(
+      config,
+      [
+        ['a', 1],
+        ['__error__', 'first'],
+      ],
+      't',
+    )
+    await saver.putWrites(
+      config,
+      [
+        ['a', 2],
+        ['__error__', 'second'],
+      ],
+      't',
+    )
+    expect((await saver.getTuple(config))?.pendingWrites).toEqual([
+      ['t', '__error__', 'second'],
+      ['t', 'a', 1],
+    ])
   })
 
   it('deletes every trace of a thread and only that thread', async () => {
@@ -40,7 +57,12 @@ describe('EngramSaver', () => {
     await saver.put(thread('b'), { ...emptyCheckpoint(), id: uuid6(0) }, meta, {})
     await saver.deleteThread('a')
     expect(await saver.getTuple(thread('a'))).toBeUndefined()
-    for (const run of ['langgraph/a', `langgraph/a//${a.configurable?.checkpoint_id}`, `langgraph/a//${a.configurable?.checkpoint_id}/writes`, 'langgraph/a//channel/x/1']) {
+    for (const run of [
+      'langgraph/a',
+      `langgraph/a//${a.configurable?.checkpoint_id}`,
+      `langgraph/a//${a.configurable?.checkpoint_id}/writes`,
+      'langgraph/a//channel/x/1',
+    ]) {
       expect(await memory.runs.checkpoints(run)).toEqual([])
     }
     const listed = []
@@ -49,18 +71,26 @@ describe('EngramSaver', () => {
   })
 
   it('runs a graph that waits for approval, and resumes it from IndexedDB after reopening', async () => {
-    const State = Annotation.Root({ request: Annotation<string>(), approved: Annotation<boolean>(), log: Annotation<string[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }) })
-    const build = (saver: EngramSaver) => new StateGraph(State)
-      .addNode('plan', () => ({ log: ['planned'] }))
-      .addNode('approve', () => ({ approved: interrupt<string, boolean>('approve the plan?'), log: ['asked'] }))
-      .addNode('act', (s) => ({ log: [s.approved ? 'acted' : 'skipped'] }))
-      .addEdge(START, 'plan').addEdge('plan', 'approve').addEdge('approve', 'act').addEdge('act', END)
-      .compile({ checkpointer: saver })
+    const State = Annotation.Root({
+      request: Annotation<string>(),
+      approved: Annotation<boolean>(),
+      log: Annotation<string[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
+    })
+    const build = (saver: EngramSaver) =>
+      new StateGraph(State)
+        .addNode('plan', () => ({ log: ['planned'] }))
+        .addNode('approve', () => ({ approved: interrupt<string, boolean>('approve the plan?'), log: ['asked'] }))
+        .addNode('act', (s) => ({ log: [s.approved ? 'acted' : 'skipped'] }))
+        .addEdge(START, 'plan')
+        .addEdge('plan', 'approve')
+        .addEdge('approve', 'act')
+        .addEdge('act', END)
+        .compile({ checkpointer: saver })
     const indexedDB = new IDBFactory()
     const config = { configurable: { thread_id: 'approval' } }
     const first = await openTestMemory({ indexedDB, userId: 'graph' })
     const paused = await build(new EngramSaver(first)).invoke({ request: 'ship it' }, config)
-    expect(paused.__interrupt__?.[0]?.value).toBe('approve the plan?')
+    expect((paused as { __interrupt__?: { value: unknown }[] }).__interrupt__?.[0]?.value).toBe('approve the plan?')
     await first.close()
 
     const second = await openTestMemory({ indexedDB, userId: 'graph' })

@@ -31,7 +31,13 @@ export interface EngramSaverOptions {
 }
 
 /** One entry of a thread's index. */
-interface IndexEntry { ns: string; id: string; parent?: string; metadata: CheckpointMetadata; channels: [string, string][] }
+interface IndexEntry {
+  ns: string
+  id: string
+  parent?: string
+  metadata: CheckpointMetadata
+  channels: [string, string][]
+}
 
 /**
  * A LangGraph.js checkpointer that keeps checkpoints and pending writes in
@@ -107,7 +113,8 @@ export class EngramSaver extends BaseCheckpointSaver {
       this.serde.dumpsTyped(metadata),
     ])
     const meta = encodeBlob(metadataType, metadataBytes)
-    if (meta.pieces.length > 1) throw new MemoryError('limit_exceeded', `checkpoint metadata of ${metadataBytes.length} bytes is too large to index; keep metadata small`)
+    if (meta.pieces.length > 1)
+      throw new MemoryError('limit_exceeded', `checkpoint metadata of ${metadataBytes.length} bytes is too large to index; keep metadata small`)
     const head: Record<string, Json> = { metadataType: meta.type, metadataEncoding: meta.encoding, metadata: meta.pieces[0] ?? '' }
     if (parent !== undefined) head.parent = parent
     await writeBlob(runs, this.#layout.checkpoint(thread, ns, id), 'checkpoint', encodeBlob(type, bytes), head)
@@ -189,10 +196,12 @@ export class EngramSaver extends BaseCheckpointSaver {
 
   /** Each channel's value at the version the checkpoint names; channels never stored (emptied) are absent. */
   async #channelValues(threadId: string, ns: string, versions: ChannelVersions): Promise<Record<string, unknown>> {
-    const loaded = await Promise.all(Object.entries(versions).map(async ([channel, version]) => {
-      const [blob] = readBlobs(await this.#memory.runs.checkpoints(this.#layout.channel(threadId, ns, channel, version)))
-      return blob === undefined ? undefined : ([channel, await this.serde.loadsTyped(blob.head.type, blob.bytes)] as const)
-    }))
+    const loaded = await Promise.all(
+      Object.entries(versions).map(async ([channel, version]) => {
+        const [blob] = readBlobs(await this.#memory.runs.checkpoints(this.#layout.channel(threadId, ns, channel, version)))
+        return blob === undefined ? undefined : ([channel, await this.serde.loadsTyped(blob.head.type, blob.bytes)] as const)
+      }),
+    )
     return Object.fromEntries(loaded.filter((e) => e !== undefined))
   }
 
@@ -201,7 +210,9 @@ export class EngramSaver extends BaseCheckpointSaver {
     const blobs = readBlobs(await this.#memory.runs.checkpoints(this.#layout.writes(threadId, ns, checkpointId)))
     const keyed = blobs.map((b) => ({ b, key: writesSortKey(String(b.head.taskPath ?? ''), String(b.head.taskId), Number(b.head.idx)) }))
     keyed.sort((x, y) => compareWritesSortKeys(x.key, y.key))
-    return Promise.all(keyed.map(async ({ b }) => [String(b.head.taskId), String(b.head.channel), await this.serde.loadsTyped(b.head.type, b.bytes)] as CheckpointPendingWrite))
+    return Promise.all(
+      keyed.map(async ({ b }) => [String(b.head.taskId), String(b.head.channel), await this.serde.loadsTyped(b.head.type, b.bytes)] as CheckpointPendingWrite),
+    )
   }
 
   /** Checkpoints before format 4 kept pending sends as the parent's TASKS writes. */

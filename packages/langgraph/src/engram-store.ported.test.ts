@@ -19,7 +19,11 @@ describe('EngramStore: LangGraph store.test.ts', () => {
   it('should implement get method', async () => {
     await store.put(['test'], '123', { value: 1 })
     expect(await store.get(['test'], '123')).toEqual({
-      value: { value: 1 }, key: '123', namespace: ['test'], createdAt: expect.any(Date), updatedAt: expect.any(Date),
+      value: { value: 1 },
+      key: '123',
+      namespace: ['test'],
+      createdAt: expect.any(Date),
+      updatedAt: expect.any(Date),
     })
   })
 
@@ -47,21 +51,31 @@ describe('EngramStore: LangGraph store.test.ts', () => {
     await store.put(['a', 'b', 'c'], '1', { value: 1 })
     await store.put(['a', 'b', 'd'], '2', { value: 2 })
     await store.put(['x', 'y', 'z'], '3', { value: 3 })
-    expect(await store.listNamespaces({})).toEqual([['a', 'b', 'c'], ['a', 'b', 'd'], ['x', 'y', 'z']])
+    expect(await store.listNamespaces({})).toEqual([
+      ['a', 'b', 'c'],
+      ['a', 'b', 'd'],
+      ['x', 'y', 'z'],
+    ])
   })
 
   it('should filter namespaces by prefix', async () => {
     await store.put(['a', 'b', 'c'], '1', { value: 1 })
     await store.put(['a', 'b', 'd'], '2', { value: 2 })
     await store.put(['x', 'y', 'z'], '3', { value: 3 })
-    expect(await store.listNamespaces({ prefix: ['a'] })).toEqual([['a', 'b', 'c'], ['a', 'b', 'd']])
+    expect(await store.listNamespaces({ prefix: ['a'] })).toEqual([
+      ['a', 'b', 'c'],
+      ['a', 'b', 'd'],
+    ])
   })
 
   it('should apply maxDepth to listNamespaces results', async () => {
     await store.put(['a', 'b', 'c'], '1', { value: 1 })
     await store.put(['a', 'b', 'd'], '2', { value: 2 })
     await store.put(['x', 'y', 'z'], '3', { value: 3 })
-    expect(await store.listNamespaces({ maxDepth: 2 })).toEqual([['a', 'b'], ['x', 'y']])
+    expect(await store.listNamespaces({ maxDepth: 2 })).toEqual([
+      ['a', 'b'],
+      ['x', 'y'],
+    ])
   })
 
   it('Should block invalid namespaces in put', async () => {
@@ -88,24 +102,46 @@ describe('EngramStore: LangGraph store.test.ts', () => {
 
 describe('EngramStore: LangGraph store.test.ts "BaseStore listNamespaces", on stored namespaces', () => {
   beforeEach(async () => {
-    for (const ns of [['a', 'b', 'c'], ['a', 'b', 'd'], ['a', 'c', 'e'], ['x', 'y', 'z']]) await store.put(ns, 'k', { v: ns.join('') })
+    for (const ns of [
+      ['a', 'b', 'c'],
+      ['a', 'b', 'd'],
+      ['a', 'c', 'e'],
+      ['x', 'y', 'z'],
+    ])
+      await store.put(ns, 'k', { v: ns.join('') })
   })
 
   it('should list all namespaces with default options', async () => {
-    expect(await store.listNamespaces({})).toEqual([['a', 'b', 'c'], ['a', 'b', 'd'], ['a', 'c', 'e'], ['x', 'y', 'z']])
+    expect(await store.listNamespaces({})).toEqual([
+      ['a', 'b', 'c'],
+      ['a', 'b', 'd'],
+      ['a', 'c', 'e'],
+      ['x', 'y', 'z'],
+    ])
   })
   it('should filter namespaces by prefix', async () => {
-    expect(await store.listNamespaces({ prefix: ['a'] })).toEqual([['a', 'b', 'c'], ['a', 'b', 'd'], ['a', 'c', 'e']])
+    expect(await store.listNamespaces({ prefix: ['a'] })).toEqual([
+      ['a', 'b', 'c'],
+      ['a', 'b', 'd'],
+      ['a', 'c', 'e'],
+    ])
   })
   it('should filter namespaces by suffix', async () => {
     expect(await store.listNamespaces({ suffix: ['d'] })).toEqual([['a', 'b', 'd']])
   })
   it('should apply maxDepth to results (duplicates removed, as every real store does)', async () => {
     // LangGraph's mock keeps [a, b] twice; InMemoryStore and EngramStore list each namespace once.
-    expect(await store.listNamespaces({ maxDepth: 2 })).toEqual([['a', 'b'], ['a', 'c'], ['x', 'y']])
+    expect(await store.listNamespaces({ maxDepth: 2 })).toEqual([
+      ['a', 'b'],
+      ['a', 'c'],
+      ['x', 'y'],
+    ])
   })
   it('should apply limit and offset', async () => {
-    expect(await store.listNamespaces({ limit: 2, offset: 1 })).toEqual([['a', 'b', 'd'], ['a', 'c', 'e']])
+    expect(await store.listNamespaces({ limit: 2, offset: 1 })).toEqual([
+      ['a', 'b', 'd'],
+      ['a', 'c', 'e'],
+    ])
   })
   it('should combine prefix, suffix, and maxDepth filters', async () => {
     expect(await store.listNamespaces({ prefix: ['a'], suffix: ['c'], maxDepth: 2 })).toEqual([['a', 'b']])
@@ -124,25 +160,74 @@ describe('EngramStore: LangGraph store.test.ts "BaseStore listNamespaces", on st
 describe('EngramStore: LangGraph namespace.test.ts', () => {
   it('should handle basic namespace operations', async () => {
     const namespaces = [
-      ['a', 'b', 'c'], ['a', 'b', 'd', 'e'], ['a', 'b', 'd', 'i'], ['a', 'b', 'f'], ['a', 'c', 'f'],
-      ['b', 'a', 'f'], ['users', '123'], ['users', '456', 'settings'], ['admin', 'users', '789'],
+      ['a', 'b', 'c'],
+      ['a', 'b', 'd', 'e'],
+      ['a', 'b', 'd', 'i'],
+      ['a', 'b', 'f'],
+      ['a', 'c', 'f'],
+      ['b', 'a', 'f'],
+      ['users', '123'],
+      ['users', '456', 'settings'],
+      ['admin', 'users', '789'],
     ]
     for (const [i, ns] of namespaces.entries()) await store.put(ns, `id_${i}`, { data: `value_${String(i).padStart(2, '0')}` })
 
     expect((await store.listNamespaces({ prefix: ['a', 'b'] })).sort()).toEqual(
-      [['a', 'b', 'c'], ['a', 'b', 'd', 'e'], ['a', 'b', 'd', 'i'], ['a', 'b', 'f']].sort())
-    expect((await store.listNamespaces({ suffix: ['f'] })).sort()).toEqual([['a', 'b', 'f'], ['a', 'c', 'f'], ['b', 'a', 'f']].sort())
-    expect((await store.listNamespaces({ prefix: ['a'], suffix: ['f'] })).sort()).toEqual([['a', 'b', 'f'], ['a', 'c', 'f']].sort())
-    expect((await store.listNamespaces({ prefix: ['a', 'b'], maxDepth: 3 })).sort()).toEqual([['a', 'b', 'c'], ['a', 'b', 'd'], ['a', 'b', 'f']].sort())
-    expect(await store.listNamespaces({ prefix: ['a', 'b'], limit: 2 })).toEqual([['a', 'b', 'c'], ['a', 'b', 'd', 'e']])
-    expect(await store.listNamespaces({ prefix: ['a', 'b'], offset: 2 })).toEqual([['a', 'b', 'd', 'i'], ['a', 'b', 'f']])
+      [
+        ['a', 'b', 'c'],
+        ['a', 'b', 'd', 'e'],
+        ['a', 'b', 'd', 'i'],
+        ['a', 'b', 'f'],
+      ].sort(),
+    )
+    expect((await store.listNamespaces({ suffix: ['f'] })).sort()).toEqual(
+      [
+        ['a', 'b', 'f'],
+        ['a', 'c', 'f'],
+        ['b', 'a', 'f'],
+      ].sort(),
+    )
+    expect((await store.listNamespaces({ prefix: ['a'], suffix: ['f'] })).sort()).toEqual(
+      [
+        ['a', 'b', 'f'],
+        ['a', 'c', 'f'],
+      ].sort(),
+    )
+    expect((await store.listNamespaces({ prefix: ['a', 'b'], maxDepth: 3 })).sort()).toEqual(
+      [
+        ['a', 'b', 'c'],
+        ['a', 'b', 'd'],
+        ['a', 'b', 'f'],
+      ].sort(),
+    )
+    expect(await store.listNamespaces({ prefix: ['a', 'b'], limit: 2 })).toEqual([
+      ['a', 'b', 'c'],
+      ['a', 'b', 'd', 'e'],
+    ])
+    expect(await store.listNamespaces({ prefix: ['a', 'b'], offset: 2 })).toEqual([
+      ['a', 'b', 'd', 'i'],
+      ['a', 'b', 'f'],
+    ])
   })
 
   it('should handle wildcards in namespace operations', async () => {
-    const namespaces = [['users', '123'], ['users', '456'], ['users', '789', 'settings'], ['admin', 'users', '789'], ['guests', '123'], ['guests', '456', 'preferences']]
+    const namespaces = [
+      ['users', '123'],
+      ['users', '456'],
+      ['users', '789', 'settings'],
+      ['admin', 'users', '789'],
+      ['guests', '123'],
+      ['guests', '456', 'preferences'],
+    ]
     for (const [i, ns] of namespaces.entries()) await store.put(ns, `id_${i}`, { data: `value_${i}` })
 
-    expect((await store.listNamespaces({ prefix: ['users', '*'] })).sort()).toEqual([['users', '123'], ['users', '456'], ['users', '789', 'settings']].sort())
+    expect((await store.listNamespaces({ prefix: ['users', '*'] })).sort()).toEqual(
+      [
+        ['users', '123'],
+        ['users', '456'],
+        ['users', '789', 'settings'],
+      ].sort(),
+    )
     expect(await store.listNamespaces({ suffix: ['*', 'preferences'] })).toEqual([['guests', '456', 'preferences']])
     expect(await store.listNamespaces({ prefix: ['*', 'users'], suffix: ['*', 'settings'] })).toEqual([])
     await store.put(['admin', 'users', 'settings', '789'], 'foo', { data: 'some_val' })
@@ -161,9 +246,21 @@ describe('EngramStore: LangGraph namespace.test.ts', () => {
   })
 
   it('should handle maxDepth in namespace operations', async () => {
-    const namespaces = [['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'e'], ['a', 'b', 'f'], ['a', 'g'], ['h', 'i', 'j', 'k']]
+    const namespaces = [
+      ['a', 'b', 'c', 'd'],
+      ['a', 'b', 'c', 'e'],
+      ['a', 'b', 'f'],
+      ['a', 'g'],
+      ['h', 'i', 'j', 'k'],
+    ]
     for (const [i, ns] of namespaces.entries()) await store.put(ns, `id_${i}`, { data: `value_${i}` })
-    expect((await store.listNamespaces({ maxDepth: 2 })).sort()).toEqual([['a', 'b'], ['a', 'g'], ['h', 'i']].sort())
+    expect((await store.listNamespaces({ maxDepth: 2 })).sort()).toEqual(
+      [
+        ['a', 'b'],
+        ['a', 'g'],
+        ['h', 'i'],
+      ].sort(),
+    )
   })
 
   it('should handle empty store in namespace operations', async () => {

@@ -33,7 +33,7 @@ describe('EngramStore', () => {
     expect(hits.map((h) => h.key)).toEqual(['m1'])
     expect(hits[0]?.score).toBeGreaterThan(0)
     expect((await store.search(['users'], { query: 'dark' })).map((h) => h.key).sort()).toEqual(['m1', 'm3'])
-    expect((await store.search(['users'], { query: 'dark', filter: { kind: 'pref' }, limit: 1 }))).toHaveLength(1)
+    expect(await store.search(['users'], { query: 'dark', filter: { kind: 'pref' }, limit: 1 })).toHaveLength(1)
     // Only the indexed field is searched: `kind` values are not.
     expect(await store.search(['users'], { query: 'pref' })).toEqual([])
   })

@@ -21,7 +21,10 @@ import { checkStoreOptions, type EngramStoreOptions } from './store-options.js'
 export type StoreMemory = Pick<Memory, 'projects' | 'facts'> & Partial<Pick<Memory, 'archive' | 'search'>>
 
 /** The fact value an item is kept as. */
-interface ItemEnvelope { value: Record<string, Json>; passageId?: string }
+interface ItemEnvelope {
+  value: Record<string, Json>
+  passageId?: string
+}
 
 const PAGE = 1000
 const PASSAGE_SOURCE = 'langgraph-store'
@@ -120,7 +123,8 @@ export class EngramStore extends BaseStore {
 
   async #query(query: string, prefix: string, filter: Record<string, unknown> | undefined, offset: number, limit: number): Promise<SearchItem[]> {
     const { search, archive, facts } = this.#memory
-    if (search === undefined || archive === undefined) throw new MemoryError('invalid_input', 'a store search with `query` needs a memory with the archive and search modules')
+    if (search === undefined || archive === undefined)
+      throw new MemoryError('invalid_input', 'a store search with `query` needs a memory with the archive and search modules')
     const hits = await search(this.#projectId, query, { kinds: ['passage'], limit: Math.min(1000, Math.max(50, (offset + limit) * 4)) })
     const found: SearchItem[] = []
     for (const hit of hits) {
@@ -173,7 +177,6 @@ function envelopeOf(fact: Fact): Partial<ItemEnvelope> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Partial<ItemEnvelope>) : {}
 }
 
-
 function toItem(fact: Fact): Item | undefined {
   const parsed = parseItemFactKey(fact.key)
   const value = envelopeOf(fact).value
@@ -187,6 +190,7 @@ function checkKey(key: unknown): string {
 }
 
 function checkCount(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new MemoryError('invalid_input', `store search ${name} must be a non-negative integer`)
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new MemoryError('invalid_input', `store search ${name} must be a non-negative integer`)
   return value
 }

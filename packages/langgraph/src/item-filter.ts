@@ -17,15 +17,24 @@ function matchesCondition(actual: unknown, condition: unknown): boolean {
   if (!isOperators(condition)) return actual === condition
   return Object.entries(condition).every(([op, expected]) => {
     switch (op) {
-      case '$eq': return actual === expected
-      case '$ne': return actual !== expected
-      case '$gt': return Number(actual) > Number(expected)
-      case '$gte': return Number(actual) >= Number(expected)
-      case '$lt': return Number(actual) < Number(expected)
-      case '$lte': return Number(actual) <= Number(expected)
-      case '$in': return Array.isArray(expected) && expected.includes(actual)
-      case '$nin': return !Array.isArray(expected) || !expected.includes(actual)
-      default: return false
+      case '$eq':
+        return actual === expected
+      case '$ne':
+        return actual !== expected
+      case '$gt':
+        return Number(actual) > Number(expected)
+      case '$gte':
+        return Number(actual) >= Number(expected)
+      case '$lt':
+        return Number(actual) < Number(expected)
+      case '$lte':
+        return Number(actual) <= Number(expected)
+      case '$in':
+        return Array.isArray(expected) && expected.includes(actual)
+      case '$nin':
+        return !Array.isArray(expected) || !expected.includes(actual)
+      default:
+        return false
     }
   })
 }

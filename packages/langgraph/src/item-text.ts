@@ -29,7 +29,10 @@ function textsAt(value: unknown, tokens: readonly string[]): string[] {
   if (typeof value !== 'object' || value === null) return []
   const record = value as Record<string, unknown>
   if (token.startsWith('{') && token.endsWith('}')) {
-    return token.slice(1, -1).split(',').flatMap((field) => textsAt(record, [...tokenizePath(field.trim()), ...rest]))
+    return token
+      .slice(1, -1)
+      .split(',')
+      .flatMap((field) => textsAt(record, [...tokenizePath(field.trim()), ...rest]))
   }
   if (token === '*') return Object.values(record).flatMap((v) => textsAt(v, rest))
   return Object.hasOwn(record, token) ? textsAt(record[token], rest) : []

@@ -6,7 +6,10 @@ import type { RunsMemory } from './run-blobs.js'
 const OPTION_KEYS = new Set(['prefix', 'serde'])
 
 /** Checks the saver's memory and options before anything is stored. */
-export function checkSaverOptions(memory: RunsMemory, options: { prefix?: string; serde?: SerializerProtocol }): { prefix?: string; serde?: SerializerProtocol } {
+export function checkSaverOptions(
+  memory: RunsMemory,
+  options: { prefix?: string; serde?: SerializerProtocol },
+): { prefix?: string; serde?: SerializerProtocol } {
   if (typeof memory !== 'object' || memory === null || typeof memory.runs !== 'object' || memory.runs === null) {
     throw new MemoryError('invalid_input', 'EngramSaver needs a memory with the runs namespace (openMemory, or createMemory with runtimeModule)')
   }

@@ -18,7 +18,10 @@ export interface EngramStoreOptions {
 const KEYS = new Set(['projectId', 'projectName', 'index'])
 
 /** Checks the store's memory and options. @throws MemoryError `invalid_input`. */
-export function checkStoreOptions(memory: StoreMemory, options: EngramStoreOptions): { projectId: string; projectName: string; fields: readonly string[] | false } {
+export function checkStoreOptions(
+  memory: StoreMemory,
+  options: EngramStoreOptions,
+): { projectId: string; projectName: string; fields: readonly string[] | false } {
   if (typeof memory !== 'object' || memory === null || typeof memory.facts !== 'object' || typeof memory.projects !== 'object') {
     throw new MemoryError('invalid_input', 'EngramStore needs a memory with projects and facts (openMemory, or createMemory with factsModule)')
   }
@@ -27,13 +30,16 @@ export function checkStoreOptions(memory: StoreMemory, options: EngramStoreOptio
     if (value !== undefined && !KEYS.has(key)) throw new MemoryError('invalid_input', `EngramStore does not know the option "${key}"`)
   }
   const projectId = options.projectId ?? 'langgraph-store'
-  if (typeof projectId !== 'string' || projectId === '' || projectId.trim() !== projectId) throw new MemoryError('invalid_input', 'EngramStore projectId must be a non-empty string without surrounding whitespace')
+  if (typeof projectId !== 'string' || projectId === '' || projectId.trim() !== projectId)
+    throw new MemoryError('invalid_input', 'EngramStore projectId must be a non-empty string without surrounding whitespace')
   const projectName = options.projectName ?? 'LangGraph store'
   if (typeof projectName !== 'string' || projectName.trim() === '') throw new MemoryError('invalid_input', 'EngramStore projectName must be a non-empty string')
   const index = options.index
   if (index === false) return { projectId, projectName, fields: false }
-  if (index !== undefined && (typeof index !== 'object' || index === null)) throw new MemoryError('invalid_input', 'EngramStore index must be { fields } or false')
+  if (index !== undefined && (typeof index !== 'object' || index === null))
+    throw new MemoryError('invalid_input', 'EngramStore index must be { fields } or false')
   const fields = index?.fields ?? ['$']
-  if (!Array.isArray(fields) || fields.some((f) => typeof f !== 'string' || f === '')) throw new MemoryError('invalid_input', 'EngramStore index.fields must be non-empty strings')
+  if (!Array.isArray(fields) || fields.some((f) => typeof f !== 'string' || f === ''))
+    throw new MemoryError('invalid_input', 'EngramStore index.fields must be non-empty strings')
   return { projectId, projectName, fields }
 }

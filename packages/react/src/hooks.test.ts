@@ -21,6 +21,28 @@ function FactView({ projectId, factKey }: { projectId: string; factKey: string }
   return createElement('p', { 'data-testid': factKey }, text)
 }
 
+/** Every hook at once, shown as JSON. */
+function Everything({ p, sessionId }: { p: string; sessionId: string }): ReactNode {
+  const facts = useFacts(p)
+  const blocks = useBlocks(p)
+  const sessions = useSessions(p)
+  const messages = useMessages(sessionId)
+  const context = useContextPreview(p, { sessionId: sessionId, budget: 200 })
+  const sync = useSyncStatus(p)
+  return createElement(
+    'pre',
+    { 'data-testid': 'all' },
+    JSON.stringify({
+      facts: facts.data?.items.map((f) => f.key),
+      blocks: blocks.data?.map((b) => b.label),
+      sessions: sessions.data?.items.length,
+      messages: messages.data?.map((m) => m.content),
+      context: context.data?.sections.map((s) => s.name),
+      sync: sync.data,
+    }),
+  )
+}
+
 const view = (memory: Memory, ...children: ReactNode[]) => createElement(MemoryProvider, { memory }, ...children)
 
 describe('@engram/react hooks', () => {
@@ -47,10 +69,14 @@ describe('@engram/react hooks', () => {
     const memory = await openTestMemory()
     const p = (await memory.projects.create({ name: 'subs' })).id
     const subs = trackSubscriptions(memory)
-    const ui = render(view(memory,
-      createElement(FactView, { projectId: p, factKey: 'x' }),
-      createElement(FactView, { projectId: p, factKey: 'x' }),
-      createElement(FactView, { projectId: p, factKey: 'y' })))
+    const ui = render(
+      view(
+        memory,
+        createElement(FactView, { projectId: p, factKey: 'x' }),
+        createElement(FactView, { projectId: p, factKey: 'x' }),
+        createElement(FactView, { projectId: p, factKey: 'y' }),
+      ),
+    )
     await waitFor(() => expect(ui.getAllByText('x=null')).toHaveLength(2))
     await subs.whenLive(2)
     expect(subs.opened).toBe(2)
@@ -84,19 +110,7 @@ describe('@engram/react hooks', () => {
     const memory = await openTestMemory()
     const p = (await memory.projects.create({ name: 'all' })).id
     const session = await memory.sessions.create(p, { title: 'chat' })
-    function Everything(): ReactNode {
-      const facts = useFacts(p)
-      const blocks = useBlocks(p)
-      const sessions = useSessions(p)
-      const messages = useMessages(session.id)
-      const context = useContextPreview(p, { sessionId: session.id, budget: 200 })
-      const sync = useSyncStatus(p)
-      return createElement('pre', { 'data-testid': 'all' }, JSON.stringify({
-        facts: facts.data?.items.map((f) => f.key), blocks: blocks.data?.map((b) => b.label), sessions: sessions.data?.items.length,
-        messages: messages.data?.map((m) => m.content), context: context.data?.sections.map((s) => s.name), sync: sync.data,
-      }))
-    }
-    const ui = render(view(memory, createElement(Everything)))
+    const ui = render(view(memory, createElement(Everything, { p, sessionId: session.id })))
     const shown = () => JSON.parse(ui.getByTestId('all').textContent ?? '{}') as Record<string, unknown>
     await waitFor(() => expect(shown()).toEqual({ facts: [], blocks: [], sessions: 1, messages: [], context: [], sync: 'off' }))
     await act(async () => {
@@ -104,7 +118,9 @@ describe('@engram/react hooks', () => {
       await memory.blocks.set(p, 'persona', 'helpful')
       await memory.messages.appendExchange(session.id, 'hi', 'hello')
     })
-    await waitFor(() => expect(shown()).toMatchObject({ facts: ['lang'], blocks: ['persona'], messages: ['hi', 'hello'], context: ['blocks', 'facts', 'recent'] }))
+    await waitFor(() =>
+      expect(shown()).toMatchObject({ facts: ['lang'], blocks: ['persona'], messages: ['hi', 'hello'], context: ['blocks', 'facts', 'recent'] }),
+    )
   })
 })
 

@@ -2,7 +2,10 @@ import type { Memory } from '@engram/core'
 import { createContext, createElement, type ReactNode, useContext, useMemo } from 'react'
 import { createQueryCache, type QueryCache } from './query-cache.js'
 
-interface MemoryContextValue { memory: Memory | undefined; cache: QueryCache | undefined }
+interface MemoryContextValue {
+  memory: Memory | undefined
+  cache: QueryCache | undefined
+}
 
 const MemoryContext = createContext<MemoryContextValue>({ memory: undefined, cache: undefined })
 

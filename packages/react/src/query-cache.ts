@@ -2,9 +2,7 @@ import { type ChangeFilter, type Memory, mapError, reportError } from '@engram/c
 import { failed, LOADING, type QueryState, ready } from './query-state.js'
 
 /** How a query learns that its data may have changed. */
-export type QuerySource =
-  | { changes: ChangeFilter }
-  | { watch: (memory: Memory, onChange: () => void) => Promise<() => Promise<void>> }
+export type QuerySource = { changes: ChangeFilter } | { watch: (memory: Memory, onChange: () => void) => Promise<() => Promise<void>> }
 
 /** One distinct query: how to load it and when to load it again. */
 export interface QuerySpec<T> {

@@ -15,15 +15,33 @@ import { useSearch } from './use-search.js'
 
 afterEach(cleanup)
 
+function Fact({ projectId }: { projectId: string }): ReactNode {
+  const { data } = useFact(projectId, 'k')
+  return createElement('span', null, String(data?.value ?? 'none'))
+}
+
+function Search({ p, q }: { p: string; q: string }): ReactNode {
+  const { data, pending } = useSearch(p, q, { debounceMs: 20 })
+  return createElement('p', null, `${pending ? 'pending ' : ''}${(data ?? []).map((h: Hit) => h.text).join('|') || 'none'}`)
+}
+
 function Facts({ projectId }: { projectId: string }): ReactNode {
   const { data, loading, error } = useFacts(projectId)
-  return createElement('p', null, loading ? 'loading' : error ? error.code : (data?.items.map((f) => f.key).join(',') || 'none'))
+  return createElement('p', null, loading ? 'loading' : error ? error.code : data?.items.map((f) => f.key).join(',') || 'none')
 }
 
 describe('@engram/react on the server', () => {
   it('renders loading and touches no memory method (no IndexedDB)', () => {
     const touched: string[] = []
-    const trap = new Proxy({}, { get: (_t, prop) => { touched.push(String(prop)); throw new Error(`memory.${String(prop)} used on the server`) } }) as Memory
+    const trap = new Proxy(
+      {},
+      {
+        get: (_t, prop) => {
+          touched.push(String(prop))
+          throw new Error(`memory.${String(prop)} used on the server`)
+        },
+      },
+    ) as Memory
     expect(renderToString(createElement(MemoryProvider, { memory: trap }, createElement(Facts, { projectId: 'p' })))).toBe('<p>loading</p>')
     expect(renderToString(createElement(MemoryProvider, { memory: undefined }, createElement(Facts, { projectId: 'p' })))).toBe('<p>loading</p>')
     expect(touched).toEqual([])
@@ -37,11 +55,7 @@ describe('@engram/react through a worker client', () => {
     const memory = await connectMemory(channel.port2 as never, { appId: 'react', userId: 'worker' })
     const p = (await memory.projects.create({ name: 'w' })).id
     const subs = trackSubscriptions(memory)
-    function Fact(): ReactNode {
-      const { data } = useFact(p, 'k')
-      return createElement('span', null, String(data?.value ?? 'none'))
-    }
-    const ui = render(createElement(MemoryProvider, { memory }, createElement(Facts, { projectId: p }), createElement(Fact)))
+    const ui = render(createElement(MemoryProvider, { memory }, createElement(Facts, { projectId: p }), createElement(Fact, { projectId: p })))
     await waitFor(() => expect(ui.container.textContent).toBe('nonenone'))
     await act(() => memory.facts.set(p, 'k', 'v'))
     await waitFor(() => expect(ui.container.textContent).toBe('kv'))
@@ -64,30 +78,31 @@ describe('useSearch', () => {
     const calls: string[] = []
     let releaseSlow!: () => void
     let slowDone!: () => void
-    const slowFinished = new Promise<void>((resolve) => { slowDone = resolve })
+    const slowFinished = new Promise<void>((resolve) => {
+      slowDone = resolve
+    })
     const search = memory.search
-    memory.search = async (projectId, query, options) => {
+    const spied: Memory['search'] = async (projectId, query, options) => {
       calls.push(query)
       if (query !== 'slow') return search(projectId, query, options)
-      await new Promise<void>((resolve) => { releaseSlow = resolve })
+      await new Promise<void>((resolve) => {
+        releaseSlow = resolve
+      })
       const hits = await search(projectId, 'teal', options)
       queueMicrotask(slowDone) // after the cache has seen this result
       return hits
     }
-    function Search({ q }: { q: string }): ReactNode {
-      const { data, pending } = useSearch(p, q, { debounceMs: 20 })
-      return createElement('p', null, `${pending ? 'pending ' : ''}${(data ?? []).map((h: Hit) => h.text).join('|') || 'none'}`)
-    }
-    const ui = render(createElement(MemoryProvider, { memory }, createElement(Search, { q: '' })))
+    Object.assign(memory, { search: spied })
+    const ui = render(createElement(MemoryProvider, { memory }, createElement(Search, { p, q: '' })))
     expect(ui.container.textContent).toBe('none')
-    for (const q of ['t', 'te', 'tea', 'teal']) ui.rerender(createElement(MemoryProvider, { memory }, createElement(Search, { q })))
+    for (const q of ['t', 'te', 'tea', 'teal']) ui.rerender(createElement(MemoryProvider, { memory }, createElement(Search, { p, q })))
     expect(ui.container.textContent).toBe('pending none')
     await waitFor(() => expect(ui.container.textContent).toBe('colour: teal'))
     expect(calls).toEqual(['teal'])
 
-    ui.rerender(createElement(MemoryProvider, { memory }, createElement(Search, { q: 'slow' })))
+    ui.rerender(createElement(MemoryProvider, { memory }, createElement(Search, { p, q: 'slow' })))
     await waitFor(() => expect(calls).toEqual(['teal', 'slow']))
-    ui.rerender(createElement(MemoryProvider, { memory }, createElement(Search, { q: 'lisbon' })))
+    ui.rerender(createElement(MemoryProvider, { memory }, createElement(Search, { p, q: 'lisbon' })))
     await waitFor(() => expect(ui.container.textContent).toBe('city: Lisbon'))
     await act(async () => {
       releaseSlow()

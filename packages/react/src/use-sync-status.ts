@@ -11,9 +11,10 @@ export function useSyncStatus(projectId: string): QueryState<SyncState> {
     key: `sync.status\u0000${projectId}`,
     load: (m) => m.sync.status(projectId),
     source: {
-      watch: (m, onChange) => m.sync.onStatus((changed) => {
-        if (changed === projectId) onChange()
-      }),
+      watch: (m, onChange) =>
+        m.sync.onStatus((changed) => {
+          if (changed === projectId) onChange()
+        }),
     },
   })
 }
