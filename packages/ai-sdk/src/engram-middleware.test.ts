@@ -32,7 +32,9 @@ describe('engramMiddleware', () => {
     const { memory, projectId, sessionId, kinds, firstUserText } = await setup()
     const model = new MockLanguageModelV4({ doGenerate: [toolCallResult('lookup', { q: 'weather' }), textResult('It is sunny, and you like teal.')] })
     const lookup = tool({ inputSchema: z.object({ q: z.string() }), execute: async () => 'sunny' })
-    const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware(memory, { projectId, sessionId, budget: 500 }) })
+    const begun: { turnId: string; tokens: number }[] = []
+    const onBegin = ({ turnId, context }: { turnId: string; context: { tokens: number } }) => void begun.push({ turnId, tokens: context.tokens })
+    const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware(memory, { projectId, sessionId, budget: 500, onBegin }) })
     const result = await generateText({
       model: wrapped,
       system: 'You are helpful.',
@@ -47,6 +49,8 @@ describe('engramMiddleware', () => {
     expect(firstUserText(second?.prompt)).toBe(firstUserText(first?.prompt))
     expect(first?.prompt[0]).toEqual({ role: 'system', content: 'You are helpful.' })
     expect(await kinds()).toEqual(['turn.begin', 'turn.end'])
+    expect(begun).toHaveLength(2)
+    expect(begun[1]).toEqual(begun[0])
     expect((await memory.messages.tail(sessionId, 5)).map((m) => [m.role, m.content])).toEqual([
       ['user', 'What is my favourite colour?'],
       ['assistant', 'It is sunny, and you like teal.'],
@@ -64,13 +68,16 @@ describe('engramMiddleware', () => {
         ),
       },
     })
-    const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware(memory, { projectId, sessionId, budget: 500 }) })
+    const ended: unknown[] = []
+    const onEnd = (turn: { reply: string; interrupted: boolean; result: unknown }) => void ended.push(turn)
+    const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware(memory, { projectId, sessionId, budget: 500, onEnd }) })
     const result = streamText({ model: wrapped, prompt: 'What colour do I like?' })
     expect(await result.text).toBe('You like teal.')
     await result.consumeStream()
     expect(firstUserText(model.doStreamCalls[0]?.prompt)).toContain('teal')
     expect(await kinds()).toEqual(['turn.begin', 'turn.end'])
     expect((await memory.messages.tail(sessionId, 1))[0]?.content).toBe('You like teal.')
+    expect(ended).toEqual([{ turnId: expect.any(String), reply: 'You like teal.', interrupted: false, result: { written: 0 } }])
   })
 
   it('ends an aborted stream as an interrupted turn with the text streamed so far', async () => {

@@ -21,8 +21,8 @@ import { createTurnTracker, type OpenTurn } from './turn-tracker.js'
  * const { text } = await generateText({ model, prompt: 'What is my favourite colour?' })
  */
 export function engramMiddleware(memory: TurnsMemory, options: EngramMiddlewareOptions): LanguageModelMiddleware {
-  const { projectId, sessionId, budget, onError } = checkMiddlewareOptions(memory, options)
-  const tracker = createTurnTracker(memory, sessionId, onError)
+  const { projectId, sessionId, budget, onError, onBegin, onEnd } = checkMiddlewareOptions(memory, options)
+  const tracker = createTurnTracker(memory, sessionId, onError, onEnd)
   const byParams = new WeakMap<CallParams, OpenTurn>()
 
   return {
@@ -34,6 +34,11 @@ export function engramMiddleware(memory: TurnsMemory, options: EngramMiddlewareO
       // The loop's later steps end with tool results after the user's message: same turn.
       const turn = tracker.turnFor(user, user.index < params.prompt.length - 1)
       const { context } = await memory.turns.begin(projectId, { sessionId, turnId: turn.turnId, prompt: user.text || '(no text)', budget })
+      try {
+        onBegin?.({ turnId: turn.turnId, context })
+      } catch (error) {
+        onError(error)
+      }
       const next = { ...params, prompt: withContext(params.prompt, user.index, context.text) }
       byParams.set(next, turn)
       return next

@@ -1,4 +1,4 @@
-import { type Memory, MemoryError, reportError } from '@engram/core'
+import { type Context, type Memory, MemoryError, reportError, type TurnEndResult } from '@engram/core'
 
 /** What {@link engramMiddleware} needs of a memory: the turn lifecycle. */
 export type TurnsMemory = Pick<Memory, 'turns'>
@@ -13,12 +13,16 @@ export interface EngramMiddlewareOptions {
   budget: number
   /** Where a failure to record a turn's end goes (the model's answer is still returned). Default: `reportError`. */
   onError?: (error: unknown) => void
+  /** Called before each model call with its turn's id and context (the same for every step of a tool loop), to show what the model sees. */
+  onBegin?: (turn: { turnId: string; context: Context }) => void
+  /** Called when a turn has been ended, with what `turns.end` reported (memory writes of the extractor). */
+  onEnd?: (turn: { turnId: string; reply: string; interrupted: boolean; result: TurnEndResult }) => void
 }
 
-const KEYS = new Set(['projectId', 'sessionId', 'budget', 'onError'])
+const KEYS = new Set(['projectId', 'sessionId', 'budget', 'onError', 'onBegin', 'onEnd'])
 
 /** Checks the middleware's memory and options. @throws MemoryError `invalid_input`. */
-export function checkMiddlewareOptions(memory: TurnsMemory, options: EngramMiddlewareOptions): Required<EngramMiddlewareOptions> {
+export function checkMiddlewareOptions(memory: TurnsMemory, options: EngramMiddlewareOptions): EngramMiddlewareOptions & { onError: (error: unknown) => void } {
   if (typeof memory !== 'object' || memory === null || typeof memory.turns !== 'object' || memory.turns === null) {
     throw new MemoryError('invalid_input', 'engramMiddleware needs a memory with turns (openMemory, or createMemory with runtimeModule)')
   }

@@ -1,5 +1,5 @@
 import type { LanguageModelMiddleware } from 'ai'
-import type { TurnsMemory } from './middleware-options.js'
+import type { EngramMiddlewareOptions, TurnsMemory } from './middleware-options.js'
 import type { UserTurn } from './prompt-context.js'
 
 type StreamResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware['wrapStream']>>>
@@ -28,7 +28,12 @@ export interface TurnTracker {
 }
 
 /** Creates the tracker of one middleware (one Engram session). */
-export function createTurnTracker(memory: TurnsMemory, sessionId: string, onError: (error: unknown) => void): TurnTracker {
+export function createTurnTracker(
+  memory: TurnsMemory,
+  sessionId: string,
+  onError: (error: unknown) => void,
+  onEnd?: EngramMiddlewareOptions['onEnd'],
+): TurnTracker {
   let current: OpenTurn | undefined
   const replyOf = (turn: OpenTurn) => turn.texts.filter((t) => t !== '').join('\n\n')
 
@@ -42,8 +47,10 @@ export function createTurnTracker(memory: TurnsMemory, sessionId: string, onErro
     async end(turn, { interrupted }) {
       if (turn.ended) return
       turn.ended = true
+      const reply = replyOf(turn)
       try {
-        await memory.turns.end({ sessionId, turnId: turn.turnId, reply: replyOf(turn), interrupted })
+        const result = await memory.turns.end({ sessionId, turnId: turn.turnId, reply, interrupted })
+        onEnd?.({ turnId: turn.turnId, reply, interrupted, result })
       } catch (error) {
         onError(error)
       }
