@@ -138,3 +138,33 @@ describe('engramMiddleware', () => {
     expect(() => engramMiddleware({} as never, { projectId, sessionId, budget: 10 })).toThrow(expect.objectContaining({ code: 'invalid_input' }))
   })
 })
+
+describe('engramMiddleware and a stream left open', () => {
+  it('saves the streamed text, and the next turn reconciles the open one as interrupted with it', async () => {
+    const { memory, projectId, sessionId } = await setup()
+    const long = 'word '.repeat(60) // over the 256 characters after which the partial reply is saved
+    const hanging = new ReadableStream({
+      start(c) {
+        for (const part of textStreamParts([long], false)) c.enqueue(part)
+      },
+    })
+    const model = new MockLanguageModelV4({
+      doStream: [{ stream: hanging as never }, { stream: convertArrayToReadableStream(textStreamParts(['Back again.'])) as never }],
+    })
+    let saved!: () => void
+    const partialSaved = new Promise<void>((resolve) => {
+      saved = resolve
+    })
+    const partial = memory.turns.partial
+    Object.assign(memory.turns, { partial: (turn: Parameters<typeof partial>[0]) => partial(turn).then(saved) })
+    const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware(memory, { projectId, sessionId, budget: 500 }) })
+    const first = streamText({ model: wrapped, prompt: 'Start a story' }).textStream.getReader()
+    let seen = ''
+    while (seen !== long) seen += (await first.read()).value ?? ''
+    await partialSaved // the app goes away here: the stream is never finished nor cancelled
+    expect(await streamText({ model: wrapped, prompt: 'Are you there?' }).text).toBe('Back again.')
+    const records = (await memory.journal.load(sessionId)).records
+    expect(records.map((r) => r.kind)).toEqual(['turn.begin', 'turn.interrupted', 'turn.begin', 'turn.end'])
+    expect(records[1]?.payload).toMatchObject({ partialReply: long, reason: 'next turn began' })
+  })
+})

@@ -10,7 +10,7 @@
  * | --- | --- | --- |
  * | `<prefix>` | one per thread id | the threads (status `thread` or `deleted`), for `list` without a thread |
  * | `<prefix>/<thread>` | `["<ns>","<checkpoint id>"]` | the thread's index: id, parent, metadata (for `list`, latest) |
- * | `<prefix>/<thread>/<ns>/<checkpoint id>` | `piece:<n>`, then `head` | the checkpoint, in pieces; `head` written last commits it |
+ * | `<prefix>/<thread>/<ns>/<checkpoint id>` | `checkpoint:<n>`, then `checkpoint` | the checkpoint, in pieces; its head, written last, commits it |
  * | `<prefix>/<thread>/<ns>/<checkpoint id>/writes` | `<task id>,<idx>` + pieces | pending writes |
  * | `<prefix>/<thread>/<ns>/channel/<channel>/<version>` | `value` + pieces | one version of one channel's value |
  *
