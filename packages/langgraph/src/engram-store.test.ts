@@ -38,6 +38,13 @@ describe('EngramStore', () => {
     expect(await store.search(['users'], { query: 'pref' })).toEqual([])
   })
 
+  it('asks search for more hits when the best ones are outside the prefix', async () => {
+    const store = new EngramStore(await openTestMemory(), { index: { fields: ['text'] } })
+    for (let i = 0; i < 60; i++) await store.batch([{ namespace: ['other'], key: `o${i}`, value: { text: 'apple apple apple' } }])
+    for (let i = 0; i < 3; i++) await store.put(['mine'], `m${i}`, { text: `apple with a long tail of other words number ${i} to lower its score` })
+    expect((await store.search(['mine'], { query: 'apple', limit: 3 })).map((h) => h.key).sort()).toEqual(['m0', 'm1', 'm2'])
+  })
+
   it('re-indexes an item on update and forgets it on delete', async () => {
     const memory = await openTestMemory()
     const store = new EngramStore(memory)

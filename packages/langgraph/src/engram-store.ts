@@ -27,6 +27,10 @@ interface ItemEnvelope {
 }
 
 const PAGE = 1000
+/** Engram's search returns at most this many hits. */
+const MAX_HITS = 1000
+/** Hits resolved to items at once (each is two reads). */
+const RESOLVE_BATCH = 25
 const PASSAGE_SOURCE = 'langgraph-store'
 
 /**
@@ -122,23 +126,35 @@ export class EngramStore extends BaseStore {
   }
 
   async #query(query: string, prefix: string, filter: Record<string, unknown> | undefined, offset: number, limit: number): Promise<SearchItem[]> {
-    const { search, archive, facts } = this.#memory
+    const { search, archive } = this.#memory
     if (search === undefined || archive === undefined)
       throw new MemoryError('invalid_input', 'a store search with `query` needs a memory with the archive and search modules')
-    const hits = await search(this.#projectId, query, { kinds: ['passage'], limit: Math.min(1000, Math.max(50, (offset + limit) * 4)) })
+    const wanted = offset + limit
     const found: SearchItem[] = []
-    for (const hit of hits) {
-      const passage = await archive.get(hit.id)
-      const factKey = passage?.source?.tool === PASSAGE_SOURCE ? passage.source.note : undefined
-      if (factKey === undefined || !factKey.startsWith(prefix)) continue
-      const fact = await facts.get(this.#projectId, factKey)
-      if (fact === undefined || envelopeOf(fact).passageId !== hit.id) continue
-      const item = toItem(fact)
-      if (item === undefined || !matchesFilter(item.value, filter)) continue
-      found.push({ ...item, score: hit.score })
-      if (found.length >= offset + limit) break
+    let checked = 0
+    // Hits outside the prefix or filter are skipped; when too few remain, ask search for more (it returns at most 1,000).
+    for (let n = Math.min(MAX_HITS, Math.max(50, wanted * 4)); ; n = Math.min(MAX_HITS, n * 4)) {
+      const hits = await search(this.#projectId, query, { kinds: ['passage'], limit: n })
+      for (let at = checked; at < hits.length && found.length < wanted; at += RESOLVE_BATCH) {
+        const batch = hits.slice(at, at + RESOLVE_BATCH)
+        const items = await Promise.all(batch.map((hit) => this.#itemOfHit(hit.id, prefix)))
+        for (const [i, item] of items.entries()) {
+          if (item !== undefined && matchesFilter(item.value, filter) && found.length < wanted) found.push({ ...item, score: batch[i]!.score })
+        }
+      }
+      checked = hits.length
+      if (found.length >= wanted || hits.length < n || n === MAX_HITS) break
     }
     return found.slice(offset)
+  }
+
+  /** The live item a passage indexes, if it is under `prefix` (a passage replaced since is ignored). */
+  async #itemOfHit(passageId: string, prefix: string): Promise<Item | undefined> {
+    const passage = await this.#memory.archive?.get(passageId)
+    const factKey = passage?.source?.tool === PASSAGE_SOURCE ? passage.source.note : undefined
+    if (factKey === undefined || !factKey.startsWith(prefix)) return undefined
+    const fact = await this.#memory.facts.get(this.#projectId, factKey)
+    return fact === undefined || envelopeOf(fact).passageId !== passageId ? undefined : toItem(fact)
   }
 
   async #listNamespaces(op: ListNamespacesOperation): Promise<string[][]> {
