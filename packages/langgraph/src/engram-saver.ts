@@ -93,7 +93,10 @@ export class EngramSaver extends BaseCheckpointSaver {
     }
   }
 
-  /** Stores a checkpoint with its metadata; its parent is `config`'s `checkpoint_id`. */
+  /**
+   * Stores a checkpoint with its metadata; its parent is `config`'s `checkpoint_id`. Only the channels in `newVersions` are written.
+   * @throws MemoryError `invalid_input` (no `thread_id`), `limit_exceeded` (metadata over 128 Ki characters as JSON), `closed`.
+   */
   async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     const { threadId, ns, checkpointId: parent } = configIds(config)
     const thread = requireThreadId(threadId, 'put')
@@ -123,7 +126,10 @@ export class EngramSaver extends BaseCheckpointSaver {
     return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: id } }
   }
 
-  /** Stores writes of task `taskId` against the checkpoint `config` names. A regular write already stored is kept. */
+  /**
+   * Stores writes of task `taskId` against the checkpoint `config` names. A regular write already stored is kept.
+   * @throws MemoryError `invalid_input` (no `thread_id` or `checkpoint_id`), `closed`.
+   */
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ''): Promise<void> {
     const { threadId, ns, checkpointId } = configIds(config)
     const thread = requireThreadId(threadId, 'putWrites')
@@ -140,7 +146,7 @@ export class EngramSaver extends BaseCheckpointSaver {
     }
   }
 
-  /** Deletes every checkpoint and write of a thread. */
+  /** Deletes every checkpoint, write and channel value of a thread. @throws MemoryError `invalid_input` (empty id), `closed`. */
   async deleteThread(threadId: string): Promise<void> {
     const thread = requireThreadId(threadId, 'deleteThread')
     const runs = this.#memory.runs
