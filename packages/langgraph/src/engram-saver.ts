@@ -34,8 +34,8 @@ export interface EngramSaverOptions {
 interface IndexEntry {
   ns: string
   id: string
-  parent?: string
-  metadata: CheckpointMetadata
+  /** The checkpoint's metadata, deserialized on demand (only `list` with a filter needs it). */
+  metadata(): Promise<CheckpointMetadata>
   channels: [string, string][]
 }
 
@@ -81,10 +81,10 @@ export class EngramSaver extends BaseCheckpointSaver {
       const entries = (await this.#index(thread))
         .filter((e) => (ns === undefined || e.ns === ns) && (checkpointId === undefined || e.id === checkpointId))
         .filter((e) => before === undefined || e.id < before)
-        .filter((e) => matchesFilter(e.metadata, options.filter))
         .sort((a, b) => (a.ns === b.ns ? byIdDescending(a, b) : a.ns < b.ns ? -1 : 1))
       for (const entry of entries) {
         if (remaining <= 0) return
+        if (options.filter !== undefined && !matchesFilter(await entry.metadata(), options.filter)) continue
         const tuple = await this.#load(thread, entry.ns, entry.id)
         if (tuple === undefined) continue
         remaining -= 1
@@ -172,10 +172,14 @@ export class EngramSaver extends BaseCheckpointSaver {
       const o = p.output
       if (p.status !== 'checkpoint' || typeof o !== 'object' || o === null || Array.isArray(o)) continue
       if (typeof o.ns !== 'string' || typeof o.id !== 'string' || typeof o.metadata !== 'string') continue
-      const metadata = (await this.serde.loadsTyped(String(o.metadataType), toBytes(o.metadataEncoding, o.metadata))) as CheckpointMetadata
       const channels = Array.isArray(o.channels) ? o.channels.filter(isChannelVersion) : []
-      const entry: IndexEntry = { ns: o.ns, id: o.id, metadata, channels }
-      if (typeof o.parent === 'string') entry.parent = o.parent
+      const { metadataType, metadataEncoding, metadata } = o
+      const entry: IndexEntry = {
+        ns: o.ns,
+        id: o.id,
+        channels,
+        metadata: async () => (await this.serde.loadsTyped(String(metadataType), toBytes(metadataEncoding, metadata))) as CheckpointMetadata,
+      }
       entries.push(entry)
     }
     return entries
