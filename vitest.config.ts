@@ -11,6 +11,9 @@ export const engramAliases = [
   { find: /^@engram\/sync\/status$/, replacement: src('./packages/sync/src/status-registry.ts') },
   { find: /^@engram\/worker$/, replacement: src('./packages/worker/src/index.ts') },
   { find: /^@engram\/worker\/host$/, replacement: src('./packages/worker/src/host-entry.ts') },
+  { find: /^@engram\/langgraph$/, replacement: src('./packages/langgraph/src/index.ts') },
+  { find: /^@engram\/ai-sdk$/, replacement: src('./packages/ai-sdk/src/index.ts') },
+  { find: /^@engram\/react$/, replacement: src('./packages/react/src/index.ts') },
   { find: /^@engram\/relay$/, replacement: src('./apps/relay/src/index.ts') },
 ]
 

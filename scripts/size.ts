@@ -21,6 +21,9 @@ const packages = [
   { name: '@engram/sync', own: 'sync', code: "export { startSync } from '@engram/sync'" },
   { name: '@engram/worker (UI client)', own: 'worker', code: "export { connectMemory } from '@engram/worker'" },
   { name: '@engram/worker/host', own: 'worker', code: "import '@engram/worker/host'" },
+  { name: '@engram/langgraph (EngramSaver + EngramStore)', own: 'langgraph', code: "export { EngramSaver, EngramStore } from '@engram/langgraph'" },
+  { name: '@engram/ai-sdk (memoryTools + engramMiddleware)', own: 'ai-sdk', code: "export { memoryTools, engramMiddleware } from '@engram/ai-sdk'" },
+  { name: '@engram/react (provider + every hook)', own: 'react', code: "export * from '@engram/react'" },
 ]
 const entryDir = join(import.meta.dirname, '..', 'node_modules', '.cache', 'engram-size')
 mkdirSync(entryDir, { recursive: true })

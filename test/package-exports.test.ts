@@ -16,7 +16,7 @@ function runNode(code: string): string {
 
 describe('package exports (built dist)', () => {
   it('dist exists for every package (run `npm run build` first)', () => {
-    for (const pkg of ['core', 'sync', 'worker']) {
+    for (const pkg of ['core', 'sync', 'worker', 'langgraph', 'ai-sdk', 'react']) {
       expect(existsSync(join(root, 'packages', pkg, 'dist', 'index.js')), `packages/${pkg}/dist/index.js`).toBe(true)
       expect(existsSync(join(root, 'packages', pkg, 'dist', 'index.d.ts')), `packages/${pkg}/dist/index.d.ts`).toBe(true)
     }
@@ -57,5 +57,15 @@ describe('package exports (built dist)', () => {
       console.log(JSON.stringify([typeof sync.startSync, typeof worker.connectMemory, typeof worker.exposeMemory]))
     `)
     expect(JSON.parse(out.trim())).toEqual(['function', 'function', 'function'])
+  })
+
+  it('the adapters load by name next to their frameworks', () => {
+    const out = runNode(`
+      const langgraph = await import('@engram/langgraph')
+      const aiSdk = await import('@engram/ai-sdk')
+      const react = await import('@engram/react')
+      console.log(JSON.stringify([typeof langgraph.EngramSaver, typeof langgraph.EngramStore, typeof aiSdk.memoryTools, typeof aiSdk.engramMiddleware, typeof react.MemoryProvider, typeof react.useSearch]))
+    `)
+    expect(JSON.parse(out.trim())).toEqual(['function', 'function', 'function', 'function', 'function', 'function'])
   })
 })

@@ -3,7 +3,7 @@ import * as ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const PACKAGES = ['core', 'sync', 'worker'] as const
+const PACKAGES = ['core', 'sync', 'worker', 'langgraph', 'ai-sdk', 'react'] as const
 
 /**
  * Every type named in a public signature of a package must be exported by the
@@ -36,6 +36,8 @@ function unexportedTypes(): Record<string, string[]> {
     const visit = (node: ts.Node): void => {
       // Signatures only: a function body or an initializer is not part of the public shape.
       if (ts.isBlock(node) || (ts.isVariableDeclaration(node.parent) && node === node.parent.initializer)) return
+      // A class's `#private` members are not part of its public shape.
+      if (ts.isClassElement(node) && node.name !== undefined && ts.isPrivateIdentifier(node.name)) return
       if (ts.isTypeReferenceNode(node) || ts.isExpressionWithTypeArguments(node)) {
         const symbol = checker.getSymbolAtLocation(ts.isTypeReferenceNode(node) ? node.typeName : node.expression)
         if (symbol) check(resolve(symbol))
@@ -49,7 +51,7 @@ function unexportedTypes(): Record<string, string[]> {
 }
 
 describe('public types', () => {
-  it('every type used in a public signature of @engram/core, /sync and /worker is exported by its package', () => {
-    expect(unexportedTypes()).toEqual({ core: [], sync: [], worker: [] })
+  it('every type used in a public signature of @engram/core, /sync, /worker and the adapters is exported by its package', () => {
+    expect(unexportedTypes()).toEqual({ core: [], sync: [], worker: [], langgraph: [], 'ai-sdk': [], react: [] })
   })
 })

@@ -12,7 +12,7 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../
 /** The test pages' sources. */
 export const pagesRoot = join(repoRoot, 'test/e2e/pages')
 
-const SOURCE_DIRS = ['packages/core/src', 'packages/sync/src', 'packages/worker/src', 'test/e2e/pages']
+const SOURCE_DIRS = ['packages/core/src', 'packages/sync/src', 'packages/worker/src', 'packages/langgraph/src', 'test/e2e/pages']
 
 async function sourceHash(): Promise<string> {
   const hash = createHash('sha256')

@@ -1,5 +1,7 @@
-import type { Message } from '@engram/core'
-import { scriptedReply } from '../agent/scripted-agent.js'
+import { engramMiddleware } from '@engram/ai-sdk'
+import type { Context, Message } from '@engram/core'
+import { generateText, wrapLanguageModel } from 'ai'
+import { scriptedModel } from '../agent/scripted-model.js'
 import type { App } from '../app.js'
 import { count, el, field, replace } from '../dom.js'
 import { section, serialRefresh, stateLine } from './panel.js'
@@ -8,8 +10,9 @@ import { section, serialRefresh, stateLine } from './panel.js'
 const turnBudget = 400
 
 /**
- * Chat with the scripted agent. Each message is one turn:
- * `turns.begin` (builds the context a model would get) → scripted reply →
+ * Chat with the scripted agent, the way an app calls a real model: each
+ * message is `generateText` on a model wrapped with `engramMiddleware`, which
+ * runs `turns.begin` (the context goes into the prompt) and, after the reply,
  * `turns.end` (records the exchange; the extractor turns "remember that …" /
  * "forget …" into fact writes inside the worker).
  */
@@ -42,16 +45,23 @@ export function chatPanel(app: App): HTMLElement {
     try {
       const projectId = app.projectId
       const sessionId = await chatSession()
-      const turnId = crypto.randomUUID()
-      const { context } = await app.memory.turns.begin(projectId, { sessionId, turnId, prompt, budget: turnBudget })
-      app.preview(context, turnBudget, `Turn context for "${prompt.slice(0, 60)}"`)
-      const { items: facts } = await app.memory.facts.list(projectId, { limit: 200 })
-      const reply = scriptedReply({ prompt, context, facts })
-      const { written } = await app.memory.turns.end({ sessionId, turnId, reply })
+      const turn: { context?: Context; written: number; failure?: unknown } = { written: 0 }
+      const middleware = engramMiddleware(app.memory, {
+        projectId, sessionId, budget: turnBudget,
+        onBegin: ({ context }) => { turn.context = context },
+        onEnd: ({ result }) => { turn.written = result.written },
+        onError: (error) => { turn.failure = error },
+      })
+      const facts = async () => (await app.memory.facts.list(projectId, { limit: 200 })).items
+      const model = wrapLanguageModel({ model: scriptedModel({ context: () => turn.context, facts }), middleware })
+      await generateText({ model, prompt, maxRetries: 0 })
+      if (turn.failure !== undefined) throw turn.failure
+      const { context, written } = turn
+      if (context) app.preview(context, turnBudget, `Turn context for "${prompt.slice(0, 60)}"`)
       input.value = ''
       const tail = await app.memory.messages.tail(sessionId, 1)
       const last = tail[tail.length - 1]
-      if (last !== undefined) notes.set(last.seq, `context ${context.tokens}/${count(turnBudget, 'token')} · ${count(written, 'memory write')}`)
+      if (last !== undefined) notes.set(last.seq, `context ${context?.tokens ?? 0}/${count(turnBudget, 'token')} · ${count(written, 'memory write')}`)
       refresh()
     } catch (error) {
       state.error(error, 'run the turn')
