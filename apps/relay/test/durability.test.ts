@@ -52,8 +52,8 @@ it('loses no update a client has seen when the relay is killed with SIGKILL', as
   const fresh = connect(second, 'gina/journal', token)
   await fresh.synced
   expect(fresh.doc.getArray<number>('entries').toArray()).toEqual(Array.from({ length: n }, (_, i) => i))
-  // Compaction ran while writing: far fewer rows than updates.
-  expect(storedRows(data, 'gina/journal')).toBeLessThan(60)
+  // Compaction ran while writing (within its CPU budget): far fewer rows than updates.
+  expect(storedRows(data, 'gina/journal')).toBeLessThan(n / 2)
 }, 30_000)
 
 it('shuts down gracefully on SIGTERM: "going away", flushed, restartable', async () => {

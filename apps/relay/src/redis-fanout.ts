@@ -1,0 +1,158 @@
+import { Redis } from 'ioredis'
+import type { Fanout, FanoutKind, FanoutMessage } from './fanout.js'
+import type { Logger } from './log.js'
+import { errorMessage } from './log.js'
+
+/** Options of {@link openRedisFanout}. */
+export interface RedisFanoutOptions {
+  /** `redis://host:port/db` */
+  url: string
+  instanceId: string
+  log: Logger
+  /** Channel prefix, so several relays can share one Redis. Default `engram-relay:`. */
+  prefix?: string
+  /** Counts messages and failures for `/metrics`. */
+  stats?: FanoutStats
+}
+
+/** Fanout figures for `/metrics`. */
+export interface FanoutStats {
+  published: number
+  received: number
+  publishErrors: number
+  resyncs: number
+  connected: boolean
+}
+
+/** Fresh zeroed fanout figures. */
+export function createFanoutStats (): FanoutStats {
+  return { published: 0, received: 0, publishErrors: 0, resyncs: 0, connected: false }
+}
+
+const kinds: FanoutKind[] = ['update', 'awareness']
+
+/** `[kind][id length][instance id][payload]`: binary, so updates are not base64-inflated. */
+function encodeMessage (kind: FanoutKind, instanceId: Buffer, payload: Uint8Array): Buffer {
+  const head = Buffer.from([kinds.indexOf(kind), instanceId.byteLength])
+  return Buffer.concat([head, instanceId, payload])
+}
+
+function decodeMessage (message: Buffer): FanoutMessage | null {
+  const kind = kinds[message[0] ?? 255]
+  const idLength = message[1]
+  if (kind === undefined || idLength === undefined || message.byteLength < 2 + idLength) return null
+  const from = message.subarray(2, 2 + idLength).toString('utf8')
+  const payload = message.subarray(2 + idLength)
+  return { kind, from, payload: new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength) }
+}
+
+/**
+ * Connect the relay instances through Redis **pub/sub**: one channel per
+ * loaded room, carrying committed updates and awareness, and one channel for
+ * revocations. Pub/sub is fire and forget, which is enough because every
+ * update is in PostgreSQL before it is published: when the connection to
+ * Redis comes back, each instance rereads its loaded rooms from the store
+ * (`onResync`) instead of replaying a Redis log.
+ *
+ * @example
+ * const fanout = openRedisFanout({ url: 'redis://127.0.0.1:6379', instanceId: 'relay-a', log })
+ */
+export function openRedisFanout (options: RedisFanoutOptions): Fanout {
+  const prefix = options.prefix ?? 'engram-relay:'
+  const { log } = options
+  const stats = options.stats ?? createFanoutStats()
+  const id = Buffer.from(options.instanceId, 'utf8')
+  if (id.byteLength === 0 || id.byteLength > 255) throw new Error('--instance-id must be 1 to 255 bytes')
+  const retryStrategy = (times: number): number => Math.min(50 * times, 1000)
+  // The publisher fails fast while Redis is away: a queued publish would be
+  // stale by the time it went out, and the resync after reconnecting covers it.
+  const pub = new Redis(options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy, lazyConnect: false })
+  const sub = new Redis(options.url, { retryStrategy, maxRetriesPerRequest: null })
+  const rooms = new Map<string, (message: FanoutMessage) => void>()
+  const resyncListeners = new Set<() => void>()
+  const revocationListeners = new Set<(user: string, atMs: number) => void>()
+  const revocationChannel = prefix + 'revocations'
+  const roomChannel = (room: string): string => prefix + 'room:' + room
+  let readyOnce = false
+  let closed = false
+
+  pub.on('error', (err: Error) => { log.debug('redis publisher error', { error: errorMessage(err) }) })
+  sub.on('error', (err: Error) => { log.debug('redis subscriber error', { error: errorMessage(err) }) })
+  sub.on('close', () => {
+    if (stats.connected && !closed) log.warn('redis connection lost; retrying', {})
+    stats.connected = false
+  })
+  sub.on('ready', () => {
+    stats.connected = true
+    if (!readyOnce) {
+      readyOnce = true
+      return
+    }
+    // ioredis re-sends SUBSCRIBE right after 'ready': a PING queued behind it
+    // answers once the subscriptions are back, so nothing published after the
+    // resync's store reads is missed.
+    setImmediate(() => {
+      sub.ping().then(() => {
+        stats.resyncs++
+        log.info('redis reconnected; rereading loaded rooms', { rooms: rooms.size })
+        for (const listener of resyncListeners) listener()
+      }, (err: unknown) => { log.warn('redis resubscribe check failed', { error: errorMessage(err) }) })
+    })
+  })
+  sub.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+    const name = channel.toString('utf8')
+    if (name === revocationChannel) {
+      const [user, at] = message.toString('utf8').split('\n')
+      if (user !== undefined && user !== '' && at !== undefined) for (const listener of revocationListeners) listener(user, Number(at))
+      return
+    }
+    const decoded = decodeMessage(message)
+    if (decoded === null || decoded.from === options.instanceId) return
+    stats.received++
+    rooms.get(name)?.(decoded)
+  })
+  const subscribed = sub.subscribe(revocationChannel).catch((err: unknown) => {
+    log.warn('redis subscribe failed', { error: errorMessage(err) })
+  })
+
+  return {
+    instanceId: options.instanceId,
+    async join (room, onMessage) {
+      rooms.set(roomChannel(room), onMessage)
+      const subscribing = sub.subscribe(roomChannel(room))
+      // With Redis away the subscription waits in ioredis' queue; the room loads
+      // now and the resync after reconnecting brings what it missed.
+      if (sub.status !== 'ready') {
+        subscribing.catch(() => {})
+        return
+      }
+      await subscribed
+      await subscribing
+    },
+    leave (room) {
+      if (!rooms.delete(roomChannel(room))) return
+      sub.unsubscribe(roomChannel(room)).catch(() => {})
+    },
+    publish (room, kind, payload) {
+      pub.publish(roomChannel(room), encodeMessage(kind, id, payload)).then(() => { stats.published++ }, () => { stats.publishErrors++ })
+    },
+    async publishRevocation (user, atMs) {
+      await pub.publish(revocationChannel, `${user}\n${atMs}`)
+    },
+    onResync (listener) {
+      resyncListeners.add(listener)
+      return () => { resyncListeners.delete(listener) }
+    },
+    onRevocation (listener) {
+      revocationListeners.add(listener)
+      return () => { revocationListeners.delete(listener) }
+    },
+    async close () {
+      closed = true
+      rooms.clear()
+      await Promise.allSettled([pub.quit(), sub.quit()])
+      pub.disconnect()
+      sub.disconnect()
+    }
+  }
+}
