@@ -93,7 +93,7 @@ export function openSqliteStore (dir: string, options: SqliteStoreOptions = {}):
   })
   const maintenance = startSqliteMaintenance(file, {
     intervalMs: options.maintenanceIntervalMs ?? 1000,
-    vacuumAbovePages: 256,
+    vacuumAbovePages: 64,
     vacuumPagesPerRound: 4096
   })
 
