@@ -28,6 +28,8 @@ export async function freePort (): Promise<number> {
 export interface Service {
   readonly url: string
   readonly port: number
+  /** The server's process id while it runs (PostgreSQL: the postmaster). */
+  readonly pid: number | undefined
   /** Stop it (`SIGKILL` for a crash; the default is a clean shutdown). */
   stop (signal?: NodeJS.Signals): Promise<void>
   /** Start it again after `stop`, same port and data. */
@@ -77,6 +79,7 @@ export async function startRedis (): Promise<Service> {
   const service: Service = {
     url: `redis://127.0.0.1:${port}`,
     port,
+    get pid () { return child?.pid },
     async start () {
       child = await spawnUntil(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], /Ready to accept connections/)
     },
@@ -123,6 +126,7 @@ export async function startPostgres (): Promise<Service> {
   const service: Service = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
+    get pid () { return child?.pid },
     async start () {
       child = await spawnUntil(join(bin, 'postgres'), [
         '-D', join(dir, 'data'), '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'
