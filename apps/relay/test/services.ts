@@ -55,6 +55,10 @@ async function spawnUntil (command: string, args: string[], ready: RegExp, optio
     child.once('exit', code => { clearTimeout(timer); reject(new Error(`${command} exited (${String(code)}):\n${output.join('')}`)) })
   })
   child.removeAllListeners('exit')
+  // A test process that ends without stopping its services must not leave them running.
+  const stopOnExit = (): void => { child.kill('SIGKILL') }
+  process.once('exit', stopOnExit)
+  child.once('exit', () => { process.off('exit', stopOnExit) })
   return child
 }
 
