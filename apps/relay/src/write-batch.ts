@@ -4,9 +4,11 @@ import type { RelayMetrics } from './metrics.js'
 
 /**
  * Group commit: updates received in one event-loop turn are stored in one
- * transaction, and only then relayed. One commit at a time; updates that
- * arrive while a commit is in flight form the next one. Cheap durable writes
- * under load, and nothing relayed that is not in the store.
+ * transaction, and only then relayed. Up to `maxInFlight` commits run at once
+ * (a networked store such as PostgreSQL answers each after a round trip; a
+ * second batch need not wait for the first); updates that arrive while they
+ * are busy form the next one. Cheap durable writes under load, and nothing
+ * relayed that is not in the store.
  */
 export interface WriteBatch {
   /** Queue an update; `onCommitted` runs once it is durable (never if the commit fails). */
@@ -33,9 +35,9 @@ const pending = (): Pending => {
  * whose queued updates were not stored: they must be unloaded, since their
  * in-memory documents hold data that is not in the store.
  */
-export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFailure: (rooms: Set<string>, err: unknown) => void): WriteBatch {
+export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFailure: (rooms: Set<string>, err: unknown) => void, maxInFlight = 4): WriteBatch {
   let next = pending()
-  let inFlight: Promise<boolean> | null = null
+  const inFlight = new Set<Promise<boolean>>()
   let scheduled = false
 
   const commit = async (batch: Pending): Promise<boolean> => {
@@ -55,33 +57,36 @@ export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFa
 
   const start = (): void => {
     scheduled = false
-    if (inFlight !== null || next.entries.length === 0) return
-    const batch = next
-    next = pending()
-    inFlight = commit(batch)
-    void inFlight.then(ok => {
-      inFlight = null
-      batch.settle(ok)
-      start()
-    })
+    while (inFlight.size < maxInFlight && next.entries.length > 0) {
+      const batch = next
+      next = pending()
+      const committing: Promise<boolean> = commit(batch).then(ok => {
+        inFlight.delete(committing)
+        batch.settle(ok)
+        start()
+        return ok
+      })
+      inFlight.add(committing)
+    }
   }
 
   return {
     add (room, update, onCommitted) {
       next.entries.push({ room, update })
       if (onCommitted !== undefined) next.callbacks.push(onCommitted)
-      if (!scheduled && inFlight === null) {
+      if (!scheduled) {
         scheduled = true
         setImmediate(start)
       }
     },
     async flush () {
+      const waits = Array.from(inFlight)
       if (next.entries.length > 0) {
-        const waiting = next.done
-        if (inFlight === null) start()
-        return await waiting
+        waits.push(next.done)
+        start()
       }
-      return inFlight === null ? true : await inFlight
+      const results = await Promise.all(waits)
+      return results.every(ok => ok)
     }
   }
 }

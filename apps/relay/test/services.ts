@@ -55,12 +55,14 @@ async function spawnUntil (command: string, args: string[], ready: RegExp, optio
     child.once('exit', code => { clearTimeout(timer); reject(new Error(`${command} exited (${String(code)}):\n${output.join('')}`)) })
   })
   child.removeAllListeners('exit')
-  // A test process that ends without stopping its services must not leave them running.
-  const stopOnExit = (): void => { child.kill('SIGKILL') }
-  process.once('exit', stopOnExit)
-  child.once('exit', () => { process.off('exit', stopOnExit) })
+  running.add(child)
+  child.once('exit', () => { running.delete(child) })
   return child
 }
+
+/** Services still running: a test process that ends without stopping them must not leave them behind. */
+const running = new Set<ChildProcess>()
+process.once('exit', () => { for (const child of running) child.kill('SIGKILL') })
 
 async function kill (child: ChildProcess | null, signal: NodeJS.Signals): Promise<void> {
   if (child === null || child.exitCode !== null || child.signalCode !== null) return
