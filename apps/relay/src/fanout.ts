@@ -24,9 +24,9 @@ export interface Fanout {
 /** What a fanout message carries: a committed Yjs update, or an awareness update. */
 export type FanoutKind = 'update' | 'awareness'
 
-/** One message from another instance. */
+/** One message from another instance; `resync`: it could not publish some updates, reread the room from the store. */
 export interface FanoutMessage {
-  kind: FanoutKind
+  kind: FanoutKind | 'resync'
   payload: Uint8Array
   from: string
 }

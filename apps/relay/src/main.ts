@@ -24,8 +24,9 @@ async function main (): Promise<void> {
   if (cmd.kind === 'revoke') {
     const backend = await openBackend(cmd, `revoke-${process.pid}`, silentLogger)
     try {
-      const at = await revokeUser(cmd.user, backend.store, backend.fanout)
-      process.stdout.write(`revoked tokens of ${cmd.user} issued until ${new Date(at).toISOString()}\n`)
+      const result = await revokeUser(cmd.user, backend.store, backend.fanout)
+      process.stdout.write(`revoked tokens of ${cmd.user} issued until ${new Date(result.at).toISOString()}\n`)
+      if (result.error !== undefined) process.stderr.write(`warning: stored, but not announced on Redis (${result.error}); instances apply it within a second\n`)
     } finally {
       await backend.fanout?.close()
       await backend.store.close()

@@ -29,10 +29,10 @@ export function createFanoutStats (): FanoutStats {
   return { published: 0, received: 0, publishErrors: 0, resyncs: 0, connected: false }
 }
 
-const kinds: FanoutKind[] = ['update', 'awareness']
+const kinds: Array<FanoutMessage['kind']> = ['update', 'awareness', 'resync']
 
 /** `[kind][id length][instance id][payload]`: binary, so updates are not base64-inflated. */
-function encodeMessage (kind: FanoutKind, instanceId: Buffer, payload: Uint8Array): Buffer {
+function encodeMessage (kind: FanoutMessage['kind'], instanceId: Buffer, payload: Uint8Array): Buffer {
   const head = Buffer.from([kinds.indexOf(kind), instanceId.byteLength])
   return Buffer.concat([head, instanceId, payload])
 }
@@ -50,9 +50,11 @@ function decodeMessage (message: Buffer): FanoutMessage | null {
  * Connect the relay instances through Redis **pub/sub**: one channel per
  * loaded room, carrying committed updates and awareness, and one channel for
  * revocations. Pub/sub is fire and forget, which is enough because every
- * update is in PostgreSQL before it is published: when the connection to
- * Redis comes back, each instance rereads its loaded rooms from the store
- * (`onResync`) instead of replaying a Redis log.
+ * update is in PostgreSQL before it is published: when the subscriber's
+ * connection comes back, the instance rereads its loaded rooms from the store
+ * (`onResync`), and when its publisher's comes back after failed publishes, it
+ * tells the others to reread those rooms (a `resync` message), instead of
+ * replaying a Redis log.
  *
  * @example
  * const fanout = openRedisFanout({ url: 'redis://127.0.0.1:6379', instanceId: 'relay-a', log })
@@ -67,14 +69,28 @@ export function openRedisFanout (options: RedisFanoutOptions): Fanout {
   // The publisher fails fast while Redis is away: a queued publish would be
   // stale by the time it went out, and the resync after reconnecting covers it.
   const pub = new Redis(options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy, lazyConnect: false })
-  const sub = new Redis(options.url, { retryStrategy, maxRetriesPerRequest: null })
+  // The subscriber subscribes itself, on every 'ready': subscribing while a
+  // connection is still in its handshake races with ioredis' own INFO/CLIENT
+  // commands ("Connection in subscriber mode…", ioredis issue #2037).
+  const sub = new Redis(options.url, { retryStrategy, maxRetriesPerRequest: null, autoResubscribe: false, enableReadyCheck: false, disableClientInfo: true })
   const rooms = new Map<string, (message: FanoutMessage) => void>()
+  /** Every channel this instance listens to, subscribed again after each reconnect. */
+  const wanted = new Set<string>()
   const resyncListeners = new Set<() => void>()
   const revocationListeners = new Set<(user: string, atMs: number) => void>()
   const revocationChannel = prefix + 'revocations'
   const roomChannel = (room: string): string => prefix + 'room:' + room
   let readyOnce = false
   let closed = false
+  /** Rooms with an update this instance failed to publish: announced once the publisher is back. */
+  const unpublished = new Set<string>()
+
+  const announceUnpublished = (): void => {
+    for (const room of unpublished) {
+      pub.publish(roomChannel(room), encodeMessage('resync', id, new Uint8Array(0))).then(() => { unpublished.delete(room) }, () => {})
+    }
+  }
+  pub.on('ready', announceUnpublished)
 
   pub.on('error', (err: Error) => { log.debug('redis publisher error', { error: errorMessage(err) }) })
   sub.on('error', (err: Error) => { log.debug('redis subscriber error', { error: errorMessage(err) }) })
@@ -84,20 +100,16 @@ export function openRedisFanout (options: RedisFanoutOptions): Fanout {
   })
   sub.on('ready', () => {
     stats.connected = true
-    if (!readyOnce) {
-      readyOnce = true
-      return
-    }
-    // ioredis re-sends SUBSCRIBE right after 'ready': a PING queued behind it
-    // answers once the subscriptions are back, so nothing published after the
-    // resync's store reads is missed.
-    setImmediate(() => {
-      sub.ping().then(() => {
-        stats.resyncs++
-        log.info('redis reconnected; rereading loaded rooms', { rooms: rooms.size })
-        for (const listener of resyncListeners) listener()
-      }, (err: unknown) => { log.warn('redis resubscribe check failed', { error: errorMessage(err) }) })
-    })
+    const first = !readyOnce
+    readyOnce = true
+    sub.subscribe(...wanted).then(() => {
+      // After a reconnect, or when rooms were joined before the first
+      // connection: messages may be missing, reread the rooms from the store.
+      if (first && rooms.size === 0) return
+      stats.resyncs++
+      log.info('redis subscribed; rereading loaded rooms', { rooms: rooms.size })
+      for (const listener of resyncListeners) listener()
+    }, (err: unknown) => { log.warn('redis subscribe failed', { error: errorMessage(err) }) })
   })
   sub.on('messageBuffer', (channel: Buffer, message: Buffer) => {
     const name = channel.toString('utf8')
@@ -111,32 +123,42 @@ export function openRedisFanout (options: RedisFanoutOptions): Fanout {
     stats.received++
     rooms.get(name)?.(decoded)
   })
-  const subscribed = sub.subscribe(revocationChannel).catch((err: unknown) => {
-    log.warn('redis subscribe failed', { error: errorMessage(err) })
-  })
+  wanted.add(revocationChannel)
 
   return {
     instanceId: options.instanceId,
     async join (room, onMessage) {
-      rooms.set(roomChannel(room), onMessage)
-      const subscribing = sub.subscribe(roomChannel(room))
-      // With Redis away the subscription waits in ioredis' queue; the room loads
-      // now and the resync after reconnecting brings what it missed.
-      if (sub.status !== 'ready') {
-        subscribing.catch(() => {})
-        return
-      }
-      await subscribed
-      await subscribing
+      const channel = roomChannel(room)
+      rooms.set(channel, onMessage)
+      wanted.add(channel)
+      // With Redis away the room loads now; the subscription and a reread of
+      // the room follow on the next 'ready'.
+      if (sub.status === 'ready') await sub.subscribe(channel).catch(() => {})
     },
     leave (room) {
-      if (!rooms.delete(roomChannel(room))) return
-      sub.unsubscribe(roomChannel(room)).catch(() => {})
+      const channel = roomChannel(room)
+      if (!rooms.delete(channel)) return
+      wanted.delete(channel)
+      if (sub.status === 'ready') sub.unsubscribe(channel).catch(() => {})
     },
     publish (room, kind, payload) {
-      pub.publish(roomChannel(room), encodeMessage(kind, id, payload)).then(() => { stats.published++ }, () => { stats.publishErrors++ })
+      pub.publish(roomChannel(room), encodeMessage(kind, id, payload)).then(() => { stats.published++ }, () => {
+        stats.publishErrors++
+        // The update is in the store: the other instances reread it when told.
+        if (kind !== 'update') return
+        unpublished.add(room)
+        // The publisher may have come back before this failure was reported.
+        if (pub.status === 'ready') announceUnpublished()
+      })
     },
     async publishRevocation (user, atMs) {
+      if (pub.status !== 'ready') {
+        // A one-shot command (engram-relay revoke) publishes right after connecting.
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => { reject(new Error('Redis not reachable within 5 s')) }, 5000)
+          pub.once('ready', () => { clearTimeout(timer); resolve() })
+        })
+      }
       await pub.publish(revocationChannel, `${user}\n${atMs}`)
     },
     onResync (listener) {

@@ -167,6 +167,10 @@ export async function openRoom (name: string, ctx: RoomContext): Promise<Room> {
   })
 
   const receiveRemote = (message: FanoutMessage): void => {
+    if (message.kind === 'resync') {
+      void room?.resync().catch((err: unknown) => { log.warn('resync failed', { room: name, error: errorMessage(err) }) })
+      return
+    }
     try {
       if (message.kind === 'update') {
         grow(message.payload.byteLength)

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import * as Y from 'yjs'
-import { connectClient, scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
+import { connectClient, runCli, scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
 import type { Client, RelayProcess } from './relay-process.js'
 import { startBalancer } from './tcp-balancer.js'
 import type { Balancer } from './tcp-balancer.js'
@@ -88,6 +88,7 @@ describe('several instances on PostgreSQL and Redis', () => {
         if (!killed) writer.doc.getArray<string>('log').push([`w${i}`])
         mover.doc.getArray<string>('log').push([`m${i}`])
         if (i === 100) {
+          await waitFor(() => entries(reader).filter(e => e.startsWith('w')).length >= 50, 10_000, 'the reader to see the writer')
           // The writer dies with the instance: only the store can bring back what the reader saw.
           seenAtKill = entries(reader)
           killed = true
@@ -153,6 +154,23 @@ describe('several instances on PostgreSQL and Redis', () => {
     await waitFor(() => entries(fresh).length === 11, 10_000, 'the write made during the outage')
     expect(entries(fresh).slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => `ok${i}`))
   }, 60_000)
+})
+
+describe('revocation across instances', () => {
+  it('closes the user\'s connections on every instance after `engram-relay revoke` with --redis', async () => {
+    const [a, b] = await Promise.all([instance('rev-a'), instance('rev-b')])
+    const token = await tokenFor('revm')
+    const onA = connect(a, 'revm/room', token)
+    const onB = connect(b, 'revm/other', token)
+    const bystander = connect(b, 'keep/room', await tokenFor('keep'))
+    await Promise.all([onA.synced, onB.synced, bystander.synced])
+    const result = await runCli(['revoke', '--user', 'revm', '--store', 'postgres', '--postgres', postgres.url, '--redis', redis.url])
+    expect(result).toMatchObject({ code: 0 })
+    expect(await onA.firstClose).toBe(CloseCode.tokenRevoked)
+    expect(await onB.firstClose).toBe(CloseCode.tokenRevoked)
+    expect(await connect(b, 'revm/room', token).firstClose).toBe(CloseCode.tokenRevoked)
+    expect(bystander.provider.wsconnected).toBe(true)
+  })
 })
 
 describe('compaction lock', () => {
