@@ -1,7 +1,7 @@
 import pg from 'pg'
 import type { Logger } from './log.js'
 import { errorMessage } from './log.js'
-import type { RelayStore } from './persistence.js'
+import type { RelayStore, StoredUpdate } from './persistence.js'
 
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions {
@@ -16,11 +16,31 @@ export interface PostgresStoreOptions {
 const lockClass = 0x456e6772 // 'Engr'
 
 const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength)
+
+/** Rows per INSERT: two parameters each, under PostgreSQL's 65,535. */
+const maxRowsPerInsert = 10_000
+
+/**
+ * `INSERT … VALUES ($1, $2), …` for `rows` updates. A parameter per update
+ * rather than `unnest(bytea[])`: node-postgres sends Buffer parameters as
+ * binary, an array only as hex text that both sides must encode and parse.
+ */
+function insertStatement (rows: number): string {
+  const values: string[] = []
+  for (let i = 0; i < rows; i++) values.push(`($${2 * i + 1}, $${2 * i + 2})`)
+  return `INSERT INTO engram_relay_updates (room, data) VALUES ${values.join(', ')}`
+}
+
+function insertParams (entries: ReadonlyArray<StoredUpdate>): Array<string | Buffer> {
+  const params: Array<string | Buffer> = []
+  for (const e of entries) params.push(e.room, asBuffer(e.update))
+  return params
+}
 const asBytes = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
 
 /**
  * Open the relay's PostgreSQL store: the documents of every relay instance.
- * An update is committed (one multi-row INSERT per batch) before the relay
+ * An update is committed (one multi-row INSERT per batch, updates as binary parameters) before the relay
  * broadcasts or publishes it. Compaction of a room takes a transaction-level
  * advisory lock, so one instance at a time merges it, and it deletes exactly
  * the rows it merged, so rows other instances append meanwhile are kept.
@@ -80,10 +100,25 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     },
     async appendMany (entries) {
       if (entries.length === 0) return
-      await pool.query('INSERT INTO engram_relay_updates (room, data) SELECT * FROM unnest($1::text[], $2::bytea[])', [
-        entries.map(e => e.room),
-        entries.map(e => asBuffer(e.update))
-      ])
+      if (entries.length <= maxRowsPerInsert) {
+        await pool.query(insertStatement(entries.length), insertParams(entries))
+        return
+      }
+      // Past PostgreSQL's 65,535 parameters: several statements, one transaction.
+      const c = await pool.connect()
+      try {
+        await c.query('BEGIN')
+        for (let at = 0; at < entries.length; at += maxRowsPerInsert) {
+          const chunk = entries.slice(at, at + maxRowsPerInsert)
+          await c.query(insertStatement(chunk.length), insertParams(chunk))
+        }
+        await c.query('COMMIT')
+      } catch (err) {
+        await c.query('ROLLBACK').catch(() => {})
+        throw err
+      } finally {
+        c.release()
+      }
     },
     async compact (room, merge) {
       const c = await pool.connect()
