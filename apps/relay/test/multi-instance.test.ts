@@ -132,6 +132,23 @@ describe('several instances on PostgreSQL and Redis', () => {
     expect((await scrape(b)).get('engram_relay_fanout_resyncs_total')).toBeGreaterThanOrEqual(1)
   }, 60_000)
 
+  it('starts and serves its own clients while Redis is away, and shuts down cleanly', async () => {
+    await redis.stop()
+    try {
+      const a = await instance('noredis-a')
+      const token = await tokenFor('nrd')
+      const one = connect(a, 'nrd/room', token)
+      const two = connect(a, 'nrd/room', token)
+      await Promise.all([one.synced, two.synced])
+      one.doc.getArray<string>('log').push(['local'])
+      await waitFor(() => entries(two).length === 1, 5000, 'local fan-out without Redis')
+      expect((await scrape(a)).get('engram_relay_fanout_connected')).toBe(0)
+      expect(await a.stop('SIGTERM')).toBe(0)
+    } finally {
+      await redis.start()
+    }
+  })
+
   it('refuses writes with 4504 while PostgreSQL is down, loses nothing acknowledged, and resumes when it is back', async () => {
     const a = await instance('pgdown-a')
     const token = await tokenFor('pgd')
