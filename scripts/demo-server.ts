@@ -38,18 +38,37 @@ const types: Record<string, string> = {
 
 const userPattern = /^[A-Za-z0-9_.-]{1,64}$/
 
+/** Hosts the demo answers `/dev-token` for: loopback names only (with the demo's port). */
+const loopbackHosts = ['127.0.0.1', 'localhost', '[::1]']
+
+/**
+ * Whether a `/dev-token` request comes to this server by a loopback name and,
+ * when the browser says where it comes from, from the demo's own page. A
+ * DNS-rebinding page reaches 127.0.0.1 under its own host name (and origin),
+ * so both are checked.
+ */
+export function isLocalDemoRequest(req: IncomingMessage, port: number): boolean {
+  const allowed = loopbackHosts.map((host) => `${host}:${port}`)
+  if (!allowed.includes((req.headers.host ?? '').toLowerCase())) return false
+  const origin = req.headers.origin
+  return origin === undefined || allowed.some((host) => origin.toLowerCase() === `http://${host}`)
+}
+
 /**
  * Serves the built demo on 127.0.0.1 and two development endpoints:
  * `GET /demo-config.json` → `{ relayUrl }` and `GET /dev-token?user=<id>` → `{ token }`.
- * `/dev-token` signs a relay token for whoever asks: never expose it beyond
- * localhost; production apps mint tokens on their authenticated backend.
+ * `/dev-token` signs a relay token for whoever asks, so it answers only
+ * requests addressed to `127.0.0.1`/`localhost` at the demo's port whose
+ * `Origin` (when present) is the demo itself (403 otherwise): never expose it
+ * beyond localhost; production apps mint tokens on their authenticated backend.
  *
  * @throws Error when the port is taken.
  */
 export async function serveDemo(options: DemoServerOptions): Promise<DemoServer> {
   const host = options.host ?? '127.0.0.1'
+  let port = 0
   const server = createServer((req, res) => {
-    handle(req, res, options).catch((err: unknown) => {
+    handle(req, res, options, port).catch((err: unknown) => {
       if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n')
       else res.destroy(err instanceof Error ? err : undefined)
     })
@@ -59,7 +78,7 @@ export async function serveDemo(options: DemoServerOptions): Promise<DemoServer>
     server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve() })
   })
   const address = server.address()
-  const port = typeof address === 'object' && address !== null ? address.port : options.port ?? 0
+  port = typeof address === 'object' && address !== null ? address.port : options.port ?? 0
   return {
     url: `http://${host}:${port}`,
     close: () => new Promise((resolve) => {
@@ -69,13 +88,14 @@ export async function serveDemo(options: DemoServerOptions): Promise<DemoServer>
   }
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: DemoServerOptions): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, options: DemoServerOptions, port: number): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'method not allowed\n')
   const url = new URL(req.url ?? '/', 'http://demo.invalid')
   if (url.pathname === '/demo-config.json') {
     return send(res, 200, 'application/json', JSON.stringify({ relayUrl: options.relayUrl() }))
   }
   if (url.pathname === '/dev-token') {
+    if (!isLocalDemoRequest(req, port)) return send(res, 403, 'application/json', JSON.stringify({ error: 'dev tokens are only served to the demo on 127.0.0.1/localhost' }))
     const user = url.searchParams.get('user') ?? ''
     if (!userPattern.test(user)) return send(res, 400, 'application/json', JSON.stringify({ error: 'user must match ' + userPattern.source }))
     return send(res, 200, 'application/json', JSON.stringify({ token: await mintToken(options.secret, user) }))

@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     `  Engram demo   ${demo.url}/?device=A   (open ${demo.url}/?device=B in another browser profile)`,
     `  Engram relay  ${relay.url}            (health: http://${host}:${relay.port}/healthz, data: ${join(data, 'relay')})`,
     '',
-    '  Development only: the demo server signs relay tokens for any user at /dev-token.',
+    '  Development only: the demo server signs relay tokens for any user at /dev-token (for 127.0.0.1/localhost and the demo page only).',
     '  Press Ctrl-C to stop both.',
     '',
   ].join('\n') + '\n')

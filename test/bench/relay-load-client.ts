@@ -15,6 +15,12 @@ import { mintToken } from '../../apps/relay/src/auth.js'
 /** Settings sent by the parent as argv[2] (JSON). */
 export interface LoadConfig {
   url: string
+  /**
+   * Several relay instances: the clients of each room are spread over them
+   * (client j of a room on instance ⌊j / rooms⌋ mod n), and propagation
+   * between instances is reported apart.
+   */
+  urls?: string[]
   secret: string
   rooms: number
   connections: number
@@ -26,6 +32,8 @@ export interface LoadConfig {
 /** What the child reports at the end of the measured window. */
 export interface LoadResult {
   latencies: number[]
+  /** Latencies where writer and receiver are on different instances (empty with one). */
+  crossLatencies: number[]
   writes: number
   received: number
   measuredMs: number
@@ -45,7 +53,10 @@ const waitParent = async (type: string): Promise<void> => await new Promise(reso
 let measuring = false
 let measureFrom = 0
 const latencies: number[] = []
+const crossLatencies: number[] = []
 let received = 0
+const urls = config.urls ?? [config.url]
+const instanceOf = (index: number): number => Math.floor(index / config.rooms) % urls.length
 
 interface LoadClient { index: number, doc: Y.Doc, ws: WebSocket, map: Y.Map<number> }
 
@@ -53,7 +64,8 @@ async function openClient (index: number, room: string, token: string): Promise<
   const doc = new Y.Doc()
   const map = doc.getMap<number>('stamps')
   const key = String(index)
-  const ws = new WebSocket(`${config.url}/${room}?token=${token}`, { perMessageDeflate: false })
+  const mine = instanceOf(index)
+  const ws = new WebSocket(`${urls[mine]}/${room}?token=${token}`, { perMessageDeflate: false })
   ws.binaryType = 'nodebuffer'
   doc.on('update', (update: Uint8Array, origin: unknown) => {
     if (origin === 'remote' || ws.readyState !== WebSocket.OPEN) return
@@ -67,7 +79,9 @@ async function openClient (index: number, room: string, token: string): Promise<
     const now = performance.now()
     for (const k of event.keysChanged) {
       const stamp = map.get(k)
-      if (k !== key && stamp !== undefined && stamp >= measureFrom) latencies.push(now - stamp)
+      if (k === key || stamp === undefined || stamp < measureFrom) continue
+      latencies.push(now - stamp)
+      if (instanceOf(Number(k)) !== mine) crossLatencies.push(now - stamp)
     }
   })
   await new Promise<void>((resolve, reject) => {
@@ -156,7 +170,7 @@ async function main (): Promise<void> {
   measuring = false
   const cpu = process.cpuUsage(cpuStart)
   // Let in-flight updates land before reporting.
-  send({ type: 'measure-end', latencies, writes: measuredWrites, received, measuredMs, clientCpuMs: (cpu.user + cpu.system) / 1000, maxLoopLagMs: maxLag })
+  send({ type: 'measure-end', latencies, crossLatencies, writes: measuredWrites, received, measuredMs, clientCpuMs: (cpu.user + cpu.system) / 1000, maxLoopLagMs: maxLag })
   await waitParent('stop')
   for (const c of clients) c.ws.terminate()
   process.exit(0)

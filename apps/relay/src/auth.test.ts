@@ -8,11 +8,19 @@ const key = secretKey(secret)
 
 describe('verifyToken', () => {
   it('accepts a minted token and returns its user', async () => {
-    expect(await verifyToken(await mintToken(secret, 'u1'), key)).toEqual({ ok: true, user: 'u1' })
+    expect(await verifyToken(await mintToken(secret, 'u1'), key)).toMatchObject({ ok: true, user: 'u1', readOnly: false })
+  })
+  it('reads the read-only scope and checks aud and iss when configured', async () => {
+    expect(await verifyToken(await mintToken(secret, 'u1', 60, { scope: 'read' }), key)).toMatchObject({ ok: true, readOnly: true })
+    const checks = { audience: 'engram', issuer: 'https://app.example' }
+    expect(await verifyToken(await mintToken(secret, 'u1', 60, checks), key, checks)).toMatchObject({ ok: true, user: 'u1' })
+    expect(await verifyToken(await mintToken(secret, 'u1', 60), key, checks)).toEqual({ ok: false, reason: 'tokenInvalid' })
+    expect(await verifyToken(await mintToken(secret, 'u1', 60, { ...checks, audience: 'other' }), key, checks)).toEqual({ ok: false, reason: 'tokenInvalid' })
+    expect(await verifyToken(await mintToken(secret, 'u1', 60, { ...checks, issuer: 'evil' }), key, checks)).toEqual({ ok: false, reason: 'tokenInvalid' })
   })
   it('verifies with a pre-imported WebCrypto key', async () => {
     const imported = await importVerifyKey(secret)
-    expect(await verifyToken(await mintToken(secret, 'u1'), imported)).toEqual({ ok: true, user: 'u1' })
+    expect(await verifyToken(await mintToken(secret, 'u1'), imported)).toMatchObject({ ok: true, user: 'u1' })
     expect(await verifyToken(await mintToken('other-secret-0123456789abcdef', 'u1'), imported)).toEqual({ ok: false, reason: 'tokenInvalid' })
   })
   type Case = [name: string, make: () => Promise<string | null>, reason: 'tokenMissing' | 'tokenInvalid' | 'tokenExpired']
@@ -50,7 +58,7 @@ describe('rooms', () => {
   })
   it('checks the token before the room and maps each failure to its close code', async () => {
     const token = await mintToken(secret, 'u1')
-    expect(await authenticate(`/u1/p?token=${token}`, key)).toEqual({ ok: true, user: 'u1', room: 'u1/p' })
+    expect(await authenticate(`/u1/p?token=${token}`, key)).toMatchObject({ ok: true, user: 'u1', room: 'u1/p' })
     expect(await authenticate(`/u2/p?token=${token}`, key)).toMatchObject({ ok: false, code: CloseCode.roomForbidden })
     expect(await authenticate('/u2/p', key)).toMatchObject({ ok: false, code: CloseCode.tokenMissing })
     expect(await authenticate(`/%zz?token=${token}`, key)).toMatchObject({ ok: false, code: CloseCode.roomInvalid })

@@ -11,7 +11,7 @@ export const CloseCode = {
   goingAway: 1001,
   /** A frame exceeded `maxMessageBytes`; enforced by `ws` before buffering. */
   messageTooBig: 1009,
-  /** The relay could not persist an update; the room was unloaded, reconnect to resync. */
+  /** An unexpected server error while loading a room; reconnect later. */
   internalError: 1011,
   /** A frame was not a valid y-websocket message (text, truncated, unknown type, undecodable). */
   malformedMessage: 4400,
@@ -23,12 +23,24 @@ export const CloseCode = {
   roomForbidden: 4403,
   /** The room name is empty, too long or not decodable. */
   roomInvalid: 4404,
+  /** The user already stores `maxRoomsPerUser` rooms: this new room is refused. */
+  roomQuotaExceeded: 4405,
+  /** The update would take the user's stored bytes past `maxBytesPerUser`. */
+  byteQuotaExceeded: 4407,
+  /** The room's stored data is damaged (corrupt page, undecodable update); an operator must restore it. */
+  roomDamaged: 4410,
   /** The document would exceed `maxDocumentBytes`. */
   documentTooLarge: 4413,
+  /** Awareness states over `maxAwarenessBytesPerConnection` or the room's `maxAwarenessBytesPerRoom`. */
+  awarenessTooLarge: 4414,
   /** The token's `exp` has passed: mint a new token and reconnect. */
   tokenExpired: 4419,
+  /** The user's tokens issued before a revocation (`engram-relay revoke`) are no longer accepted. */
+  tokenRevoked: 4420,
   /** The relay is not accepting connections (shutting down or at its connection cap). */
   unavailable: 4503,
+  /** The store (PostgreSQL, SQLite) refused a read or a commit: nothing unacknowledged was kept; reconnect later. */
+  storeUnavailable: 4504,
   /** The client did not read its messages fast enough (send buffer over `maxBufferedBytes`). */
   slowConsumer: 4508,
   /** Too many messages per second on this connection, or too many connection attempts. */

@@ -6,11 +6,16 @@ import type { RelayLimits } from './limits.js'
 import { increment } from './metrics.js'
 import type { RelayMetrics } from './metrics.js'
 import type { Peer, Room } from './room.js'
+import type { TokenGrant } from './auth.js'
 
 /** An accepted, authenticated WebSocket in one room. */
 export interface Connection extends Peer {
   readonly user: string
   readonly room: Room
+  /** When the token expires (epoch ms): the relay closes the connection then. */
+  readonly expiresAt: number
+  /** When the token was issued (epoch ms), compared with revocations. */
+  readonly issuedAt: number
   /** Whether a pong or message arrived since the last ping. */
   alive: boolean
   /** Close with one of the documented codes; idempotent. */
@@ -40,9 +45,10 @@ function toBytes (data: RawData): Uint8Array {
  * Join `room` over `ws`: rate-limit and size-check every frame, hand it to the
  * room, and leave the room as soon as the socket is closing.
  */
-export function openConnection (ws: WebSocket, user: string, room: Room, ctx: ConnectionContext): Connection {
+export function openConnection (ws: WebSocket, grant: TokenGrant, room: Room, ctx: ConnectionContext): Connection {
   const { limits, metrics } = ctx
   const limiter = createRateLimiter(limits.messagesPerSecond, limits.messageBurst)
+  const awarenessBytes = createRateLimiter(limits.awarenessBytesPerSecond, limits.awarenessBytesPerSecond * 4)
   let left = false
   let closeReason: CloseReason | null = null
   let terminateLabel: string | null = null
@@ -55,8 +61,12 @@ export function openConnection (ws: WebSocket, user: string, room: Room, ctx: Co
   }
 
   const conn: Connection = {
-    user,
+    user: grant.user,
     room,
+    expiresAt: grant.expiresAt,
+    issuedAt: grant.issuedAt,
+    readOnly: grant.readOnly,
+    takeAwarenessBytes: bytes => awarenessBytes.take(bytes),
     alive: true,
     send (message) {
       if (left || ws.readyState !== open) return

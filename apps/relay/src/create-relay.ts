@@ -1,12 +1,17 @@
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import type { WebSocket } from 'ws'
 import { authenticate, importVerifyKey } from './auth.js'
+import type { TokenChecks, TokenGrant } from './auth.js'
 import { CloseCode } from './close-codes.js'
 import type { CloseReason } from './close-codes.js'
 import { openConnection } from './connection.js'
 import type { Connection } from './connection.js'
+import { localFanout } from './fanout.js'
+import type { Fanout } from './fanout.js'
 import { handleHttp } from './http-routes.js'
 import { createKeyedRateLimiter, defaultLimits } from './limits.js'
 import type { RelayLimits } from './limits.js'
@@ -15,9 +20,12 @@ import type { Logger } from './log.js'
 import { createMetrics, increment, watchEventLoop } from './metrics.js'
 import type { RelayGauges, RelayMetrics } from './metrics.js'
 import type { RelayStore } from './persistence.js'
-import { loadRoom } from './room.js'
-import { createWriteBatch } from './write-batch.js'
+import { createRevocationList } from './revocation-list.js'
+import { openRoom } from './room.js'
 import type { Room } from './room.js'
+import { RoomDamagedError } from './store-errors.js'
+import { createUserQuotas } from './user-quotas.js'
+import { createWriteBatch } from './write-batch.js'
 
 /**
  * Shared no-op error listener. A closure created inside `handleUpgrade` would
@@ -26,6 +34,9 @@ import type { Room } from './room.js'
  */
 const ignoreError = (): void => {}
 
+/** How often connections are checked for an expired token. */
+const expirySweepMs = 250
+
 /** What a relay needs: the token secret, a durable store, and optional limits and logger. */
 export interface RelayOptions {
   /** HS256 signing secret shared with the backend that mints tokens. */
@@ -33,16 +44,29 @@ export interface RelayOptions {
   store: RelayStore
   limits?: Partial<RelayLimits>
   log?: Logger
+  /** How instances hear each other (`openRedisFanout`); default: alone. */
+  fanout?: Fanout
+  /** This instance's name in logs and between instances; default `<hostname>-<pid>-<random>`. */
+  instanceId?: string
+  /** Required `aud` / `iss` claims. */
+  tokens?: TokenChecks
+  /** When set, `/metrics` requires `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string
+  /** Milliseconds between rereads of the store's revocations (the fanout delivers them at once). Default 1000. */
+  revocationPollMs?: number
 }
 
 /** A running relay, independent of how its HTTP server was created. */
 export interface Relay {
+  readonly instanceId: string
   /** Authenticate an HTTP upgrade and join the socket to its room, or close it with a documented code. */
   handleUpgrade (req: IncomingMessage, socket: Duplex, head: Buffer): void
   /** Answer `/healthz` and `/metrics`; false for other requests. */
   handleRequest (req: IncomingMessage, res: ServerResponse): boolean
   /** Route a server's upgrades and health/metrics requests to this relay; returns the detach function. */
   attach (server: Server): () => void
+  /** Check every stored room (slow: at startup) and refuse the damaged ones; returns their names. */
+  checkIntegrity (): Promise<string[]>
   /** Stop accepting, close sockets as "going away", flush every document and close the store. */
   close (): Promise<void>
   readonly metrics: RelayMetrics
@@ -64,32 +88,52 @@ export function createRelay (options: RelayOptions): Relay {
   const limits: RelayLimits = { ...defaultLimits, ...options.limits }
   const log = options.log ?? silentLogger
   const { store } = options
+  const instanceId = options.instanceId ?? options.fanout?.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`
+  const fanout = options.fanout ?? localFanout(instanceId)
   const key = importVerifyKey(options.secret)
   key.catch(() => {}) // surfaces per connection, as an upgrade failure
   const metrics = createMetrics()
   watchEventLoop()
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false, clientTracking: false })
   const rooms = new Map<string, Room>()
+  const loading = new Map<string, Promise<Room>>()
+  const unloading = new Map<string, Promise<void>>()
   const unloadTimers = new Map<string, NodeJS.Timeout>()
   const connections = new Set<Connection>()
+  /** Open and reserved connections per user. */
   const perUser = new Map<string, number>()
+  const quotas = createUserQuotas(store, limits)
   const upgradeLimiter = createKeyedRateLimiter(limits.upgradesPerSecond, limits.upgradeBurst)
   let closing = false
 
-  const gauges = (): RelayGauges => ({ connections: connections.size, documentsLoaded: rooms.size, users: perUser.size })
+  const gauges = (): RelayGauges => {
+    const peak = quotas.peak()
+    return {
+      connections: connections.size,
+      documentsLoaded: rooms.size,
+      users: perUser.size,
+      userRoomsPeak: peak.rooms,
+      maxRoomsPerUser: limits.maxRoomsPerUser,
+      userBytesPeak: peak.bytes,
+      maxBytesPerUser: limits.maxBytesPerUser
+    }
+  }
 
   const unload = (room: Room, flush: boolean): void => {
     clearTimeout(unloadTimers.get(room.name))
     unloadTimers.delete(room.name)
     if (rooms.get(room.name) !== room) return
     rooms.delete(room.name)
-    room.unload({ flush })
+    const done: Promise<void> = room.unload({ flush }).catch((err: unknown) => {
+      log.error('unload failed', { room: room.name, error: errorMessage(err) })
+    }).finally(() => { if (unloading.get(room.name) === done) unloading.delete(room.name) })
+    unloading.set(room.name, done)
     metrics.documentsUnloadedTotal++
     log.debug('document unloaded', { room: room.name })
   }
 
   const scheduleUnload = (room: Room): void => {
-    if (room.peers.size > 0 || unloadTimers.has(room.name)) return
+    if (room.peers.size > 0 || unloadTimers.has(room.name) || rooms.get(room.name) !== room) return
     if (limits.unloadAfterMs <= 0) return unload(room, true)
     const timer = setTimeout(() => {
       unloadTimers.delete(room.name)
@@ -99,40 +143,62 @@ export function createRelay (options: RelayOptions): Relay {
     unloadTimers.set(room.name, timer)
   }
 
-  const openRoom = (name: string): Room => {
-    const timer = unloadTimers.get(name)
-    if (timer !== undefined) {
-      clearTimeout(timer)
-      unloadTimers.delete(name)
-    }
-    let room = rooms.get(name)
-    if (room === undefined) {
-      room = loadRoom(name, { store, batch, metrics, log, maxDocumentBytes: limits.maxDocumentBytes, compactAfterUpdates: limits.compactAfterUpdates })
-      rooms.set(name, room)
-      metrics.documentsLoadedTotal++
-    }
-    return room
-  }
-
-  /** A commit failed: these rooms hold updates that are not on disk, so drop them; clients resync on reconnect. */
+  /** A commit failed: these rooms hold updates that are not in the store, so drop them; clients resync on reconnect. */
   const onCommitFailure = (names: Set<string>, err: unknown): void => {
     for (const name of names) {
       const room = rooms.get(name)
       if (room === undefined) continue
       log.error('persistence failed, room unloaded', { room: name, error: errorMessage(err) })
-      for (const peer of Array.from(room.peers.keys())) (peer as Connection).close('internalError')
+      for (const peer of Array.from(room.peers.keys())) (peer as Connection).close('storeUnavailable')
       unload(room, false)
     }
   }
   const batch = createWriteBatch(store, metrics, onCommitFailure)
+  const roomContext = { store, batch, fanout, quotas, metrics, log, limits }
+
+  const getRoom = async (name: string): Promise<Room> => {
+    const timer = unloadTimers.get(name)
+    if (timer !== undefined) {
+      clearTimeout(timer)
+      unloadTimers.delete(name)
+    }
+    const loaded = rooms.get(name)
+    if (loaded !== undefined) return loaded
+    await unloading.get(name)
+    let pending = loading.get(name)
+    if (pending === undefined) {
+      pending = openRoom(name, roomContext).then(room => {
+        rooms.set(name, room)
+        metrics.documentsLoadedTotal++
+        return room
+      }).finally(() => { loading.delete(name) })
+      loading.set(name, pending)
+    }
+    return await pending
+  }
+
+  const release = (user: string): void => {
+    const n = (perUser.get(user) ?? 1) - 1
+    if (n <= 0) perUser.delete(user)
+    else perUser.set(user, n)
+    quotas.release(user)
+  }
 
   const onLeft = (conn: Connection): void => {
     connections.delete(conn)
-    const n = (perUser.get(conn.user) ?? 1) - 1
-    if (n <= 0) perUser.delete(conn.user)
-    else perUser.set(conn.user, n)
+    release(conn.user)
     if (!closing) scheduleUnload(conn.room)
   }
+
+  const revocations = createRevocationList({
+    store,
+    fanout,
+    log,
+    pollMs: options.revocationPollMs ?? 1000,
+    onRevoked (user, atMs) {
+      for (const conn of connections) if (conn.user === user && conn.issuedAt <= atMs) conn.close('tokenRevoked')
+    }
+  })
 
   const refuse = (ws: WebSocket, reason: CloseReason): void => {
     increment(metrics.refused, reason)
@@ -141,25 +207,67 @@ export function createRelay (options: RelayOptions): Relay {
 
   /** Accept the socket only to close it with a code the stock client reports. */
   const upgradeAndRefuse = (req: IncomingMessage, socket: Duplex, head: Buffer, reason: CloseReason): void => {
+    if (socket.destroyed) return
     wss.handleUpgrade(req, socket, head, ws => { ws.on('error', ignoreError); refuse(ws, reason) })
   }
 
-  const accept = (ws: WebSocket, user: string, roomName: string): void => {
+  const markDamaged = (err: RoomDamagedError): void => {
+    if (!metrics.damagedRooms.has(err.room)) log.error('room damaged: refusing it until restored from a backup', { room: err.room, error: err.message })
+    metrics.damagedRooms.set(err.room, err.message)
+  }
+
+  const accept = (ws: WebSocket, grant: TokenGrant, room: Room): void => {
     ws.on('error', ignoreError)
-    if (closing || connections.size >= limits.maxConnections) return refuse(ws, 'unavailable')
-    if ((perUser.get(user) ?? 0) >= limits.maxConnectionsPerUser) return refuse(ws, 'tooManyConnections')
+    if (room.unloaded) {
+      release(grant.user)
+      return refuse(ws, 'storeUnavailable')
+    }
+    metrics.connectionsOpened++
+    const conn = openConnection(ws, grant, room, { limits, metrics, onLeft })
+    connections.add(conn)
+    log.debug('connected', { user: grant.user, room: room.name, connections: connections.size })
+  }
+
+  /** After the token is valid: admission (caps, quotas, damage), then the room, then the socket. */
+  const admit = async (req: IncomingMessage, socket: Duplex, head: Buffer, grant: TokenGrant, roomName: string): Promise<void> => {
+    const refuseWith = (reason: CloseReason): void => { upgradeAndRefuse(req, socket, head, reason) }
+    await revocations.ready
+    if (revocations.isRevoked(grant.user, grant.issuedAt)) return refuseWith('tokenRevoked')
+    if (metrics.damagedRooms.has(roomName)) return refuseWith('roomDamaged')
+    if (closing || connections.size >= limits.maxConnections) return refuseWith('unavailable')
+    if ((perUser.get(grant.user) ?? 0) >= limits.maxConnectionsPerUser) return refuseWith('tooManyConnections')
+    // Reserve the user's slot now: concurrent attempts must not all pass the cap.
+    perUser.set(grant.user, (perUser.get(grant.user) ?? 0) + 1)
     let room: Room
     try {
-      room = openRoom(roomName)
+      await quotas.acquire(grant.user)
     } catch (err) {
-      log.error('document load failed', { room: roomName, error: errorMessage(err) })
-      return refuse(ws, 'internalError')
+      perUser.set(grant.user, (perUser.get(grant.user) ?? 1) - 1)
+      if ((perUser.get(grant.user) ?? 0) <= 0) perUser.delete(grant.user)
+      log.error('store unavailable', { error: errorMessage(err) })
+      return refuseWith('storeUnavailable')
     }
-    perUser.set(user, (perUser.get(user) ?? 0) + 1)
-    metrics.connectionsOpened++
-    const conn = openConnection(ws, user, room, { limits, metrics, onLeft })
-    connections.add(conn)
-    log.debug('connected', { user, room: roomName, connections: connections.size })
+    if (!quotas.mayOpen(grant.user, roomName)) {
+      release(grant.user)
+      return refuseWith('roomQuotaExceeded')
+    }
+    try {
+      room = await getRoom(roomName)
+    } catch (err) {
+      release(grant.user)
+      if (err instanceof RoomDamagedError) {
+        markDamaged(err)
+        return refuseWith('roomDamaged')
+      }
+      log.error('document load failed', { room: roomName, error: errorMessage(err) })
+      return refuseWith('storeUnavailable')
+    }
+    if (socket.destroyed || closing) {
+      release(grant.user)
+      scheduleUnload(room)
+      return
+    }
+    wss.handleUpgrade(req, socket, head, ws => { accept(ws, grant, room) })
   }
 
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -169,13 +277,13 @@ export function createRelay (options: RelayOptions): Relay {
       return
     }
     if (!upgradeLimiter.take(req.socket.remoteAddress ?? '')) return upgradeAndRefuse(req, socket, head, 'rateLimited')
-    authenticate(req.url ?? '/', key).then(result => {
+    authenticate(req.url ?? '/', key, options.tokens).then(async result => {
       if (socket.destroyed) return
       if (!result.ok) {
         log.info('connection refused', { reason: result.reason, code: result.code })
         return upgradeAndRefuse(req, socket, head, result.reason)
       }
-      wss.handleUpgrade(req, socket, head, ws => { accept(ws, result.user, result.room) })
+      await admit(req, socket, head, result, result.room)
     }).catch((err: unknown) => {
       log.error('upgrade failed', { error: errorMessage(err) })
       socket.destroy()
@@ -190,25 +298,50 @@ export function createRelay (options: RelayOptions): Relay {
   }, Math.max(50, limits.pingIntervalMs))
   pingTimer.unref()
 
+  // A live connection ends with its token: the client fetches a fresh one and reconnects.
+  const expiryTimer = setInterval(() => {
+    const now = Date.now()
+    for (const conn of connections) if (conn.expiresAt <= now) conn.close('tokenExpired')
+  }, expirySweepMs)
+  expiryTimer.unref()
+
+  const stopResync = fanout.onResync(() => {
+    for (const room of rooms.values()) {
+      room.resync().catch((err: unknown) => { log.warn('resync failed', { room: room.name, error: errorMessage(err) }) })
+    }
+  })
+
   return {
+    instanceId,
     handleUpgrade,
-    handleRequest: (req, res) => handleHttp(req, res, { metrics, gauges, closing: () => closing }),
+    handleRequest: (req, res) => handleHttp(req, res, { metrics, gauges, closing: () => closing, metricsToken: options.metricsToken }),
     attach (server) {
       const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => { handleUpgrade(req, socket, head) }
       server.on('upgrade', onUpgrade)
       return () => { server.off('upgrade', onUpgrade) }
     },
+    async checkIntegrity () {
+      const damaged = await store.damagedRooms()
+      for (const room of damaged) markDamaged(new RoomDamagedError(room, new Error('integrity check failed')))
+      return damaged
+    },
     async close () {
       if (closing) return
       closing = true
       clearInterval(pingTimer)
+      clearInterval(expiryTimer)
+      stopResync()
+      revocations.stop()
       const open = Array.from(connections)
-      batch.flush()
+      await batch.flush()
       for (const conn of open) conn.close('goingAway')
       // Give clients a moment to answer the close frame, then drop the rest.
       await new Promise(resolve => setTimeout(resolve, open.length > 0 ? 200 : 0))
       for (const conn of open) conn.terminate('goingAway')
+      await Promise.allSettled(Array.from(loading.values()))
       for (const room of Array.from(rooms.values())) unload(room, true)
+      await Promise.allSettled(Array.from(unloading.values()))
+      await fanout.close()
       await store.close()
       log.info('relay closed', { connections: open.length })
     },

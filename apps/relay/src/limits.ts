@@ -24,6 +24,16 @@ export interface RelayLimits {
   compactAfterUpdates: number
   /** Milliseconds between keep-alive pings; a socket that has not answered the previous one is dropped. */
   pingIntervalMs: number
+  /** Awareness state bytes one connection may hold in its room. */
+  maxAwarenessBytesPerConnection: number
+  /** Awareness state bytes one room may hold, all connections together. */
+  maxAwarenessBytesPerRoom: number
+  /** Awareness bytes one connection may send per second (sustained; bursts of four times this). */
+  awarenessBytesPerSecond: number
+  /** Rooms one user may store. */
+  maxRoomsPerUser: number
+  /** Bytes one user may store, all rooms together. */
+  maxBytesPerUser: number
 }
 
 /** Default limits: generous for real clients, small enough to protect one machine. */
@@ -39,12 +49,18 @@ export const defaultLimits: RelayLimits = {
   maxBufferedBytes: 8 * 1024 * 1024,
   unloadAfterMs: 1000,
   compactAfterUpdates: 500,
-  pingIntervalMs: 30_000
+  pingIntervalMs: 30_000,
+  maxAwarenessBytesPerConnection: 64 * 1024,
+  maxAwarenessBytesPerRoom: 1024 * 1024,
+  awarenessBytesPerSecond: 64 * 1024,
+  maxRoomsPerUser: 1000,
+  maxBytesPerUser: 256 * 1024 * 1024
 }
 
 /** A token bucket: `take()` is false once the burst is spent faster than the rate refills it. */
 export interface RateLimiter {
-  take (): boolean
+  /** Spend `amount` tokens (default 1); false, spending nothing, when fewer are left. */
+  take (amount?: number): boolean
 }
 
 /**
@@ -58,14 +74,14 @@ export function createRateLimiter (perSecond: number, burst: number, now: () => 
   let tokens = burst
   let last = now()
   return {
-    take () {
+    take (amount = 1) {
       const t = now()
       if (t > last) {
         tokens = Math.min(burst, tokens + ((t - last) * perSecond) / 1000)
         last = t
       }
-      if (tokens < 1) return false
-      tokens -= 1
+      if (tokens < amount) return false
+      tokens -= amount
       return true
     }
   }

@@ -1,4 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import type { FanoutStats } from './redis-fanout.js'
 
 /** Counters and gauges the relay exports at `/metrics`. */
 export interface RelayMetrics {
@@ -14,6 +15,14 @@ export interface RelayMetrics {
   documentsLoadedTotal: number
   documentsUnloadedTotal: number
   compactions: number
+  /** Seconds spent compacting, all rooms together. */
+  compactionSeconds: number
+  /** Document updates dropped because the connection's token is read-only. */
+  writesDropped: number
+  /** Rooms refused because their stored data is damaged, with the first error seen. */
+  damagedRooms: Map<string, string>
+  /** Messages between instances, when a fanout is configured. */
+  fanout: FanoutStats | null
   persistErrors: number
   /** Updates written to the store (several per commit under load). */
   persistedUpdates: number
@@ -44,6 +53,10 @@ export function createMetrics (): RelayMetrics {
     documentsLoadedTotal: 0,
     documentsUnloadedTotal: 0,
     compactions: 0,
+    compactionSeconds: 0,
+    writesDropped: 0,
+    damagedRooms: new Map(),
+    fanout: null,
     persistErrors: 0,
     persistedUpdates: 0,
     persistLatency: { buckets: persistBuckets, counts: persistBuckets.map(() => 0), sum: 0, count: 0 }
@@ -69,6 +82,12 @@ export interface RelayGauges {
   connections: number
   documentsLoaded: number
   users: number
+  /** Most rooms stored by one connected user, and the quota. */
+  userRoomsPeak: number
+  maxRoomsPerUser: number
+  /** Most bytes stored by one connected user, and the quota. */
+  userBytesPeak: number
+  maxBytesPerUser: number
 }
 
 const loopDelay = monitorEventLoopDelay({ resolution: 10 })
@@ -103,6 +122,20 @@ export function renderMetrics (m: RelayMetrics, g: RelayGauges): string {
   metric('engram_relay_documents_loaded_total', 'counter', 'Documents loaded from the store.', m.documentsLoadedTotal)
   metric('engram_relay_documents_unloaded_total', 'counter', 'Documents flushed and unloaded.', m.documentsUnloadedTotal)
   metric('engram_relay_compactions_total', 'counter', 'Stored updates merged into one snapshot.', m.compactions)
+  metric('engram_relay_compaction_seconds_total', 'counter', 'Time spent compacting documents.', m.compactionSeconds)
+  metric('engram_relay_writes_dropped_total', 'counter', 'Document updates dropped from read-only connections.', m.writesDropped)
+  metric('engram_relay_rooms_damaged', 'gauge', 'Rooms refused because their stored data is damaged (see the error log).', m.damagedRooms.size)
+  metric('engram_relay_user_rooms_peak', 'gauge', 'Most rooms stored by one connected user.', g.userRoomsPeak)
+  metric('engram_relay_user_rooms_limit', 'gauge', 'Rooms one user may store (maxRoomsPerUser).', g.maxRoomsPerUser)
+  metric('engram_relay_user_bytes_peak', 'gauge', 'Most bytes stored by one connected user.', g.userBytesPeak)
+  metric('engram_relay_user_bytes_limit', 'gauge', 'Bytes one user may store (maxBytesPerUser).', g.maxBytesPerUser)
+  if (m.fanout !== null) {
+    metric('engram_relay_fanout_connected', 'gauge', '1 while the connection to Redis is up.', m.fanout.connected ? 1 : 0)
+    metric('engram_relay_fanout_published_total', 'counter', 'Messages published to other instances.', m.fanout.published)
+    metric('engram_relay_fanout_received_total', 'counter', 'Messages received from other instances.', m.fanout.received)
+    metric('engram_relay_fanout_publish_errors_total', 'counter', 'Publishes that failed (repaired by the next resync).', m.fanout.publishErrors)
+    metric('engram_relay_fanout_resyncs_total', 'counter', 'Rereads of loaded rooms after Redis came back.', m.fanout.resyncs)
+  }
   metric('engram_relay_persist_errors_total', 'counter', 'Failed store commits.', m.persistErrors)
   metric('engram_relay_persisted_updates_total', 'counter', 'Updates committed to the store.', m.persistedUpdates)
   const h = m.persistLatency

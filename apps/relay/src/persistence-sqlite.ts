@@ -1,30 +1,52 @@
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { RelayStore, StoredUpdate } from './persistence.js'
-import { startWalCheckpointer } from './wal-checkpointer.js'
+import type { CompactResult, RelayStore, StoredRoom, StoredUpdate } from './persistence.js'
+import { startSqliteMaintenance } from './sqlite-maintenance.js'
+import { RoomDamagedError, isCorruption } from './store-errors.js'
 
 /** How hard SQLite syncs: `normal` survives a killed process, `full` also a power loss. */
 export type SqliteSync = 'normal' | 'full'
 
+/** Options of {@link openSqliteStore}. */
+export interface SqliteStoreOptions {
+  sync?: SqliteSync
+  /** Size the write-ahead log is cut back to after each checkpoint (`journal_size_limit`). Default 64 MiB. */
+  walLimitBytes?: number
+  /** Milliseconds between background checkpoints and space reclaims. Default 1000. */
+  maintenanceIntervalMs?: number
+}
+
+const pageBytes = 4096
+
 /**
  * Open (or create) the relay's SQLite store in `dir/relay.sqlite`.
  *
- * Writes are synchronous (better-sqlite3), in WAL mode, checkpointed by a
- * worker thread: an update is in the
- * WAL when `append` returns, so a relay killed with SIGKILL loses nothing it
- * has acknowledged. `sync: 'full'` also fsyncs each commit (power loss).
+ * Writes are synchronous (better-sqlite3) in WAL mode: an update is in the
+ * log when `appendMany` resolves, so a relay killed with SIGKILL loses nothing
+ * it has acknowledged; `sync: 'full'` also fsyncs each commit (power loss).
+ * A worker thread checkpoints the log and truncates it, and returns pages
+ * freed by compactions to the file system, so disk use follows the data while
+ * the relay runs, not only at shutdown.
  *
  * @example
  * const store = openSqliteStore('./.data/relay')
  */
-export function openSqliteStore (dir: string, options: { sync?: SqliteSync } = {}): RelayStore {
+export function openSqliteStore (dir: string, options: SqliteStoreOptions = {}): RelayStore {
   mkdirSync(dir, { recursive: true })
   const file = join(dir, 'relay.sqlite')
   const db = new Database(file)
+  db.pragma(`page_size = ${pageBytes}`)
+  // Incremental auto-vacuum must be chosen before the first table exists; an
+  // older file is converted once by a full VACUUM.
+  if (db.pragma('auto_vacuum', { simple: true }) !== 2) {
+    db.pragma('auto_vacuum = INCREMENTAL')
+    db.exec('VACUUM')
+  }
   db.pragma('journal_mode = WAL')
   db.pragma(`synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`)
   db.pragma('busy_timeout = 5000')
+  db.pragma(`journal_size_limit = ${Math.floor(options.walLimitBytes ?? 64 * 1024 * 1024)}`)
   // Checkpoints run on a worker thread, not inside a commit on the event loop.
   db.pragma('wal_autocheckpoint = 0')
   db.exec(`CREATE TABLE IF NOT EXISTS updates (
@@ -32,37 +54,84 @@ export function openSqliteStore (dir: string, options: { sync?: SqliteSync } = {
     room TEXT NOT NULL,
     data BLOB NOT NULL
   );
-  CREATE INDEX IF NOT EXISTS updates_room_id ON updates (room, id);`)
+  CREATE INDEX IF NOT EXISTS updates_room_id ON updates (room, id);
+  CREATE TABLE IF NOT EXISTS revocations (
+    user TEXT PRIMARY KEY,
+    revoked_at INTEGER NOT NULL
+  );`)
 
-  const selectRoom = db.prepare<[string], { data: Buffer }>('SELECT data FROM updates WHERE room = ? ORDER BY id')
+  const selectRoom = db.prepare<[string], { id: number, data: Buffer }>('SELECT id, data FROM updates WHERE room = ? ORDER BY id')
   const insert = db.prepare<[string, Uint8Array]>('INSERT INTO updates (room, data) VALUES (?, ?)')
-  const deleteRoom = db.prepare<[string]>('DELETE FROM updates WHERE room = ?')
+  const deleteUpTo = db.prepare<[string, number]>('DELETE FROM updates WHERE room = ? AND id <= ?')
+  const selectUsage = db.prepare<[string, string], { room: string, bytes: number }>('SELECT room, sum(length(data)) AS bytes FROM updates WHERE room >= ? AND room < ? GROUP BY room')
+  const upsertRevocation = db.prepare<[string, number]>('INSERT INTO revocations (user, revoked_at) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET revoked_at = max(revoked_at, excluded.revoked_at)')
+  const selectRevocations = db.prepare<[], { user: string, revoked_at: number }>('SELECT user, revoked_at FROM revocations')
   const appendTx = db.transaction((entries: ReadonlyArray<StoredUpdate>) => {
     for (const e of entries) insert.run(e.room, e.update)
   })
-  const compactTx = db.transaction((room: string, snapshot: Uint8Array) => {
-    deleteRoom.run(room)
-    insert.run(room, snapshot)
-  })
-  const checkpointer = startWalCheckpointer(file)
-
-  return {
-    load (room) {
+  const readRoom = (room: string): { rows: Array<{ id: number, data: Buffer }>, room: StoredRoom } => {
+    try {
+      const rows = selectRoom.all(room)
       let bytes = 0
-      const updates = selectRoom.all(room).map(r => {
+      const updates = rows.map(r => {
         bytes += r.data.byteLength
         return new Uint8Array(r.data.buffer, r.data.byteOffset, r.data.byteLength)
       })
-      return { updates, bytes }
+      return { rows, room: { updates, bytes } }
+    } catch (err) {
+      throw isCorruption(err) ? new RoomDamagedError(room, err) : err
+    }
+  }
+  const compactTx = db.transaction((room: string, merge: (updates: Uint8Array[]) => Uint8Array): CompactResult => {
+    const { rows, room: stored } = readRoom(room)
+    const last = rows.at(-1)
+    if (rows.length <= 1 || last === undefined) return { bytes: stored.bytes, rows: rows.length }
+    const snapshot = merge(stored.updates)
+    deleteUpTo.run(room, last.id)
+    insert.run(room, snapshot)
+    return { bytes: snapshot.byteLength, rows: 1 }
+  })
+  const maintenance = startSqliteMaintenance(file, {
+    intervalMs: options.maintenanceIntervalMs ?? 1000,
+    vacuumAbovePages: 64,
+    vacuumPagesPerRound: 4096
+  })
+
+  return {
+    async load (room) {
+      return readRoom(room).room
     },
-    appendMany (entries) {
+    async appendMany (entries) {
       appendTx(entries)
     },
-    compact (room, snapshot) {
-      compactTx(room, snapshot)
+    async compact (room, merge) {
+      return compactTx(room, merge)
+    },
+    async usage (user) {
+      // Rooms of `user` sort between `user/` and `user0` ('0' follows '/').
+      return new Map(selectUsage.all(user + '/', user + '0').map(r => [r.room, r.bytes]))
+    },
+    async revoke (user, atMs) {
+      upsertRevocation.run(user, Math.floor(atMs))
+    },
+    async revocations () {
+      return new Map(selectRevocations.all().map(r => [r.user, r.revoked_at]))
+    },
+    async damagedRooms () {
+      const result = db.pragma('quick_check') as Array<{ quick_check: string }>
+      if (result.length === 1 && result[0]?.quick_check === 'ok') return []
+      const rooms = (db.prepare('SELECT DISTINCT room FROM updates').all() as Array<{ room: string }>).map(r => r.room)
+      return rooms.filter(room => {
+        try {
+          readRoom(room)
+          return false
+        } catch {
+          return true
+        }
+      })
     },
     async close () {
-      await checkpointer.stop()
+      await maintenance.stop()
       if (!db.open) return
       db.pragma('wal_checkpoint(TRUNCATE)')
       db.close()

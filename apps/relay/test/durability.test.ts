@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
-import { connectClient, startRelay, tempDataDir, tokenFor, waitFor } from './relay-process.js'
+import { connectClient, scrape, startRelay, tempDataDir, tokenFor, waitFor } from './relay-process.js'
 import type { Client, RelayProcess } from './relay-process.js'
 import { CloseCode } from '../src/close-codes.js'
 
@@ -43,6 +43,7 @@ it('loses no update a client has seen when the relay is killed with SIGKILL', as
     if (i % 50 === 0) await new Promise(resolve => setTimeout(resolve, 5))
   }
   await waitFor(() => reader.doc.getArray('entries').length === n, 10_000, 'reader to see every update')
+  await waitFor(async () => ((await scrape(first)).get('engram_relay_compactions_total') ?? 0) >= 1, 10_000, 'a compaction while writing')
 
   expect(await first.stop('SIGKILL')).toBe('SIGKILL')
   writer.provider.disconnect()
@@ -52,8 +53,8 @@ it('loses no update a client has seen when the relay is killed with SIGKILL', as
   const fresh = connect(second, 'gina/journal', token)
   await fresh.synced
   expect(fresh.doc.getArray<number>('entries').toArray()).toEqual(Array.from({ length: n }, (_, i) => i))
-  // Compaction ran while writing: far fewer rows than updates.
-  expect(storedRows(data, 'gina/journal')).toBeLessThan(60)
+  // Compaction ran while writing (within its CPU budget): fewer rows than updates.
+  expect(storedRows(data, 'gina/journal')).toBeLessThan(n)
 }, 30_000)
 
 it('shuts down gracefully on SIGTERM: "going away", flushed, restartable', async () => {

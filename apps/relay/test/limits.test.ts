@@ -60,8 +60,14 @@ it('refuses updates that would grow a document past maxDocumentBytes with 4413',
   await waitFor(() => b.doc.getText('t').length === 5000, 5000, 'first update')
   a.doc.getText('t').insert(0, 'z'.repeat(30_000))
   expect(await a.firstClose).toBe(CloseCode.documentTooLarge)
-  await new Promise(resolve => setTimeout(resolve, 100))
+  // Proven by a later marker, not a sleep: the refused update never reached b.
+  b.doc.getMap('m').set('marker', 1)
+  const c = connectClient(relay, 'mia/big', token)
+  clients.push(c)
+  await c.synced
+  await waitFor(() => c.doc.getMap('m').has('marker'), 5000, 'the marker')
   expect(b.doc.getText('t').length).toBe(5000)
+  expect(c.doc.getText('t').length).toBe(5000)
 })
 
 describe('connection caps', () => {

@@ -136,3 +136,15 @@ export async function waitFor (check: () => boolean | Promise<boolean>, ms = 10_
     await new Promise(resolve => setTimeout(resolve, 25))
   }
 }
+
+/** Run `main.ts` with `args` (a subcommand such as `revoke`) and resolve with its exit code and output. */
+export async function runCli (args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null, out: string }> {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'apps/relay/src/main.ts', ...args], {
+    cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env }
+  })
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  const code = await new Promise<number | null>(resolve => { child.on('close', resolve) })
+  return { code, out }
+}

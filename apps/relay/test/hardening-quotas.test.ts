@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { connectClient, scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
+import type { Client, RelayProcess } from './relay-process.js'
+import { CloseCode } from '../src/close-codes.js'
+
+let relay: RelayProcess
+const clients: Client[] = []
+const connect = (room: string, token: string): Client => {
+  const c = connectClient(relay, room, token)
+  clients.push(c)
+  return c
+}
+beforeAll(async () => {
+  relay = await startRelay({ args: ['--max-rooms-per-user', '2', '--max-bytes-per-user', '50000'] })
+})
+afterAll(async () => {
+  for (const c of clients) c.destroy()
+  await relay.stop()
+})
+
+it('refuses a user\'s room past --max-rooms-per-user with 4405 and bytes past --max-bytes-per-user with 4407', async () => {
+  const token = await tokenFor('quota')
+  const a = connect('quota/a', token)
+  const b = connect('quota/b', token)
+  await Promise.all([a.synced, b.synced])
+  a.doc.getText('t').insert(0, 'a'.repeat(30_000))
+  b.doc.getText('t').insert(0, 'b'.repeat(10_000))
+  const watcher = connect('quota/b', token)
+  await waitFor(() => watcher.doc.getText('t').length === 10_000, 5000, 'room b stored')
+
+  // Two rooms stored: a third is refused before it is loaded.
+  const c = connect('quota/c', token)
+  expect(await c.firstClose).toBe(CloseCode.roomQuotaExceeded)
+  // 40 kB stored: 15 kB more passes the user's 50 kB.
+  b.doc.getText('t').insert(0, 'c'.repeat(15_000))
+  expect(await b.firstClose).toBe(CloseCode.byteQuotaExceeded)
+  // Another user is not affected.
+  const other = connect('quota2/c', await tokenFor('quota2'))
+  await other.synced
+
+  const m = await scrape(relay)
+  expect(m.get('engram_relay_connections_refused_total{reason="roomQuotaExceeded"}')).toBe(1)
+  expect(m.get('engram_relay_connections_closed_total{reason="byteQuotaExceeded"}')).toBe(1)
+  expect(m.get('engram_relay_user_rooms_peak')).toBe(2)
+  expect(m.get('engram_relay_user_rooms_limit')).toBe(2)
+  expect(m.get('engram_relay_user_bytes_peak')).toBeGreaterThan(40_000)
+  expect(m.get('engram_relay_user_bytes_peak')).toBeLessThan(50_000)
+  expect(m.get('engram_relay_user_bytes_limit')).toBe(50_000)
+  expect(watcher.doc.getText('t').length).toBe(10_000)
+})
+
+it('reads a user\'s stored rooms back after a restart', async () => {
+  const again = await startRelay({ data: relay.data, args: ['--max-rooms-per-user', '2'] })
+  try {
+    const c = connectClient(again, 'quota/c', await tokenFor('quota'))
+    clients.push(c)
+    expect(await c.firstClose).toBe(CloseCode.roomQuotaExceeded)
+  } finally {
+    await again.stop()
+  }
+})
