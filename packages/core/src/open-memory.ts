@@ -74,7 +74,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
   const userId = checkId('userId', opts.userId)
   checkPlugins(opts)
   const name = databaseName(appId, userId)
-  const db = new EngramDb(name, { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}) })
+  const db = new EngramDb(name, { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}), ...(opts.analyzer ? { analyzer: opts.analyzer } : {}) })
   try {
     // Dexie 4 would open (and extend) a database that a newer schema wrote; refuse first.
     await refuseNewerSchema(opts.indexedDB ?? globalThis.indexedDB, name, db.verno)

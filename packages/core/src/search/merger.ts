@@ -1,0 +1,163 @@
+import { Dexie, type Table } from 'dexie'
+import type { MetaRow } from '../schema.js'
+import type { MergeResult } from './index-state.js'
+import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDocRow } from './index-rows.js'
+import { decodeBlocks, PostingWriter } from './posting-codec.js'
+
+/** The tables a merge reads and writes (the store's, or an upgrade transaction's). */
+export interface MergeTables {
+  textDocs: Table<TextDocRow, number>
+  textBlocks: Table<TextBlockRow, [number, string, number]>
+  textCorpus: Table<TextCorpusRow, string>
+  meta: Table<MetaRow, string>
+}
+
+/** Postings per block: a block stays a few kilobytes, so appending rewrites little. */
+export const BLOCK_POSTINGS = 1024
+
+/** A merge's outcome; `more` when the tail held more documents than the batch. */
+export interface MergeOutcome extends MergeResult { more: boolean }
+
+interface Adds { q: number; w: string; docs: number[]; tfs: number[]; kinds: number[]; lens: number[] }
+
+/**
+ * Folds the unmerged tail (documents numbered above the merged mark, at most
+ * `limit` of them) into the posting blocks of their terms and takes dead
+ * documents out of the blocks they are in, inside the caller's read-write
+ * transaction. Appending touches only the last block of a term; a term with
+ * dead postings is rewritten whole. Corpus statistics and the mark move with
+ * the blocks, so the index is consistent after every merge.
+ */
+export async function mergeTail(t: MergeTables, limit = Infinity): Promise<MergeOutcome> {
+  const [markRow, corpusRows] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
+  const mark = typeof markRow?.value === 'number' ? markRow.value : 0
+  const tailQuery = t.textDocs.where(':id').above(mark)
+  const [tail, deadRows] = await Promise.all([Number.isFinite(limit) ? tailQuery.limit(limit).toArray() : tailQuery.toArray(), t.textDocs.where('x').equals(1).toArray()])
+  const newMark = tail.length > 0 ? tail[tail.length - 1]!.n! : mark
+  const byQ = new Map<number, TextCorpusRow>()
+  for (const row of corpusRows) byQ.set(row.q, { ...row })
+
+  const adds = new Map<string, Adds>()
+  const merged: number[] = []
+  for (const row of tail) {
+    if (row.x !== undefined || row.d === undefined) continue
+    merged.push(row.n!)
+    const c = byQ.get(row.q)
+    if (c) {
+      c.docs++
+      c.length += row.l
+    }
+    termsOf(row).forEach((w, i) => {
+      const key = `${row.q}\u0001${w}`
+      let a = adds.get(key)
+      if (!a) adds.set(key, (a = { q: row.q, w, docs: [], tfs: [], kinds: [], lens: [] }))
+      a.docs.push(row.n!)
+      a.tfs.push(tfAt(row, i))
+      a.kinds.push(row.k)
+      a.lens.push(row.l)
+    })
+  }
+  // Dead documents: those already merged leave their blocks; the rest were never in one.
+  const purgeByTerm = new Map<string, Set<number>>()
+  const purged: number[] = []
+  const dropRows: number[] = []
+  for (const row of deadRows) {
+    if (row.n! > newMark) continue // a dead document of the tail beyond this batch: a later merge drops it
+    dropRows.push(row.n!)
+    if (row.n! > mark) continue
+    purged.push(row.n!)
+    const c = byQ.get(row.q)
+    if (c) {
+      c.docs = Math.max(0, c.docs - 1)
+      c.length = Math.max(0, c.length - row.l)
+    }
+    for (const w of termsOf(row)) {
+      const key = `${row.q}\u0001${w}`
+      let set = purgeByTerm.get(key)
+      if (!set) purgeByTerm.set(key, (set = new Set()))
+      set.add(row.n!)
+    }
+  }
+
+  const keys = new Set([...adds.keys(), ...purgeByTerm.keys()])
+  const split = (key: string): [number, string] => {
+    const at = key.indexOf('\u0001')
+    return [Number(key.slice(0, at)), key.slice(at + 1)]
+  }
+  const whole: string[] = []
+  const lastOnly: string[] = []
+  for (const key of keys) (purgeByTerm.has(key) ? whole : lastOnly).push(key)
+  const [wholeBlocks, lastBlocks] = await Promise.all([
+    Promise.all(whole.map((key) => {
+      const [q, w] = split(key)
+      return t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).toArray()
+    })),
+    Promise.all(lastOnly.map((key) => {
+      const [q, w] = split(key)
+      return t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).last()
+    })),
+  ])
+
+  const puts: TextBlockRow[] = []
+  const deletes: Array<[number, string, number]> = []
+  whole.forEach((key, i) => {
+    const [q, w] = split(key)
+    const blocks = wholeBlocks[i]!
+    const dead = purgeByTerm.get(key)!
+    const list = decodeBlocks(blocks)
+    const add = adds.get(key)
+    const out = new BlockBuilder(q, w, 0, undefined)
+    for (let j = 0; j < list.count; j++) if (!dead.has(list.docs[j]!)) out.add(list.docs[j]!, list.tfs[j]!, list.kinds[j]!, list.lens[j]!)
+    if (add) for (let j = 0; j < add.docs.length; j++) out.add(add.docs[j]!, add.tfs[j]!, add.kinds[j]!, add.lens[j]!)
+    const rows = out.finish()
+    puts.push(...rows)
+    for (const b of blocks) if (b.b >= rows.length) deletes.push([q, w, b.b])
+  })
+  lastOnly.forEach((key, i) => {
+    const [q, w] = split(key)
+    const add = adds.get(key)!
+    const out = new BlockBuilder(q, w, lastBlocks[i]?.b ?? 0, lastBlocks[i])
+    for (let j = 0; j < add.docs.length; j++) out.add(add.docs[j]!, add.tfs[j]!, add.kinds[j]!, add.lens[j]!)
+    puts.push(...out.finish())
+  })
+
+  const corpus = [...byQ.values()].filter((row, i) => row.docs !== corpusRows[i]!.docs || row.length !== corpusRows[i]!.length)
+  await Promise.all([
+    puts.length > 0 ? t.textBlocks.bulkPut(puts) : undefined,
+    deletes.length > 0 ? t.textBlocks.bulkDelete(deletes) : undefined,
+    dropRows.length > 0 ? t.textDocs.bulkDelete(dropRows) : undefined,
+    corpus.length > 0 ? t.textCorpus.bulkPut(corpus) : undefined,
+    newMark !== mark ? t.meta.put({ key: MERGED_MARK_KEY, value: newMark }) : undefined,
+  ])
+  return { mark: newMark, merged, purged, corpus, more: tail.length === limit }
+}
+
+/** Writes postings of one term into blocks of BLOCK_POSTINGS, continuing from a last block when given. */
+class BlockBuilder {
+  private readonly rows: TextBlockRow[] = []
+  private writer: PostingWriter
+  private b: number
+
+  constructor(private readonly q: number, private readonly w: string, first: number, last: TextBlockRow | undefined) {
+    this.b = first
+    this.writer = last && last.c < BLOCK_POSTINGS ? PostingWriter.from(last.p, last.c, last.z) : new PostingWriter(last?.z ?? 0)
+    if (last && last.c >= BLOCK_POSTINGS) this.b = last.b + 1
+  }
+
+  add(doc: number, tf: number, kind: number, len: number): void {
+    if (this.writer.count >= BLOCK_POSTINGS) {
+      this.flush()
+      this.writer = new PostingWriter(this.writer.last)
+    }
+    this.writer.add(doc, tf, kind, len)
+  }
+
+  private flush(): void {
+    this.rows.push({ q: this.q, w: this.w, b: this.b++, c: this.writer.count, z: this.writer.last, p: this.writer.finish() })
+  }
+
+  finish(): TextBlockRow[] {
+    if (this.writer.count > 0) this.flush()
+    return this.rows
+  }
+}
