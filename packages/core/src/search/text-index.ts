@@ -29,6 +29,8 @@ export interface TextIndexOptions {
   mergeAt?: number
   /** Internal (tests, benchmarks): quiet time after the last write before the tail is merged (ms, default 250; `Infinity`: only on `mergeAt`). */
   mergeDelayMs?: number
+  /** Internal (tests, benchmarks): called after each merge commits, with the documents it merged and purged. */
+  onMerge?: (merged: { merged: number; purged: number }) => void
 }
 
 /** The text index plus what search reads: the analyzer, the in-memory state and the vector cache. */
@@ -249,6 +251,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
             tx.on('complete', () => {
               state.apply({ added: [], killed: [], assigned: [], removedProjects: [], vectorProjects: new Set(), reset: false, merged: outcome })
               unmergedSinceOpen = 0
+              opts.onMerge?.({ merged: outcome.merged.length, purged: outcome.purged.length })
             })
           })
           if (!more) return
