@@ -49,8 +49,10 @@ export interface TextBlockRow {
   q: number
   /** The term. */
   w: string
-  /** Block number within the term (0, 1, …), in document-number order. */
+  /** 1, 2, … for full (sealed) blocks in document-number order; 0 for the open block that appends go to, last in order. */
   b: number
+  /** Sealed blocks of the term before this one. */
+  s: number
   /** Postings in the block. */
   c: number
   /** Last document number in the block (the next block's deltas start after it). */

@@ -85,38 +85,37 @@ export async function mergeTail(t: MergeTables, limit = Infinity): Promise<Merge
     return [Number(key.slice(0, at)), key.slice(at + 1)]
   }
   const whole: string[] = []
-  const lastOnly: string[] = []
-  for (const key of keys) (purgeByTerm.has(key) ? whole : lastOnly).push(key)
-  const [wholeBlocks, lastBlocks] = await Promise.all([
+  const appendOnly: string[] = []
+  for (const key of keys) (purgeByTerm.has(key) ? whole : appendOnly).push(key)
+  // Appending needs only each term's open block: one point read per term, all in one round trip.
+  const [wholeBlocks, openBlocks] = await Promise.all([
     Promise.all(whole.map((key) => {
       const [q, w] = split(key)
       return t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).toArray()
     })),
-    Promise.all(lastOnly.map((key) => {
-      const [q, w] = split(key)
-      return t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).last()
-    })),
+    appendOnly.length > 0 ? t.textBlocks.bulkGet(appendOnly.map((key) => [...split(key), OPEN_BLOCK] as [number, string, number])) : [],
   ])
 
   const puts: TextBlockRow[] = []
   const deletes: Array<[number, string, number]> = []
   whole.forEach((key, i) => {
     const [q, w] = split(key)
-    const blocks = wholeBlocks[i]!
+    const blocks = inTermOrder(wholeBlocks[i]!)
     const dead = purgeByTerm.get(key)!
     const list = decodeBlocks(blocks)
     const add = adds.get(key)
-    const out = new BlockBuilder(q, w, 0, undefined)
+    const out = new BlockBuilder(q, w, undefined)
     for (let j = 0; j < list.count; j++) if (!dead.has(list.docs[j]!)) out.add(list.docs[j]!, list.tfs[j]!, list.kinds[j]!, list.lens[j]!)
     if (add) for (let j = 0; j < add.docs.length; j++) out.add(add.docs[j]!, add.tfs[j]!, add.kinds[j]!, add.lens[j]!)
     const rows = out.finish()
     puts.push(...rows)
-    for (const b of blocks) if (b.b >= rows.length) deletes.push([q, w, b.b])
+    const kept = new Set(rows.map((row) => row.b))
+    for (const b of blocks) if (!kept.has(b.b)) deletes.push([q, w, b.b])
   })
-  lastOnly.forEach((key, i) => {
+  appendOnly.forEach((key, i) => {
     const [q, w] = split(key)
     const add = adds.get(key)!
-    const out = new BlockBuilder(q, w, lastBlocks[i]?.b ?? 0, lastBlocks[i])
+    const out = new BlockBuilder(q, w, openBlocks[i])
     for (let j = 0; j < add.docs.length; j++) out.add(add.docs[j]!, add.tfs[j]!, add.kinds[j]!, add.lens[j]!)
     puts.push(...out.finish())
   })
@@ -132,32 +131,43 @@ export async function mergeTail(t: MergeTables, limit = Infinity): Promise<Merge
   return { mark: newMark, merged, purged, corpus, more: tail.length === limit }
 }
 
-/** Writes postings of one term into blocks of BLOCK_POSTINGS, continuing from a last block when given. */
+/** The block number of a term's open block, the one appends go to; full blocks are sealed as 1, 2, … */
+export const OPEN_BLOCK = 0
+
+/** A term's blocks in document order: sealed ones by number, then the open one. */
+export function inTermOrder<T extends { b: number }>(blocks: readonly T[]): T[] {
+  return [...blocks].sort((x, y) => (x.b === OPEN_BLOCK ? 1 : y.b === OPEN_BLOCK ? -1 : x.b - y.b))
+}
+
+/**
+ * Writes postings of one term, continuing its open block when given: a full
+ * open block is sealed under the next number and a new open block started.
+ */
 class BlockBuilder {
   private readonly rows: TextBlockRow[] = []
   private writer: PostingWriter
-  private b: number
+  private sealed: number
 
-  constructor(private readonly q: number, private readonly w: string, first: number, last: TextBlockRow | undefined) {
-    this.b = first
-    this.writer = last && last.c < BLOCK_POSTINGS ? PostingWriter.from(last.p, last.c, last.z) : new PostingWriter(last?.z ?? 0)
-    if (last && last.c >= BLOCK_POSTINGS) this.b = last.b + 1
+  constructor(private readonly q: number, private readonly w: string, open: TextBlockRow | undefined) {
+    this.sealed = open?.s ?? 0
+    this.writer = open ? PostingWriter.from(open.p, open.c, open.z) : new PostingWriter(0)
   }
 
   add(doc: number, tf: number, kind: number, len: number): void {
     if (this.writer.count >= BLOCK_POSTINGS) {
-      this.flush()
+      this.rows.push(this.row(++this.sealed))
       this.writer = new PostingWriter(this.writer.last)
     }
     this.writer.add(doc, tf, kind, len)
   }
 
-  private flush(): void {
-    this.rows.push({ q: this.q, w: this.w, b: this.b++, c: this.writer.count, z: this.writer.last, p: this.writer.finish() })
+  private row(b: number): TextBlockRow {
+    return { q: this.q, w: this.w, b, s: this.sealed, c: this.writer.count, z: this.writer.last, p: this.writer.finish() }
   }
 
+  /** The sealed blocks written and the open block (when it holds postings). */
   finish(): TextBlockRow[] {
-    if (this.writer.count > 0) this.flush()
+    if (this.writer.count > 0) this.rows.push(this.row(OPEN_BLOCK))
     return this.rows
   }
 }

@@ -2,6 +2,7 @@ import { Dexie } from 'dexie'
 import { B, compareCandidates, K1, type Candidate, type PostingFilter } from './bm25.js'
 import { KIND_CODES, recordIdOf, type TextDocRow } from './index-rows.js'
 import type { IndexState } from './index-state.js'
+import { inTermOrder } from './merger.js'
 import { decodeBlocks, type PostingList } from './posting-codec.js'
 import type { SearchEngine } from './text-index.js'
 
@@ -45,7 +46,7 @@ async function mergedList(engine: SearchEngine, q: number, w: string): Promise<P
   const blockEpoch = engine.state.blockEpoch
   const blocks = await engine.t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).toArray()
   if (blocks.length === 0) return undefined
-  const list = decodeBlocks(blocks)
+  const list = decodeBlocks(inTermOrder(blocks))
   engine.state.keepList(key, list, blockEpoch)
   return list
 }
