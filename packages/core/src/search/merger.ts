@@ -28,11 +28,14 @@ interface Adds { q: number; w: string; docs: number[]; tfs: number[]; kinds: num
  * dead postings is rewritten whole. Corpus statistics and the mark move with
  * the blocks, so the index is consistent after every merge.
  */
-export async function mergeTail(t: MergeTables, limit = Infinity): Promise<MergeOutcome> {
+export async function mergeTail(t: MergeTables, limit = Infinity, added: readonly TextDocRow[] = []): Promise<MergeOutcome> {
   const [markRow, corpusRows] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
   const mark = typeof markRow?.value === 'number' ? markRow.value : 0
-  const tailQuery = t.textDocs.where(':id').above(mark)
-  const [tail, deadRows] = await Promise.all([Number.isFinite(limit) ? tailQuery.limit(limit).toArray() : tailQuery.toArray(), t.textDocs.where('x').equals(1).toArray()])
+  // Rows the caller just added (the highest numbers) need not be read back.
+  const below = added.length > 0 ? added[0]!.n! : Infinity
+  const tailQuery = Number.isFinite(below) ? t.textDocs.where(':id').between(mark, below, false, false) : t.textDocs.where(':id').above(mark)
+  const [stored, deadRows] = await Promise.all([Number.isFinite(limit) ? tailQuery.limit(limit).toArray() : tailQuery.toArray(), t.textDocs.where('x').equals(1).toArray()])
+  const tail = added.length > 0 ? [...stored, ...added] : stored
   const newMark = tail.length > 0 ? tail[tail.length - 1]!.n! : mark
   const byQ = new Map<number, TextCorpusRow>()
   for (const row of corpusRows) byQ.set(row.q, { ...row })
@@ -93,7 +96,7 @@ export async function mergeTail(t: MergeTables, limit = Infinity): Promise<Merge
       const [q, w] = split(key)
       return t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).toArray()
     })),
-    appendOnly.length > 0 ? t.textBlocks.bulkGet(appendOnly.map((key) => [...split(key), OPEN_BLOCK] as [number, string, number])) : [],
+    readOpenBlocks(t, appendOnly.map(split), new Set(corpusRows.filter((row) => row.docs === 0).map((row) => row.q))),
   ])
 
   const puts: TextBlockRow[] = []
@@ -129,6 +132,16 @@ export async function mergeTail(t: MergeTables, limit = Infinity): Promise<Merge
     newMark !== mark ? t.meta.put({ key: MERGED_MARK_KEY, value: newMark }) : undefined,
   ])
   return { mark: newMark, merged, purged, corpus, more: tail.length === limit }
+}
+
+/** The open blocks of terms; a project with no merged documents has no blocks, so nothing is read for it. */
+async function readOpenBlocks(t: MergeTables, terms: ReadonlyArray<[number, string]>, empty: ReadonlySet<number>): Promise<Array<TextBlockRow | undefined>> {
+  const out = new Array<TextBlockRow | undefined>(terms.length)
+  const wanted = terms.flatMap(([q, w], i) => (empty.has(q) ? [] : [i]))
+  if (wanted.length === 0) return out
+  const found = await t.textBlocks.bulkGet(wanted.map((i) => [terms[i]![0], terms[i]![1], OPEN_BLOCK] as [number, string, number]))
+  wanted.forEach((i, j) => (out[i] = found[j]))
+  return out
 }
 
 /** The block number of a term's open block, the one appends go to; full blocks are sealed as 1, 2, … */

@@ -188,7 +188,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const ids = docs.map((doc) => doc.docId)
     const writes: Promise<unknown>[] = []
     // Older copies are looked up before the new rows are added (requests run in order), in one round trip.
-    const older = fresh ? undefined : ids.length === 1 ? t.textDocs.where('d').equals(ids[0]!).toArray() : t.textDocs.where('d').anyOf(ids).toArray()
+    const older = fresh ? undefined : ids.length === 1 ? t.textDocs.where('d').equals(ids[0]!).toArray() : olderCopies(ids, new Set(qs))
     const added = t.textDocs.bulkAdd(rows, { allKeys: true })
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
@@ -213,12 +213,14 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       const fresh = new Set(keys)
       await kill(log, old.filter((row) => !fresh.has(row.n!)))
     }
-    if (rows.length >= INLINE_MERGE_AT) await mergeInline(log)
+    if (rows.length >= INLINE_MERGE_AT) log.changes.merged = await mergeTail(t, Infinity, rows)
   }
 
-  /** Merges the tail inside the writing transaction (a bulk write would otherwise leave a long tail to hold in memory). */
-  async function mergeInline(log: TxLog): Promise<void> {
-    log.changes.merged = await mergeTail(t)
+  /** Stored rows of these document ids; none are looked up in projects that hold no document yet (a first import). */
+  async function olderCopies(ids: readonly string[], qs: ReadonlySet<number>): Promise<TextDocRow[]> {
+    const holding = await Promise.all([...qs].map((q) => t.textDocs.where('q').equals(q).limit(1).primaryKeys()))
+    if (holding.every((keys) => keys.length === 0)) return []
+    return t.textDocs.where('d').anyOf([...ids]).toArray()
   }
 
   function scheduleMerge(): void {
