@@ -49,10 +49,12 @@ export class IndexState {
   /** Per project number: live documents and length outside the merged statistics (tail added, dead taken away). */
   private readonly delta = new Map<number, { docs: number; length: number }>()
   private readonly lists = new Map<string, CachedList>()
+  /** Ids and times of documents met in results (bounded, least recently used first out). */
+  private readonly docs = new Map<number, { d: string; a: number }>()
   private cachedPostings = 0
   private loading: Promise<void> | undefined
 
-  constructor(private readonly maxCachedPostings = 400_000) {}
+  constructor(private readonly maxCachedPostings = 400_000, private readonly maxCachedDocs = 50_000) {}
 
   /**
    * Loads the state (retrying when a commit raced the load). Loads outside a
@@ -104,6 +106,25 @@ export class IndexState {
     return hit.list
   }
 
+  /** The id and time of a live document, when cached. */
+  doc(n: number): { d: string; a: number } | undefined {
+    const tail = this.tail.get(n)
+    if (tail) return tail
+    const hit = this.docs.get(n)
+    if (hit) {
+      this.docs.delete(n)
+      this.docs.set(n, hit)
+    }
+    return hit
+  }
+
+  /** Caches the id and time of a live document read from its row. */
+  keepDoc(n: number, d: string, a: number): void {
+    if (this.dead.has(n)) return
+    this.docs.set(n, { d, a })
+    if (this.docs.size > this.maxCachedDocs) this.docs.delete(this.docs.keys().next().value!)
+  }
+
   /** Keeps a merged list decoded at `blockEpoch`, evicting the least recently used beyond the bound. */
   keepList(key: string, list: PostingList, blockEpoch: number): void {
     if (blockEpoch !== this.blockEpoch || list.count > this.maxCachedPostings / 4) return
@@ -145,6 +166,7 @@ export class IndexState {
       if (!doc) continue
       this.tail.delete(n)
       this.shift(doc.q, -1, -doc.l)
+      this.keepDoc(n, doc.d, doc.a)
     }
     for (const n of m.purged) {
       const doc = this.dead.get(n)
@@ -157,6 +179,7 @@ export class IndexState {
   }
 
   private kill(doc: DeadDoc): void {
+    this.docs.delete(doc.n)
     const inTail = this.tail.get(doc.n)
     if (inTail) {
       this.tail.delete(doc.n)
@@ -203,6 +226,7 @@ export class IndexState {
 
   private dropProject(q: number): void {
     this.blockEpoch++
+    this.docs.clear()
     for (const [id, row] of this.projects) if (row.q === q) this.projects.set(id, { ...row, docs: 0, length: 0 })
     if (!this.ready) return
     for (const [n, doc] of this.tail) if (doc.q === q) this.tail.delete(n)
@@ -227,6 +251,7 @@ export class IndexState {
     this.projects.clear()
     this.delta.clear()
     this.lists.clear()
+    this.docs.clear()
     this.cachedPostings = 0
   }
 }

@@ -60,19 +60,23 @@ export function createSearch(ctx: StoreContext): SearchFn {
 
     const terms = [...new Set(engine.analyzer.terms(query))]
     const queryVector = mode === 'text' || query.trim() === '' ? undefined : await embedQuery(engine, query, mode)
-    const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
-
     // The in-memory part of the index loads once, in its own transaction, before this query's.
     if (mode !== 'vector' && terms.length > 0 && !engine.state.ready) await engine.ready()
     return read(ctx, SEARCH_TABLES, async () => {
-      const project = await ctx.db.projects.get(projectId)
-      if (!project || project.archivedAt !== undefined) return []
-      const lists: Candidate[][] = []
-      if (mode !== 'vector' && terms.length > 0) lists.push(await textCandidates(engine, projectId, terms, filter, depth))
-      if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
-      const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
-      const hits = await resolveHits(ctx.db, projectId, ranked)
-      return hits.slice(0, limit)
+      // Text ranking holds only live documents, so `limit` candidates usually resolve to `limit` hits;
+      // when records went missing meanwhile, the next round asks for twice as many.
+      for (let depth = mode === 'text' ? limit : Math.max(50, limit * 3); ; depth *= 2) {
+        const [project, text] = await Promise.all([
+          ctx.db.projects.get(projectId),
+          mode !== 'vector' && terms.length > 0 ? textCandidates(engine, projectId, terms, filter, depth) : undefined,
+        ])
+        if (!project || project.archivedAt !== undefined) return []
+        const lists: Candidate[][] = text ? [text] : []
+        if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
+        const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
+        const hits = await resolveHits(ctx.db, projectId, ranked)
+        if (hits.length >= limit || lists.every((list) => list.length < depth)) return hits.slice(0, limit)
+      }
     })
   }
 }

@@ -167,31 +167,32 @@ function bestPositions(r: Ranked, k: number, skip: ReadonlySet<number>): number[
 }
 
 /**
- * Turns the best scored documents into candidates: reads their rows (id,
- * time), drops rows gone since, applies session filters (from the records),
- * and reads further down the ranking until `depth` pass. Documents tied with
- * the last one taken are read too, so ties order by time as everywhere else.
+ * Turns the best scored documents into candidates: takes their id and time
+ * from the document cache or their rows, applies session filters (from the
+ * records), and reads further down the ranking until `depth` pass. Equal
+ * scores rank the later-written document first.
  */
 async function pick(engine: SearchEngine, r: Ranked, filter: PostingFilter, depth: number): Promise<Candidate[]> {
   const out: Candidate[] = []
   const taken = new Set<number>()
   const bySession = filter.sessionId !== undefined || filter.excludeSessionId !== undefined
+  const { state } = engine
   let want = depth
   while (out.length < depth && taken.size < r.docs.length) {
     const batch = bestPositions(r, want, taken)
     if (batch.length === 0) break
-    // Ties with the last of the batch come along (bounded), so time breaks them as in compareCandidates.
-    const last = r.scores[batch[batch.length - 1]!]!
-    const inBatch = new Set(batch)
-    for (let i = 0; i < r.docs.length && batch.length < want * 5; i++) if (!taken.has(i) && !inBatch.has(i) && r.scores[i] === last) batch.push(i)
     for (const i of batch) taken.add(i)
-    const rows = await engine.t.textDocs.bulkGet(batch.map((i) => r.docs[i]!))
-    let found: Candidate[] = []
+    const known = batch.map((i) => state.doc(r.docs[i]!))
+    const missing = batch.filter((_, j) => known[j] === undefined)
+    const rows = missing.length > 0 ? await engine.t.textDocs.bulkGet(missing.map((i) => r.docs[i]!)) : []
     rows.forEach((row: TextDocRow | undefined, j) => {
-      if (!row || row.d === undefined || row.x !== undefined) return
-      const i = batch[j]!
-      found.push({ docId: row.d, kind: KIND_CODES[r.kinds[i]!]!, at: row.a, len: row.l, score: r.scores[i]! })
+      if (row && row.d !== undefined && row.x === undefined) state.keepDoc(row.n!, row.d, row.a)
     })
+    let found: Candidate[] = []
+    for (const i of batch) {
+      const doc = state.doc(r.docs[i]!)
+      if (doc) found.push({ docId: doc.d, kind: KIND_CODES[r.kinds[i]!]!, at: doc.a, score: r.scores[i]! })
+    }
     if (bySession) found = await withSessions(engine, found, filter)
     out.push(...found)
     want = Math.max(depth, want * 2)
