@@ -2,6 +2,7 @@ import { MemoryError } from './errors.js'
 import { importDump } from './dump-import.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, type ProjectScope } from './dump-scope.js'
 import { DUMP_FORMAT, DUMP_VERSION, validateDump, type Dump } from './dump-validate.js'
+import { estimateStorage, type StorageEstimate } from './storage-estimate.js'
 import type { StoreContext } from './store-context.js'
 import { checkId, checkOneOf, checkOptions } from './validate.js'
 import { read } from './write.js'
@@ -9,13 +10,18 @@ import { read } from './write.js'
 export type { Dump } from './dump-validate.js'
 
 /** Counts and approximate size (UTF-8 bytes of JSON text) of a store or project. */
-export interface Stats { facts: number; blocks: number; sessions: number; messages: number; passages: number; bytes: number }
+export interface Stats {
+  facts: number; blocks: number; sessions: number; messages: number; passages: number; bytes: number
+  /** The origin's bytes used and quota as the browser estimates them (absent where there is no estimate, e.g. Node). */
+  storage?: StorageEstimate
+}
 
 /** stats, export and import of a store. */
 export interface DumpApi {
   /**
    * Counts of live facts and blocks, sessions, messages and passages, and the approximate
-   * size of all memory as JSON, of one project or (without `projectId`) the whole store.
+   * size of all memory as JSON, of one project or (without `projectId`) the whole store;
+   * in a browser also the origin's bytes used and quota (`storage`).
    * @throws MemoryError `not_found` for an unknown project, `invalid_input` on a bad id.
    */
   stats(projectId?: string): Promise<Stats>
@@ -63,7 +69,7 @@ export function createDump(ctx: StoreContext): DumpApi {
 
   return {
     async stats(projectId) {
-      const tables = await snapshot(projectId)
+      const [tables, storage] = await Promise.all([snapshot(projectId), estimateStorage()])
       const live = (rows: Row[] | undefined) => (rows ?? []).filter((r) => r.deletedAt === undefined).length
       let bytes = 0
       for (const rows of Object.values(tables)) for (const row of rows) bytes += utf8Length(JSON.stringify(row)) + 1
@@ -74,6 +80,7 @@ export function createDump(ctx: StoreContext): DumpApi {
         messages: tables.messages?.length ?? 0,
         passages: tables.passages?.length ?? 0,
         bytes,
+        ...(storage ? { storage } : {}),
       }
     },
 

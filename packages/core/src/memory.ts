@@ -55,6 +55,8 @@ export interface Memory {
    * @throws MemoryError `invalid_input` (malformed dump, dangling references, bad mode), `quota_exceeded`, `closed`.
    */
   import(dump: Dump, options: { mode: 'merge' | 'replace' }): Promise<{ written: number }>
+  /** Asks the browser to keep this origin's data under storage pressure (`navigator.storage.persist()`); true when persistent, false where not granted or not a browser. */
+  persist(): Promise<boolean>
   /** Closes the database; later calls fail with `closed`. Idempotent. */
   close(): void
   /** True once close() was called. */

@@ -24,6 +24,7 @@ import { createSearch } from './search/search.js'
 import type { Analyzer } from './search/analyzer.js'
 import { createTextIndex } from './search/text-index.js'
 import { createSessions } from './sessions.js'
+import { requestPersistence } from './storage-estimate.js'
 import type { Embedder, StoreContext } from './store-context.js'
 import { createSummaries } from './summaries.js'
 import { estimateTokenizer, type Tokenizer } from './token-estimate.js'
@@ -122,6 +123,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
     stats: (projectId) => dump.stats(projectId),
     export: (projectId) => dump.export(projectId),
     import: (data, importOptions) => dump.import(data, importOptions),
+    persist: () => requestPersistence(),
     close() {
       if (closed) return
       closed = true

@@ -9,8 +9,8 @@ import type { HitKind } from './search.js'
  *   the document id (indexed, for replace and remove), a small project number,
  *   the length, the creation time and the distinct terms with their
  *   frequencies. Writing a document is this one row: a "segment" of one.
- *   A removed document keeps its row, marked dead (`x: 1`) and without its
- *   document id, until the merger has taken it out of the posting blocks.
+ *   A removed document keeps a row of a few bytes, marked dead (`x: 1`),
+ *   until the merger has taken it out of the posting blocks.
  * - `textBlocks`: per project and term, posting blocks made by the merger:
  *   `Uint8Array`s of delta-varint document numbers with frequency, kind and
  *   length. Documents numbered above the merged mark are the unmerged tail,
@@ -40,7 +40,7 @@ export interface TextDocRow {
   f?: Uint16Array
   /** Kind code (index into {@link KIND_CODES}). */
   k: number
-  /** 1 when the document was removed or replaced and its postings may still be in blocks. */
+  /** 1 when the document was removed or replaced; its postings may still be in blocks (queries skip them) until a merge purges its project. A dead row has no id and no terms. */
   x?: 1
 }
 

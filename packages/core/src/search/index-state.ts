@@ -3,8 +3,8 @@ import { termsOf, tfAt, type TextCorpusRow, type TextDocRow } from './index-rows
 
 /** A document of the unmerged tail, as queries score it. */
 export interface TailDoc { n: number; q: number; d: string; a: number; l: number; k: number; terms: string[]; tfs: number[] }
-/** A removed document whose postings may still sit in merged blocks. */
-export interface DeadDoc { n: number; q: number; l: number }
+/** A removed document whose postings may still sit in merged blocks; `merged` false when it was removed before any merge took it. */
+export interface DeadDoc { n: number; q: number; l: number; merged?: boolean }
 
 /** What one committed transaction did to the index, replayed on the in-memory state after commit. */
 export interface IndexChanges {
@@ -19,8 +19,8 @@ export interface IndexChanges {
   merged?: MergeResult
 }
 
-/** What a merge committed. */
-export interface MergeResult { mark: number; merged: number[]; purged: number[]; corpus: TextCorpusRow[] }
+/** What a merge committed: the new mark, documents merged, dead ones purged from blocks, dead ones recorded as markers. */
+export interface MergeResult { mark: number; merged: number[]; purged: number[]; recorded: number[]; corpus: TextCorpusRow[] }
 
 /** A decoded list of merged postings, valid while no merge or purge changed the blocks. */
 interface CachedList { list: PostingList; blockEpoch: number }
@@ -44,6 +44,8 @@ export class IndexState {
   /** `${q}\u0001${term}` → tail document numbers (removed ones are skipped by checking `tail`). */
   readonly tailTerms = new Map<string, number[]>()
   readonly dead = new Map<number, DeadDoc>()
+  /** Dead merged documents without a stored marker yet (a delete writes nothing; the next merge records them). */
+  private readonly unrecorded = new Map<number, DeadDoc>()
   /** Project id → merged row (number and merged statistics). */
   readonly projects = new Map<string, TextCorpusRow>()
   /** Per project number: live documents and length outside the merged statistics (tail added, dead taken away). */
@@ -81,11 +83,18 @@ export class IndexState {
   }
 
   private fill(mark: number, corpus: readonly TextCorpusRow[], tail: readonly TextDocRow[], dead: readonly TextDocRow[]): void {
+    const killed = [...this.unrecorded.values()]
     this.clearAll()
     this.mark = mark
     for (const row of corpus) this.projects.set(row.p, row)
     for (const row of tail) if (row.x === undefined && row.d !== undefined) this.addTail(tailDocOf(row))
     for (const row of dead) if (row.n! <= mark) this.addDead({ n: row.n!, q: row.q, l: row.l })
+    // Deletes since open of merged documents that no merge has recorded yet.
+    for (const doc of killed) {
+      if (doc.n > mark || this.dead.has(doc.n) || !this.projectKnown(doc.q)) continue
+      this.addDead(doc)
+      this.unrecorded.set(doc.n, doc)
+    }
     this.ready = true
   }
 
@@ -150,7 +159,12 @@ export class IndexState {
       return
     }
     for (const q of c.removedProjects) this.dropProject(q)
-    if (!this.ready) return
+    if (!this.ready) {
+      // Not loaded: a delete wrote no marker, so remember it until the load (or a merge) takes it.
+      for (const doc of c.killed) if (doc.merged !== false) this.unrecorded.set(doc.n, doc)
+      for (const n of [...(c.merged?.recorded ?? []), ...(c.merged?.purged ?? [])]) this.unrecorded.delete(n)
+      return
+    }
     for (const doc of c.killed) this.kill(doc)
     for (const doc of c.added) this.addTail(doc)
     if (c.merged) this.applyMerge(c.merged)
@@ -168,7 +182,9 @@ export class IndexState {
       this.shift(doc.q, -1, -doc.l)
       this.keepDoc(n, doc.d, doc.a)
     }
+    for (const n of m.recorded) this.unrecorded.delete(n)
     for (const n of m.purged) {
+      this.unrecorded.delete(n)
       const doc = this.dead.get(n)
       if (!doc) continue
       this.dead.delete(n)
@@ -184,7 +200,31 @@ export class IndexState {
     if (inTail) {
       this.tail.delete(doc.n)
       this.shift(inTail.q, -1, -inTail.l)
-    } else if (doc.n <= this.mark && !this.dead.has(doc.n)) this.addDead(doc)
+    } else if (doc.merged !== false && doc.n <= this.mark && !this.dead.has(doc.n)) {
+      this.addDead(doc)
+      this.unrecorded.set(doc.n, doc)
+    }
+  }
+
+  /**
+   * A merged document found without its row (removed where no marker was recorded, e.g. the
+   * store closed before the merge that records it): from now on queries skip it and the
+   * statistics leave it out, and the next merge records it.
+   */
+  discover(doc: DeadDoc): void {
+    if (!this.ready || doc.n > this.mark || this.dead.has(doc.n) || this.tail.has(doc.n)) return
+    this.addDead(doc)
+    this.unrecorded.set(doc.n, doc)
+  }
+
+  private projectKnown(q: number): boolean {
+    for (const row of this.projects.values()) if (row.q === q) return true
+    return false
+  }
+
+  /** Dead merged documents the next merge should record. */
+  pendingMarkers(): DeadDoc[] {
+    return [...this.unrecorded.values()]
   }
 
   private addDead(doc: DeadDoc): void {
@@ -228,9 +268,11 @@ export class IndexState {
     this.blockEpoch++
     this.docs.clear()
     for (const [id, row] of this.projects) if (row.q === q) this.projects.set(id, { ...row, docs: 0, length: 0 })
+    for (const [n, doc] of this.unrecorded) if (doc.q === q) this.unrecorded.delete(n)
     if (!this.ready) return
     for (const [n, doc] of this.tail) if (doc.q === q) this.tail.delete(n)
     for (const [n, doc] of this.dead) if (doc.q === q) this.dead.delete(n)
+    for (const [n, doc] of this.unrecorded) if (doc.q === q) this.unrecorded.delete(n)
     this.delta.delete(statKey(q))
     this.rebuildTailTerms()
   }
@@ -248,6 +290,7 @@ export class IndexState {
     this.tail.clear()
     this.tailTerms.clear()
     this.dead.clear()
+    this.unrecorded.clear()
     this.projects.clear()
     this.delta.clear()
     this.lists.clear()

@@ -27,7 +27,7 @@ describe('the merged index answers as the unmerged one', () => {
     let merges = 0
     let purged = 0
     let onMerge: () => void = () => {}
-    const merging = await openTestMemory({ mergeAt: 1, mergeDelayMs: 0, onMerge: (m: { purged: number }) => { merges++; purged += m.purged; onMerge() } } as Record<string, unknown>)
+    const merging = await openTestMemory({ mergeAt: 1, mergeDelayMs: 0, purgeAt: 4, onMerge: (m: { purged: number }) => { merges++; purged += m.purged; onMerge() } } as Record<string, unknown>)
     const tailOnly = await openTestMemory({ mergeAt: Infinity, mergeDelayMs: Infinity } as Record<string, unknown>)
     const stores: Store[] = [merging, tailOnly]
     const sentence = () => Array.from({ length: 2 + Math.floor(rand() * 9) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ')
@@ -66,13 +66,39 @@ describe('the merged index answers as the unmerged one', () => {
     const reopened = await openTestMemory({ indexedDB: merging.indexedDB, userId: merging.userId, mergeAt: Infinity, mergeDelayMs: Infinity } as Record<string, unknown>)
     merging.close()
     await compare([reopened, tailOnly], rand)
-    // Blocks hold what was merged: nothing is left in the tail, and dead rows were purged.
+    // Blocks hold what was merged, and dead rows were purged down to fewer than purgeAt a project.
     const raw = await new Dexie(`engram:test:${reopened.userId}`, { indexedDB: reopened.indexedDB, IDBKeyRange }).open()
     expect(await raw.table('textBlocks').count()).toBeGreaterThan(0)
-    expect(await raw.table('textDocs').where('x').equals(1).count()).toBe(0)
+    expect(await raw.table('textDocs').where('x').equals(1).count()).toBeLessThan(2 * 4)
     raw.close()
     reopened.close()
     tailOnly.close()
+  })
+})
+
+describe('a delete writes no marker', () => {
+  it('a merged document removed by a store closed before any merge recorded it never comes back', async () => {
+    let total = 0
+    let bothMerged: () => void = () => {}
+    const merged = new Promise<void>((resolve) => (bothMerged = resolve))
+    const onMerge = (m: { merged: number }) => {
+      total += m.merged
+      if (total === 2) bothMerged()
+    }
+    const a = await openTestMemory({ mergeAt: 1, mergeDelayMs: 0, onMerge } as Record<string, unknown>)
+    await a.projects.create({ name: 'P', id: 'p1' })
+    const kept = await a.archive.insert('p1', 'zebra lantern by the harbor')
+    const gone = await a.archive.insert('p1', 'zebra quartz in the garden')
+    await merged
+    a.close()
+    const quiet = { indexedDB: a.indexedDB, userId: a.userId, mergeAt: Infinity, mergeDelayMs: Infinity } as Record<string, unknown>
+    const b = await openTestMemory(quiet)
+    expect(await b.archive.remove(gone.id)).toBe(true)
+    b.close()
+    const c = await openTestMemory(quiet)
+    expect((await c.search('p1', 'zebra')).map((h) => h.id)).toEqual([kept.id])
+    expect(await c.search('p1', 'quartz')).toEqual([])
+    c.close()
   })
 })
 

@@ -1,6 +1,6 @@
 import { Dexie, type Table } from 'dexie'
 import type { MetaRow } from '../schema.js'
-import type { MergeResult } from './index-state.js'
+import type { DeadDoc, MergeResult } from './index-state.js'
 import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDocRow } from './index-rows.js'
 import { decodeBlocks, PostingWriter } from './posting-codec.js'
 
@@ -15,6 +15,9 @@ export interface MergeTables {
 /** Postings per block: a block stays a few kilobytes, so appending rewrites little. */
 export const BLOCK_POSTINGS = 1024
 
+/** Dead documents in a project that make a merge rewrite its blocks without them (at least; also 1/16 of its documents). */
+export const PURGE_AT = 64
+
 /** A merge's outcome; `more` when the tail held more documents than the batch. */
 export interface MergeOutcome extends MergeResult { more: boolean }
 
@@ -24,17 +27,21 @@ interface Adds { q: number; w: string; docs: number[]; tfs: number[]; kinds: num
  * Folds the unmerged tail (documents numbered above the merged mark, at most
  * `limit` of them) into the posting blocks of their terms and takes dead
  * documents out of the blocks they are in, inside the caller's read-write
- * transaction. Appending touches only the last block of a term; a term with
- * dead postings is rewritten whole. Corpus statistics and the mark move with
+ * transaction. Appending touches only the open block of a term; a project
+ * with many dead documents has all its blocks rewritten without them. Corpus statistics and the mark move with
  * the blocks, so the index is consistent after every merge.
  */
-export async function mergeTail(t: MergeTables, limit = Infinity, added: readonly TextDocRow[] = []): Promise<MergeOutcome> {
+export async function mergeTail(t: MergeTables, limit = Infinity, added: readonly TextDocRow[] = [], purgeAt = PURGE_AT, record: readonly DeadDoc[] = []): Promise<MergeOutcome> {
   const [markRow, corpusRows] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
   const mark = typeof markRow?.value === 'number' ? markRow.value : 0
   // Rows the caller just added (the highest numbers) need not be read back.
   const below = added.length > 0 ? added[0]!.n! : Infinity
   const tailQuery = Number.isFinite(below) ? t.textDocs.where(':id').between(mark, below, false, false) : t.textDocs.where(':id').above(mark)
-  const [stored, deadRows] = await Promise.all([Number.isFinite(limit) ? tailQuery.limit(limit).toArray() : tailQuery.toArray(), t.textDocs.where('x').equals(1).toArray()])
+  const [stored, markers] = await Promise.all([Number.isFinite(limit) ? tailQuery.limit(limit).toArray() : tailQuery.toArray(), t.textDocs.where('x').equals(1).toArray()])
+  // Dead documents the caller knows of that have no marker yet (their rows were deleted).
+  const known = new Set(markers.map((row) => row.n!))
+  const fresh = record.filter((d) => d.n <= mark && !known.has(d.n)).map((d): TextDocRow => ({ n: d.n, q: d.q, a: 0, l: d.l, t: '', k: 0, x: 1 }))
+  const deadRows = [...markers, ...fresh]
   const tail = added.length > 0 ? [...stored, ...added] : stored
   const newMark = tail.length > 0 ? tail[tail.length - 1]!.n! : mark
   const byQ = new Map<number, TextCorpusRow>()
@@ -60,26 +67,43 @@ export async function mergeTail(t: MergeTables, limit = Infinity, added: readonl
       a.lens.push(row.l)
     })
   }
-  // Dead documents: those already merged leave their blocks; the rest were never in one.
-  const purgeByTerm = new Map<string, Set<number>>()
+  // Dead documents: a dead row keeps only its number, project and length (a delete writes next to
+  // nothing, so it works on a full disk too). Those of the tail were never in a block and just go.
+  // Merged ones stay in their blocks, skipped by queries, until a project has enough of them to be
+  // worth rewriting all its blocks; then they leave the blocks and the statistics together.
   const purged: number[] = []
   const dropRows: number[] = []
+  const deadByQ = new Map<number, TextDocRow[]>()
   for (const row of deadRows) {
     if (row.n! > newMark) continue // a dead document of the tail beyond this batch: a later merge drops it
-    dropRows.push(row.n!)
-    if (row.n! > mark) continue
-    purged.push(row.n!)
-    const c = byQ.get(row.q)
-    if (c) {
-      c.docs = Math.max(0, c.docs - 1)
-      c.length = Math.max(0, c.length - row.l)
+    if (row.n! > mark) {
+      dropRows.push(row.n!)
+      continue
     }
-    for (const w of termsOf(row)) {
-      const key = `${row.q}\u0001${w}`
-      let set = purgeByTerm.get(key)
-      if (!set) purgeByTerm.set(key, (set = new Set()))
-      set.add(row.n!)
+    const list = deadByQ.get(row.q)
+    if (list) list.push(row)
+    else deadByQ.set(row.q, [row])
+  }
+  const purgeQs = new Set<number>()
+  const deadSet = new Set<number>()
+  for (const [q, rows] of deadByQ) {
+    const c = byQ.get(q)
+    if (rows.length < Math.max(purgeAt, (c?.docs ?? 0) / 16)) continue
+    purgeQs.add(q)
+    for (const row of rows) {
+      deadSet.add(row.n!)
+      purged.push(row.n!)
+      dropRows.push(row.n!)
+      if (c) {
+        c.docs = Math.max(0, c.docs - 1)
+        c.length = Math.max(0, c.length - row.l)
+      }
     }
+  }
+  const purgeByTerm = new Map<string, ReadonlySet<number>>()
+  if (purgeQs.size > 0) {
+    const keysOfQ = await Promise.all([...purgeQs].map((q) => t.textBlocks.where('[q+w+b]').between([q, Dexie.minKey, Dexie.minKey], [q, Dexie.maxKey, Dexie.maxKey]).primaryKeys()))
+    for (const keys of keysOfQ) for (const [q, w] of keys) purgeByTerm.set(`${q}\u0001${w}`, deadSet)
   }
 
   const keys = new Set([...adds.keys(), ...purgeByTerm.keys()])
@@ -107,6 +131,9 @@ export async function mergeTail(t: MergeTables, limit = Infinity, added: readonl
     const dead = purgeByTerm.get(key)!
     const list = decodeBlocks(blocks)
     const add = adds.get(key)
+    let hit = false
+    for (let j = 0; j < list.count && !hit; j++) hit = dead.has(list.docs[j]!)
+    if (!hit && !add) return // a term of a purged project without dead postings stays as it is
     const out = new BlockBuilder(q, w, undefined)
     for (let j = 0; j < list.count; j++) if (!dead.has(list.docs[j]!)) out.add(list.docs[j]!, list.tfs[j]!, list.kinds[j]!, list.lens[j]!)
     if (add) for (let j = 0; j < add.docs.length; j++) out.add(add.docs[j]!, add.tfs[j]!, add.kinds[j]!, add.lens[j]!)
@@ -123,15 +150,18 @@ export async function mergeTail(t: MergeTables, limit = Infinity, added: readonl
     puts.push(...out.finish())
   })
 
+  const purgedSet = new Set(purged)
+  const toRecord = fresh.filter((row) => !purgedSet.has(row.n!))
   const corpus = [...byQ.values()].filter((row, i) => row.docs !== corpusRows[i]!.docs || row.length !== corpusRows[i]!.length)
   await Promise.all([
     puts.length > 0 ? t.textBlocks.bulkPut(puts) : undefined,
     deletes.length > 0 ? t.textBlocks.bulkDelete(deletes) : undefined,
     dropRows.length > 0 ? t.textDocs.bulkDelete(dropRows) : undefined,
     corpus.length > 0 ? t.textCorpus.bulkPut(corpus) : undefined,
+    toRecord.length > 0 ? t.textDocs.bulkPut(toRecord) : undefined,
     newMark !== mark ? t.meta.put({ key: MERGED_MARK_KEY, value: newMark }) : undefined,
   ])
-  return { mark: newMark, merged, purged, corpus, more: tail.length === limit }
+  return { mark: newMark, merged, purged, recorded: fresh.map((row) => row.n!), corpus, more: tail.length === limit }
 }
 
 /** The open blocks of terms; a project with no merged documents has no blocks, so nothing is read for it. */

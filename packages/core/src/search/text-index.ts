@@ -29,6 +29,8 @@ export interface TextIndexOptions {
   mergeAt?: number
   /** Internal (tests, benchmarks): quiet time after the last write before the tail is merged (ms, default 250; `Infinity`: only on `mergeAt`). */
   mergeDelayMs?: number
+  /** Internal (tests): dead documents in a project that make a merge purge its blocks (default 64). */
+  purgeAt?: number
   /** Internal (tests, benchmarks): called after each merge commits, with the documents it merged and purged. */
   onMerge?: (merged: { merged: number; purged: number }) => void
 }
@@ -159,12 +161,17 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     return pending
   }
 
-  /** Marks stored rows dead (their postings leave the blocks at the next merge). */
-  async function kill(log: TxLog, rows: readonly TextDocRow[]): Promise<void> {
+  /**
+   * Removes stored rows: a pure delete, so it works on a full disk too. A document that was
+   * merged leaves its postings in blocks; queries skip it from now on, and the next merge
+   * records it (a marker of a few bytes) until enough dead ones make it purge their project.
+   */
+  async function kill(log: TxLog, rows: readonly TextDocRow[], markRow: Promise<MetaRow | undefined>): Promise<void> {
     if (rows.length === 0) return
-    const dead: TextDocRow[] = rows.map(({ d: _d, ...rest }) => ({ ...rest, x: 1 }))
-    for (const row of rows) log.changes.killed.push({ n: row.n!, q: row.q, l: row.l } satisfies DeadDoc)
-    await t.textDocs.bulkPut(dead)
+    const [row] = await Promise.all([markRow, t.textDocs.bulkDelete(rows.map((r) => r.n!))])
+    const mark = typeof row?.value === 'number' ? row.value : 0
+    // Only a merged document has postings in blocks to skip and, later, purge.
+    for (const r of rows) log.changes.killed.push({ n: r.n!, q: r.q, l: r.l, merged: r.n! <= mark } satisfies DeadDoc)
   }
 
   /** Deletes the vectors and queued embeddings of documents (they may exist from a session opened with an embedder). */
@@ -189,6 +196,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const writes: Promise<unknown>[] = []
     // Older copies are looked up before the new rows are added (requests run in order), in one round trip.
     const older = fresh ? undefined : ids.length === 1 ? t.textDocs.where('d').equals(ids[0]!).toArray() : olderCopies(ids, new Set(qs))
+    const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
     const added = t.textDocs.bulkAdd(rows, { allKeys: true })
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
@@ -211,9 +219,9 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     })
     if (old && old.length > 0) {
       const fresh = new Set(keys)
-      await kill(log, old.filter((row) => !fresh.has(row.n!)))
+      await kill(log, old.filter((row) => !fresh.has(row.n!)), mark!)
     }
-    if (rows.length >= INLINE_MERGE_AT) log.changes.merged = await mergeTail(t, Infinity, rows)
+    if (rows.length >= INLINE_MERGE_AT) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
   }
 
   /** Stored rows of these document ids; none are looked up in projects that hold no document yet (a first import). */
@@ -248,7 +256,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
           if (stopped) return
           let more = false
           await db.transaction('rw', ['textDocs', 'textBlocks', 'textCorpus', 'meta'], async (tx) => {
-            const outcome = await mergeTail(t, MERGE_BATCH)
+            const outcome = await mergeTail(t, MERGE_BATCH, [], opts.purgeAt, state.pendingMarkers())
             more = outcome.more
             tx.on('complete', () => {
               state.apply({ added: [], killed: [], assigned: [], removedProjects: [], vectorProjects: new Set(), reset: false, merged: outcome })
@@ -306,12 +314,13 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       if (!enabled) return done()
       return (async () => {
         const log = logOf(w)
-        const [rows] = await Promise.all([t.textDocs.where('d').equals(docId).toArray(), dropVectors(log, [docId], [], false)])
+        const mark = t.meta.get(MERGED_MARK_KEY)
+        const [rows] = await Promise.all([t.textDocs.where('d').equals(docId).toArray(), dropVectors(log, [docId], [], false), mark])
         for (const row of rows) {
           const projectId = projectIdOf(row.q)
           if (projectId !== undefined) log.changes.vectorProjects.add(projectId)
         }
-        await kill(log, rows)
+        await kill(log, rows, mark)
       })()
     },
 

@@ -12,6 +12,7 @@ interface QueryTerm { term: string; df: number; idf: number; list: PostingList |
 /** Scratch score accumulator indexed by document number (grown on demand, reset after each query). */
 let scratch = new Float64Array(1 << 16)
 let scratchKinds = new Uint8Array(1 << 16)
+let scratchLens = new Uint32Array(1 << 16)
 /** Above this document number scores go to a Map instead (a sparse store should not allocate per number). */
 const MAX_DENSE = 1 << 23
 
@@ -34,7 +35,7 @@ export async function textCandidates(engine: SearchEngine, projectId: string, to
     // A merge committed while the blocks were read: the tail in memory no longer matches them.
     if (state.blockEpoch !== blockEpoch || !state.ready) continue
     const ranked = rank(state, stats, tokens, lists, filter)
-    return await pick(engine, ranked, filter, depth)
+    return await pick(engine, stats.q, ranked, filter, depth)
   }
 }
 
@@ -52,7 +53,7 @@ async function mergedList(engine: SearchEngine, q: number, w: string): Promise<P
 }
 
 /** Scored documents: numbers and scores, in no particular order. */
-interface Ranked { docs: number[]; scores: number[]; kinds: number[] }
+interface Ranked { docs: number[]; scores: number[]; kinds: number[]; lens: number[] }
 
 function rank(state: IndexState, stats: { q: number; docs: number; length: number }, tokens: readonly string[], lists: ReadonlyArray<PostingList | undefined>, filter: PostingFilter): Ranked {
   const { mark, dead, tail } = state
@@ -92,15 +93,18 @@ function rank(state: IndexState, stats: { q: number; docs: number; length: numbe
     while (size <= top) size *= 2
     scratch = new Float64Array(size)
     scratchKinds = new Uint8Array(size)
+    scratchLens = new Uint32Array(size)
   }
   const sparse = new Map<number, number>()
   const sparseKinds = new Map<number, number>()
+  const sparseLens = new Map<number, number>()
   const touched: number[] = []
-  const add = (n: number, kind: number, w: number) => {
+  const add = (n: number, kind: number, len: number, w: number) => {
     if (dense) {
       if (scratch[n] === 0) {
         touched.push(n)
         scratchKinds[n] = kind
+        scratchLens[n] = len
       }
       scratch[n] = scratch[n]! + w
     } else {
@@ -108,6 +112,7 @@ function rank(state: IndexState, stats: { q: number; docs: number; length: numbe
       if (s === undefined) {
         touched.push(n)
         sparseKinds.set(n, kind)
+        sparseLens.set(n, len)
       }
       sparse.set(n, (s ?? 0) + w)
     }
@@ -124,7 +129,7 @@ function rank(state: IndexState, stats: { q: number; docs: number; length: numbe
         if (kindOk && !kindOk[kind]) continue
         const tf = tfs[j]!
         // A weight is never 0 for tf ≥ 1, so 0 in the scratch means "not scored yet".
-        add(n, kind, (factor * tf) / (tf + constant + lengthWeight * lens[j]!))
+        add(n, kind, lens[j]!, (factor * tf) / (tf + constant + lengthWeight * lens[j]!))
       }
     }
     for (const n of q.tail) {
@@ -132,23 +137,26 @@ function rank(state: IndexState, stats: { q: number; docs: number; length: numbe
       if (kindOk && !kindOk[doc.k]) continue
       const at = doc.terms.indexOf(q.term)
       const tf = doc.tfs[at]!
-      add(n, doc.k, (factor * tf) / (tf + constant + lengthWeight * doc.l))
+      add(n, doc.k, doc.l, (factor * tf) / (tf + constant + lengthWeight * doc.l))
     }
   }
   const scores = new Array<number>(touched.length)
   const kinds = new Array<number>(touched.length)
+  const docLens = new Array<number>(touched.length)
   for (let i = 0; i < touched.length; i++) {
     const n = touched[i]!
     if (dense) {
       scores[i] = scratch[n]!
       kinds[i] = scratchKinds[n]!
+      docLens[i] = scratchLens[n]!
       scratch[n] = 0
     } else {
       scores[i] = sparse.get(n)!
       kinds[i] = sparseKinds.get(n)!
+      docLens[i] = sparseLens.get(n)!
     }
   }
-  return { docs: touched, scores, kinds }
+  return { docs: touched, scores, kinds, lens: docLens }
 }
 
 /** Positions of the `k` best scores (higher score, then higher document number), best first. */
@@ -172,7 +180,7 @@ function bestPositions(r: Ranked, k: number, skip: ReadonlySet<number>): number[
  * records), and reads further down the ranking until `depth` pass. Equal
  * scores rank the later-written document first.
  */
-async function pick(engine: SearchEngine, r: Ranked, filter: PostingFilter, depth: number): Promise<Candidate[]> {
+async function pick(engine: SearchEngine, q: number, r: Ranked, filter: PostingFilter, depth: number): Promise<Candidate[]> {
   const out: Candidate[] = []
   const taken = new Set<number>()
   const bySession = filter.sessionId !== undefined || filter.excludeSessionId !== undefined
@@ -187,6 +195,11 @@ async function pick(engine: SearchEngine, r: Ranked, filter: PostingFilter, dept
     const rows = missing.length > 0 ? await engine.t.textDocs.bulkGet(missing.map((i) => r.docs[i]!)) : []
     rows.forEach((row: TextDocRow | undefined, j) => {
       if (row && row.d !== undefined && row.x === undefined) state.keepDoc(row.n!, row.d, row.a)
+      else {
+        // Removed without a marker yet: skipped from now on (the next merge records it).
+        const i = missing[j]!
+        state.discover({ n: r.docs[i]!, q, l: r.lens[i]! })
+      }
     })
     let found: Candidate[] = []
     for (const i of batch) {
