@@ -7,6 +7,9 @@ import type {} from './pages/harness.js'
  * DevTools protocol (Storage.overrideQuotaForOrigin) to a little above what
  * the store uses; a write past it must fail with `quota_exceeded` and leave
  * nothing of itself behind, and after a delete the store takes writes again.
+ * Deletes write nothing (so they work on a full disk). Chromium gives back the
+ * room of large values at once; that of many small rows only when its storage
+ * compacts, so the passages here are large and do not compress.
  */
 
 let server: PageServer
@@ -41,19 +44,18 @@ describe('storage quota in Chromium', () => {
     expect(before.stats.storage?.quotaBytes).toBeGreaterThan(before.stats.storage!.usedBytes)
     expect(typeof before.persisted).toBe('boolean')
 
-    // Long passages (~190,000 characters of everyday words) until the quota refuses one.
+    // Long passages (190,000 characters that do not compress: a marker word and one long random token) until the quota refuses one.
     const result = await page.evaluate(async () => {
       const m = window.harness.memory()
       const stored: string[] = []
-      const words = 'river garden budget flight cello pixel harbor lantern quartz meadow orchard pepper violin window basket candle forest island'.split(' ')
       const text = (i: number) => {
-        const out = [`passage${i}marker`]
+        let s = `passage${i}marker `
         let x = i + 1
-        for (let n = 0; n < 190_000 / 7; n++) {
+        while (s.length < 190_000) {
           x = (x * 1103515245 + 12345) % 2147483648
-          out.push(words[x % words.length]!)
+          s += x.toString(36)
         }
-        return out.join(' ').slice(0, 190_000)
+        return s.slice(0, 190_000)
       }
       for (let i = 0; i < 120; i++) {
         try {
@@ -77,23 +79,19 @@ describe('storage quota in Chromium', () => {
     expect(result.earlierVisible).toBe(1)
 
     // Deleting passages frees room: the same kind of write succeeds again.
-    const dbg = await page.evaluate(async (ids) => {
-      const m = window.harness.memory()
-      const out: unknown[] = [(await m.stats()).storage?.usedBytes]
-      for (const id of ids) out.push(await m.archive.remove(id).then(() => 'ok', (e: { code?: string }) => e.code), (await m.stats()).storage?.usedBytes)
-      out.push(await m.archive.insert('q', 'x small').then(() => 'ok', (e: { code?: string }) => e.code))
-      out.push(await m.messages.append('s', { role: 'user', content: 'x small' }).then(() => 'ok', (e: { code?: string }) => e.code))
-      return out
-    }, result.stored)
-    console.log('dbg', quotaSize, JSON.stringify(dbg), JSON.stringify({ ...result, stored: result.stored.length }))
     const again = await page.evaluate(async (ids) => {
       const m = window.harness.memory()
+      for (const id of ids) await m.archive.remove(id)
+      let big = 'passage99marker '
+      for (let x = 7; big.length < 190_000;) big += (x = (x * 1103515245 + 12345) % 2147483648).toString(36)
+      const large = await m.archive.insert('q', big.slice(0, 190_000))
       const p = await m.archive.insert('q', 'a small passage after the delete')
       const message = await m.messages.append('s', { role: 'user', content: 'and a message too' })
-      return { passage: p.id, seq: message.seq, found: (await m.search('q', 'small passage')).map((h) => h.id) }
+      return { passage: p.id, seq: message.seq, found: (await m.search('q', 'small passage')).map((h) => h.id), large: (await m.search('q', 'passage99marker')).map((h) => h.id), largeId: large.id }
     }, result.stored)
     expect(again.seq).toBe(2)
     expect(again.found).toEqual([again.passage])
+    expect(again.large).toEqual([again.largeId])
     await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.origin })
   })
 })
