@@ -72,7 +72,7 @@ export function searchEngineOf(index: TextIndex): SearchEngine | undefined {
 }
 
 /** What one transaction did to the index. */
-interface TxLog { changes: IndexChanges; embed: boolean; assigning: Promise<unknown>; qs: Map<string, Promise<number>> }
+interface TxLog { changes: IndexChanges; embed: boolean; assigning: Promise<unknown>; qs: Map<string, Promise<number>>; onComplete: Array<() => void> }
 
 /** A settled Dexie promise: awaiting it keeps Dexie's transaction zone (a native one may not, after ~100 in a row). */
 const done = (): Promise<void> => Dexie.Promise.resolve() as unknown as Promise<void>
@@ -113,17 +113,20 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   let timer: ReturnType<typeof setTimeout> | undefined
   let merging: Promise<void> | undefined
   let stopped = false
+  /** Whether vector or embed-queue rows may exist (always with an embedder; else learned from the first write). */
+  let vectorsMayExist: boolean | undefined = embedder ? true : undefined
 
   function logOf(w: WriteScope): TxLog {
     let log = logs.get(w.tx)
     if (!log) {
       const created: TxLog = {
         changes: { added: [], killed: [], assigned: [], removedProjects: [], vectorProjects: new Set(), reset: false },
-        embed: false, assigning: Dexie.Promise.resolve() as unknown as Promise<unknown>, qs: new Map(),
+        embed: false, assigning: Dexie.Promise.resolve() as unknown as Promise<unknown>, qs: new Map(), onComplete: [],
       }
       log = created
       logs.set(w.tx, created)
       w.tx.on('complete', () => {
+        for (const fn of created.onComplete) fn()
         state.apply(created.changes)
         vectors.apply(created.changes)
         if (created.embed) engine.onEnqueue()
@@ -176,9 +179,15 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
 
   /** Deletes the vectors and queued embeddings of documents (they may exist from a session opened with an embedder). */
   async function dropVectors(log: TxLog, ids: readonly string[], projects: Iterable<string>, checkFirst: boolean): Promise<void> {
-    if (checkFirst) {
+    // A store that never had an embedder has nothing to drop: learn that once, not on every write.
+    if (vectorsMayExist === false) return
+    if (checkFirst || vectorsMayExist === undefined) {
       const [v, e] = await Promise.all([t.vectors.count(), t.embedQueue.count()])
-      if (v === 0 && e === 0) return
+      if (v === 0 && e === 0) {
+        if (!embedder) log.onComplete.push(() => (vectorsMayExist ??= false))
+        return
+      }
+      vectorsMayExist = true
     }
     for (const p of projects) log.changes.vectorProjects.add(p)
     await Promise.all([t.vectors.bulkDelete([...ids]), t.embedQueue.where('docId').anyOf([...ids]).delete()])
