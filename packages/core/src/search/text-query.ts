@@ -7,7 +7,7 @@ import { decodeBlocks, type PostingList } from './posting-codec.js'
 import type { SearchEngine } from './text-index.js'
 
 /** A query term with its live document frequency and idf. */
-interface QueryTerm { term: string; df: number; idf: number; list: PostingList | undefined; tail: number[] }
+interface QueryTerm { term: string; df: number; idf: number; list: PostingList | undefined; tail: number[]; /** Merged postings in `list` (those at or below the mark). */ end: number }
 
 /** Scratch score accumulator indexed by document number (grown on demand, reset after each query). */
 let scratch = new Float64Array(1 << 16)
@@ -52,29 +52,40 @@ async function mergedList(engine: SearchEngine, q: number, w: string): Promise<P
   return list
 }
 
-/** Scored documents: numbers and scores, in no particular order. */
-interface Ranked { docs: number[]; scores: number[]; kinds: number[]; lens: number[] }
+/** Scored documents: numbers, scores, kind codes and lengths, in no particular order. */
+interface Ranked { docs: Uint32Array; scores: Float64Array; kinds: Uint8Array; lens: Uint32Array }
+
+/** Postings of a list at or below `mark` (lists are in increasing document number). */
+function mergedEnd(list: PostingList, mark: number): number {
+  let lo = 0
+  let hi = list.count
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (list.docs[mid]! <= mark) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
 
 function rank(state: IndexState, stats: { q: number; docs: number; length: number }, tokens: readonly string[], lists: ReadonlyArray<PostingList | undefined>, filter: PostingFilter): Ranked {
   const { mark, dead, tail } = state
+  const checkDead = dead.size > 0
   const query: QueryTerm[] = []
+  const ends: number[] = []
   tokens.forEach((term, i) => {
     const list = lists[i]
     let df = 0
-    let maxDoc = 0
+    let end = 0
     if (list) {
-      for (let j = 0; j < list.count; j++) {
-        const n = list.docs[j]!
-        if (n <= mark && !dead.has(n)) df++
-      }
-      maxDoc = list.count > 0 ? list.docs[list.count - 1]! : 0
+      end = mergedEnd(list, mark)
+      df = end
+      if (checkDead) for (let j = 0; j < end; j++) if (dead.has(list.docs[j]!)) df--
     }
     const tailDocs = (state.tailTerms.get(`${stats.q}\u0001${term}`) ?? []).filter((n) => tail.has(n))
     df += tailDocs.length
     if (df === 0) return
-    void maxDoc
     const n = Math.max(stats.docs, df)
-    query.push({ term, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)), list, tail: tailDocs })
+    query.push({ term, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)), list, tail: tailDocs, end })
   })
   query.sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1))
   const avgLength = stats.docs > 0 ? Math.max(1, stats.length / stats.docs) : 1
@@ -83,93 +94,123 @@ function rank(state: IndexState, stats: { q: number; docs: number; length: numbe
   const kindOk = filter.kinds ? KIND_CODES.map((k) => filter.kinds!.has(k)) : undefined
 
   let top = 0
+  let total = 0
   for (const q of query) {
-    if (q.list && q.list.count > 0) top = Math.max(top, q.list.docs[q.list.count - 1]!)
+    if (q.list && q.end > 0) top = Math.max(top, q.list.docs[q.end - 1]!)
     for (const n of q.tail) top = Math.max(top, n)
+    total += q.end + q.tail.length
   }
-  const dense = top < MAX_DENSE
-  if (dense && top >= scratch.length) {
+  if (top >= MAX_DENSE) return rankSparse(state, query, lengthWeight, constant, kindOk)
+  if (top >= scratch.length) {
     let size = scratch.length
     while (size <= top) size *= 2
     scratch = new Float64Array(size)
     scratchKinds = new Uint8Array(size)
     scratchLens = new Uint32Array(size)
   }
-  const sparse = new Map<number, number>()
-  const sparseKinds = new Map<number, number>()
-  const sparseLens = new Map<number, number>()
-  const touched: number[] = []
-  const add = (n: number, kind: number, len: number, w: number) => {
-    if (dense) {
-      if (scratch[n] === 0) {
-        touched.push(n)
-        scratchKinds[n] = kind
-        scratchLens[n] = len
-      }
-      scratch[n] = scratch[n]! + w
-    } else {
-      const s = sparse.get(n)
-      if (s === undefined) {
-        touched.push(n)
-        sparseKinds.set(n, kind)
-        sparseLens.set(n, len)
-      }
-      sparse.set(n, (s ?? 0) + w)
-    }
-  }
+  const sc = scratch
+  const sk = scratchKinds
+  const sl = scratchLens
+  const touched = new Uint32Array(total)
+  let count = 0
   for (const q of query) {
     const factor = q.idf * (K1 + 1)
     const list = q.list
     if (list) {
       const { docs, tfs, kinds, lens } = list
-      for (let j = 0; j < list.count; j++) {
+      for (let j = 0; j < q.end; j++) {
         const n = docs[j]!
-        if (n > mark || dead.has(n)) continue
+        if (checkDead && dead.has(n)) continue
         const kind = kinds[j]!
         if (kindOk && !kindOk[kind]) continue
         const tf = tfs[j]!
+        const len = lens[j]!
+        const w = (factor * tf) / (tf + constant + lengthWeight * len)
+        const before = sc[n]!
         // A weight is never 0 for tf ≥ 1, so 0 in the scratch means "not scored yet".
-        add(n, kind, lens[j]!, (factor * tf) / (tf + constant + lengthWeight * lens[j]!))
+        if (before === 0) {
+          touched[count++] = n
+          sk[n] = kind
+          sl[n] = len
+        }
+        sc[n] = before + w
       }
     }
     for (const n of q.tail) {
       const doc = tail.get(n)!
       if (kindOk && !kindOk[doc.k]) continue
-      const at = doc.terms.indexOf(q.term)
-      const tf = doc.tfs[at]!
+      const tf = doc.tfs[doc.terms.indexOf(q.term)]!
+      const w = (factor * tf) / (tf + constant + lengthWeight * doc.l)
+      const before = sc[n]!
+      if (before === 0) {
+        touched[count++] = n
+        sk[n] = doc.k
+        sl[n] = doc.l
+      }
+      sc[n] = before + w
+    }
+  }
+  const out: Ranked = { docs: touched.subarray(0, count), scores: new Float64Array(count), kinds: new Uint8Array(count), lens: new Uint32Array(count) }
+  for (let i = 0; i < count; i++) {
+    const n = touched[i]!
+    out.scores[i] = sc[n]!
+    out.kinds[i] = sk[n]!
+    out.lens[i] = sl[n]!
+    sc[n] = 0
+  }
+  return out
+}
+
+/** The same scoring into maps, for stores whose document numbers grew too large for a dense scratch array. */
+function rankSparse(state: IndexState, query: readonly QueryTerm[], lengthWeight: number, constant: number, kindOk: boolean[] | undefined): Ranked {
+  const { dead, tail } = state
+  const acc = new Map<number, { s: number; k: number; l: number }>()
+  const add = (n: number, kind: number, len: number, w: number) => {
+    const a = acc.get(n)
+    if (a) a.s += w
+    else acc.set(n, { s: w, k: kind, l: len })
+  }
+  for (const q of query) {
+    const factor = q.idf * (K1 + 1)
+    if (q.list) {
+      const { docs, tfs, kinds, lens } = q.list
+      for (let j = 0; j < q.end; j++) {
+        if (dead.has(docs[j]!) || (kindOk && !kindOk[kinds[j]!])) continue
+        add(docs[j]!, kinds[j]!, lens[j]!, (factor * tfs[j]!) / (tfs[j]! + constant + lengthWeight * lens[j]!))
+      }
+    }
+    for (const n of q.tail) {
+      const doc = tail.get(n)!
+      if (kindOk && !kindOk[doc.k]) continue
+      const tf = doc.tfs[doc.terms.indexOf(q.term)]!
       add(n, doc.k, doc.l, (factor * tf) / (tf + constant + lengthWeight * doc.l))
     }
   }
-  const scores = new Array<number>(touched.length)
-  const kinds = new Array<number>(touched.length)
-  const docLens = new Array<number>(touched.length)
-  for (let i = 0; i < touched.length; i++) {
-    const n = touched[i]!
-    if (dense) {
-      scores[i] = scratch[n]!
-      kinds[i] = scratchKinds[n]!
-      docLens[i] = scratchLens[n]!
-      scratch[n] = 0
-    } else {
-      scores[i] = sparse.get(n)!
-      kinds[i] = sparseKinds.get(n)!
-      docLens[i] = sparseLens.get(n)!
-    }
+  const out: Ranked = { docs: new Uint32Array(acc.size), scores: new Float64Array(acc.size), kinds: new Uint8Array(acc.size), lens: new Uint32Array(acc.size) }
+  let i = 0
+  for (const [n, a] of acc) {
+    out.docs[i] = n
+    out.scores[i] = a.s
+    out.kinds[i] = a.k
+    out.lens[i] = a.l
+    i++
   }
-  return { docs: touched, scores, kinds, lens: docLens }
+  return out
 }
 
 /** Positions of the `k` best scores (higher score, then higher document number), best first. */
 function bestPositions(r: Ranked, k: number, skip: ReadonlySet<number>): number[] {
-  const better = (i: number, j: number) => r.scores[i]! > r.scores[j]! || (r.scores[i] === r.scores[j] && r.docs[i]! > r.docs[j]!)
+  const { scores, docs } = r
+  const better = (i: number, j: number) => scores[i]! > scores[j]! || (scores[i] === scores[j] && docs[i]! > docs[j]!)
   const top: number[] = []
-  for (let i = 0; i < r.docs.length; i++) {
-    if (skip.has(i)) continue
-    if (top.length === k && !better(i, top[k - 1]!)) continue
+  let floor = -Infinity // the k-th best score once the top is full: anything lower cannot enter
+  for (let i = 0; i < docs.length; i++) {
+    if (scores[i]! < floor || (top.length === k && !better(i, top[k - 1]!)) || skip.has(i)) continue
     let at = top.length
     while (at > 0 && better(i, top[at - 1]!)) at--
     top.splice(at, 0, i)
     if (top.length > k) top.pop()
+    if (top.length === k) floor = scores[top[k - 1]!]!
   }
   return top
 }
