@@ -4,7 +4,7 @@
  * run the SDK, beside raw Dexie and MiniSearch doing the same work in the same
  * worker and run. Sizes: BROWSER_BENCH_IMPORT messages for import and the large
  * search store (default 100,000); BROWSER_BENCH_SMOKE=1 runs everything small;
- * BROWSER_BENCH_SUITES=storage (or writes: writes and search) runs a part.
+ * BROWSER_BENCH_SUITES=storage, writes (writes and search) or search runs a part.
  */
 import type { BrowserBenchConfig, BrowserBenchResult, Figure, StorageVariant } from '../e2e/pages/bench-browser.worker.js'
 import { buildTestPages } from '../e2e/support/build-pages.js'
@@ -61,7 +61,8 @@ export async function runBrowserBench(): Promise<void> {
     await page.waitForFunction(() => document.title === 'ready')
     const version = (await profile.context.browser()?.version()) ?? 'Chromium'
     const figures = suites.includes('storage') ? await storageFigures(root, profile) : []
-    const result: BrowserBenchResult = suites.includes('writes') ? await page.evaluate((c) => (window as unknown as { bench: Bench }).bench.run(c), config) : { figures: [], notes: [] }
+    const runs = suites.includes('writes') || suites.includes('search')
+    const result: BrowserBenchResult = runs ? await page.evaluate((c) => (window as unknown as { bench: Bench }).bench.run(c), { ...config, searchOnly: !suites.includes('writes') }) : { figures: [], notes: [] }
     result.figures.unshift(...figures)
     const tables: Record<string, string> = {
       storage: `storage in Chromium ${version} (navigator.storage.estimate, fresh profile)`,

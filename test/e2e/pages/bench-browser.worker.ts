@@ -8,7 +8,7 @@ import { SCHEMA_V1 } from '../../../packages/core/src/schema.js'
 import { makeCorpus } from './bench-corpus.js'
 
 /** What Node asks for. */
-export interface BrowserBenchConfig { writes: number; appendMany: number; importN: number; searchSizes: number[]; queries: number; builds: number }
+export interface BrowserBenchConfig { /** Skip the write figures (search only; the large store is imported directly). */ searchOnly?: boolean; writes: number; appendMany: number; importN: number; searchSizes: number[]; queries: number; builds: number }
 /** One figure: ours beside a baseline (same unit). */
 export interface Figure { table: string; name: string; ours: number; baseline: number; unit: string; baselineName: string; goal: string; today?: string }
 /** What the worker answers. */
@@ -267,7 +267,11 @@ async function searchAt(size: number, queries: number, big: Memory | undefined, 
 
 async function runAll(config: BrowserBenchConfig): Promise<BrowserBenchResult> {
   progress('writes')
-  const big = await writes(config.writes, config.appendMany, config.importN)
+  let big: Memory
+  if (config.searchOnly) {
+    big = await openEngram()
+    await big.import(dumpOf(makeCorpus(config.importN, 0, 11).texts), { mode: 'merge' })
+  } else big = await writes(config.writes, config.appendMany, config.importN)
   for (const size of config.searchSizes) {
     progress(`search ${size}`)
     await searchAt(size, config.queries, size === config.importN ? big : undefined, config.builds)
