@@ -117,8 +117,9 @@ export const SCHEMA_V2: Record<string, string> = Object.fromEntries(
   Object.entries({ ...SCHEMA_V1, ...SCHEMA_V2_CHANGES }).filter((entry): entry is [string, string] => entry[1] !== null),
 )
 
-/** The current schema version and its tables. */
+/** The current schema version. */
 export const SCHEMA_VERSION = 2
+/** The tables of the current schema version: table → Dexie index spec. */
 export const SCHEMA = SCHEMA_V2
 
 /** Every table name, for transactions that span the whole store (import, purge). */
