@@ -11,12 +11,14 @@ const suites: Record<string, () => Promise<void>> = {
   runtime: async () => (await import('./runtime.js')).runRuntimeBench(),
   sync: async () => (await import('./sync.js')).runSyncBench(),
   worker: async () => (await import('./worker.js')).runWorkerBench(),
+  browser: async () => (await import('./browser.js')).runBrowserBench(),
   relay: async () => (await import('./relay-load.js')).runRelayBench(),
 }
 
 const wanted = process.argv.slice(2)
 for (const name of wanted) if (!(name in suites)) throw new Error(`Unknown bench suite ${name}; known: ${Object.keys(suites).join(', ')}`)
-const selected = wanted.length > 0 ? wanted : Object.keys(suites)
+// The browser suite takes minutes; it runs when asked for by name.
+const selected = wanted.length > 0 ? wanted : Object.keys(suites).filter((name) => name !== 'browser')
 
 console.log(`# Engram benchmarks — ${new Date().toISOString()} — node ${process.version}, ${cpus().length} cores`)
 for (const name of selected) {

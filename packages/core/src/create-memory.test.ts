@@ -9,7 +9,7 @@ let counter = 0
 const base = () => ({ appId: 'compose', userId: `u${++counter}`, indexedDB: new IDBFactory(), IDBKeyRange })
 
 /** Every namespace and member a store has whatever its modules. */
-const BASE = ['appId', 'userId', 'deviceId', 'mode', 'projects', 'changes', 'status', 'sync', 'stats', 'export', 'close', 'closed']
+const BASE = ['appId', 'userId', 'deviceId', 'mode', 'projects', 'changes', 'status', 'sync', 'stats', 'export', 'persist', 'close', 'closed']
 /** The members each module adds. */
 const ADDS: Record<string, string[]> = {
   facts: ['facts', 'blocks'],
@@ -75,7 +75,7 @@ describe('createMemory', () => {
 
   it('types a store of several modules with the namespaces of each', () => {
     type Store = Awaited<ReturnType<typeof createMemory<readonly [ReturnType<typeof factsModule>, ReturnType<typeof conversationsModule>, ReturnType<typeof contextModule>]>>>
-    expectTypeOf<keyof Store>().toEqualTypeOf<'appId' | 'userId' | 'deviceId' | 'mode' | 'projects' | 'changes' | 'status' | 'sync' | 'stats' | 'export' | 'close' | 'closed' | 'facts' | 'blocks' | 'sessions' | 'messages' | 'summaries' | 'context'>()
+    expectTypeOf<keyof Store>().toEqualTypeOf<'appId' | 'userId' | 'deviceId' | 'mode' | 'projects' | 'changes' | 'status' | 'sync' | 'stats' | 'export' | 'persist' | 'close' | 'closed' | 'facts' | 'blocks' | 'sessions' | 'messages' | 'summaries' | 'context'>()
     expectTypeOf<Awaited<ReturnType<typeof createMemory<readonly [ReturnType<typeof factsModule>]>>>>().toHaveProperty('blocks')
   })
 

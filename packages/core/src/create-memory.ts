@@ -13,6 +13,7 @@ import { createReplication } from './replication.js'
 import { registerReplication } from './replication-seam.js'
 import { EngramDb } from './schema.js'
 import { createStatusHub } from './status.js'
+import { requestPersistence } from './storage-estimate.js'
 import type { StoreContext } from './store-context.js'
 import { subscribeChanges } from './subscribe-changes.js'
 import { createSyncSlot } from './sync-api.js'
@@ -69,7 +70,8 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   if (opts.tokenizer !== undefined && typeof opts.tokenizer?.count !== 'function') throw new MemoryError('invalid_input', 'tokenizer must have count(text)')
   if (opts.now !== undefined && typeof opts.now !== 'function') throw new MemoryError('invalid_input', 'now must be a function returning epoch milliseconds')
   const name = databaseName(appId, userId)
-  const db = new EngramDb(name, { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}) })
+  const analyzer = modules.find((m) => m.database?.analyzer)?.database?.analyzer
+  const db = new EngramDb(name, { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}), ...(analyzer ? { analyzer } : {}) })
   try {
     // Dexie 4 would open (and extend) a database that a newer schema wrote; refuse first.
     await refuseNewerSchema(opts.indexedDB ?? globalThis.indexedDB, name, db.verno)
@@ -109,6 +111,7 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     sync: sync.api,
     stats: (projectId) => dump.stats(projectId),
     export: (projectId) => dump.export(projectId),
+    persist: () => requestPersistence(),
     async close() {
       if (closed) return
       closed = true

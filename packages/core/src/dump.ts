@@ -2,6 +2,7 @@ import { MemoryError } from './errors.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, type ProjectScope } from './dump-scope.js'
 import { DUMP_FORMAT, DUMP_VERSION, type Dump } from './dump-validate.js'
 import type { BackgroundProblem } from './status.js'
+import { estimateStorage, type StorageEstimate } from './storage-estimate.js'
 import type { StoreContext } from './store-context.js'
 import { checkId } from './validate.js'
 import { read } from './write.js'
@@ -13,13 +14,16 @@ export interface Stats {
   facts: number; blocks: number; sessions: number; messages: number; passages: number; bytes: number
   /** The store's recent background failures (embedder, summarizer, extractor, sync), as in `memory.status`. */
   problems: BackgroundProblem[]
+  /** The origin's bytes used and quota as the browser estimates them (absent where there is no estimate, e.g. Node). */
+  storage?: StorageEstimate
 }
 
 /** stats and export of a store (import is the importer module's). */
 export interface DumpApi {
   /**
    * Counts of live facts and blocks, sessions, messages and passages, and the approximate
-   * size of all memory as JSON, of one project or (without `projectId`) the whole store.
+   * size of all memory as JSON, of one project or (without `projectId`) the whole store;
+   * in a browser also the origin's bytes used and quota (`storage`).
    * @throws MemoryError `not_found` for an unknown project, `invalid_input` on a bad id.
    */
   stats(projectId?: string): Promise<Stats>
@@ -54,7 +58,7 @@ export function createDump(ctx: StoreContext): DumpApi {
 
   return {
     async stats(projectId) {
-      const tables = await snapshot(projectId)
+      const [tables, storage] = await Promise.all([snapshot(projectId), estimateStorage()])
       const live = (rows: Row[] | undefined) => (rows ?? []).filter((r) => r.deletedAt === undefined).length
       let bytes = 0
       for (const rows of Object.values(tables)) for (const row of rows) bytes += utf8Length(JSON.stringify(row)) + 1
@@ -66,6 +70,7 @@ export function createDump(ctx: StoreContext): DumpApi {
         passages: tables.passages?.length ?? 0,
         bytes,
         problems: ctx.status.snapshot().problems,
+        ...(storage ? { storage } : {}),
       }
     },
 

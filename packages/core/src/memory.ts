@@ -63,6 +63,8 @@ export interface Memory {
   import(dump: Dump, options: { mode: 'merge' | 'replace' }): Promise<{ written: number }>
   /** Closes the store (through a worker: leaves it, ending a dedicated worker); later calls fail with `closed`. Idempotent. */
   close(): Promise<void>
+  /** Asks the browser to keep this origin's data under storage pressure (`navigator.storage.persist()`); true when persistent, false where not granted or not a browser. */
+  persist(): Promise<boolean>
   /** True once close() was called. */
   readonly closed: boolean
 }

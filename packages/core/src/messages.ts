@@ -29,6 +29,15 @@ export interface MessagesApi {
   append(sessionId: string, message: MessageInput): Promise<Message>
   /** Appends a user message and the assistant's reply in one transaction. @throws MemoryError as {@link MessagesApi.append}. */
   appendExchange(sessionId: string, userText: string, assistantText: string): Promise<[Message, Message]>
+  /**
+   * Appends many messages to an active session in one transaction, in order (seqs follow on
+   * without gaps); every message is checked before anything is written.
+   * @example await memory.messages.appendMany(sessionId, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }])
+   * @throws MemoryError `invalid_input` when `messages` is not an array of 1–{@link MAX_APPEND_MANY}
+   * messages or one of them is bad (its index is in the message; nothing is written), and the
+   * codes of {@link MessagesApi.append}.
+   */
+  appendMany(sessionId: string, messages: MessageInput[]): Promise<Message[]>
   /** The last `n` (0–10,000) messages, oldest first. @throws MemoryError `not_found` for an unknown session, `invalid_input`. */
   tail(sessionId: string, n: number): Promise<Message[]>
   /**
@@ -41,6 +50,8 @@ export interface MessagesApi {
 
 /** Largest message content, in UTF-8 bytes. */
 export const MAX_CONTENT_BYTES = 1024 * 1024
+/** Most messages one `appendMany` call takes. */
+export const MAX_APPEND_MANY = 10_000
 /** Largest message meta, in bytes of its JSON text. */
 export const MAX_META_BYTES = 64 * 1024
 const ROLES = ['user', 'assistant', 'system', 'tool'] as const
@@ -106,6 +117,14 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       const assistant = prepare('assistant', { role: 'assistant', content: assistantText })
       const [a, b] = await appendAll(sessionId, [user, assistant])
       return [a!, b!]
+    },
+
+    async appendMany(sessionId, messages) {
+      checkId('sessionId', sessionId)
+      if (!Array.isArray(messages) || messages.length === 0 || messages.length > MAX_APPEND_MANY) {
+        throw new MemoryError('invalid_input', `messages must be an array of 1 to ${MAX_APPEND_MANY} messages`)
+      }
+      return appendAll(sessionId, messages.map((m, i) => prepare(`messages[${i}]`, m)))
     },
 
     async tail(sessionId, n) {

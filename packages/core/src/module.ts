@@ -1,4 +1,5 @@
 import type { Memory } from './memory.js'
+import type { Analyzer } from './search/analyzer.js'
 import type { StoreContext } from './store-context.js'
 
 declare const moduleContext: unique symbol
@@ -16,7 +17,7 @@ export function storeOf(ctx: ModuleContext): StoreContext {
 /** The namespaces every store has, whatever modules it was composed from. */
 export type BaseKeys =
   | 'appId' | 'userId' | 'deviceId' | 'mode' | 'projects' | 'changes' | 'status' | 'sync'
-  | 'stats' | 'export' | 'close' | 'closed'
+  | 'stats' | 'export' | 'persist' | 'close' | 'closed'
 
 /** What sync needs of a store: its base (any composition of modules can sync). */
 export type SyncableMemory = Pick<Memory, BaseKeys>
@@ -34,6 +35,8 @@ export interface MemoryModule<K extends ModuleKeys = ModuleKeys> {
   readonly name: string
   /** Tables the module reads and writes (all tables are declared by the schema, so opening with fewer modules never migrates). */
   readonly tables: readonly string[]
+  /** What the database needs from the module when it opens (the search index's analyzer rebuilds the index on a schema upgrade). */
+  readonly database?: { analyzer?: Analyzer }
   /** Names of the modules it needs, listed before it or not. */
   readonly requires?: readonly string[]
   /** Runs before any module creates its namespaces (e.g. the search module installs the text index every writer uses). */

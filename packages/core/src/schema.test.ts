@@ -1,7 +1,8 @@
 import { Dexie } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
-import { EngramDb, SCHEMA_V1 } from './schema.js'
+import { openMemory } from './open-memory.js'
+import { EngramDb, SCHEMA, SCHEMA_V1 } from './schema.js'
 
 /*
  * Schema tests. Every Dexie version bump adds one entry to MIGRATIONS: the
@@ -86,9 +87,10 @@ interface Migration {
 }
 
 /**
- * Version 1 is the first schema, so there is no bump yet; its entry checks that a
- * database any Dexie client wrote with the v1 stores opens with EngramDb unchanged.
- * The next bump adds `{ from: 1, stores: SCHEMA_V1, seed, check }` here.
+ * Version 2 replaced the search index's tables (searchDocs, corpusStats) by the
+ * compact layout (textDocs, textBlocks, textCorpus) and rebuilds it from the
+ * records in the upgrade. The seed writes rows the way version 1 did, its old
+ * index rows included.
  */
 const MIGRATIONS: Migration[] = [
   {
@@ -99,6 +101,9 @@ const MIGRATIONS: Migration[] = [
       await db.table('sessions').put({ id: 's', projectId: 'p', status: 'active', startedAt: 1, lastActiveAt: 2, lastSeq: 1 })
       await db.table('messages').put({ id: 'm', sessionId: 's', projectId: 'p', seq: 1, role: 'user', content: 'hi', tokens: 1, createdAt: 2 })
       await db.table('summaries').put({ id: 'x', projectId: 'p', kind: 'project', text: 't', createdAt: 3, hlc: 'h' })
+      // Version 1's index of the message (one document row, one entry per term) and its corpus row.
+      await db.table('searchDocs').put({ docId: 'message:m', len: 1, at: 2, sid: 's', projectId: 'p', terms: ['p\u0001hi\u000210001'], tfs: [1] })
+      await db.table('corpusStats').put({ projectId: 'p', docs: 1, length: 1 })
     },
     check: async (db) => {
       expect(await db.sessions.get('s')).toMatchObject({ lastSeq: 1 })
@@ -110,14 +115,14 @@ const MIGRATIONS: Migration[] = [
 ]
 
 describe('schema', () => {
-  it('creates every table of SCHEMA_V1 with its key and indexes', async () => {
+  it('creates every table of the current schema with its key and indexes', async () => {
     const indexedDB = new IDBFactory()
     const db = new EngramDb('engram:schema-test:fresh', { indexedDB, IDBKeyRange })
     await db.open()
     db.close()
     const { stores } = await readShape(indexedDB, 'engram:schema-test:fresh')
-    expect(Object.keys(stores).sort()).toEqual(Object.keys(SCHEMA_V1).sort())
-    for (const [table, spec] of Object.entries(SCHEMA_V1)) expect({ table, ...stores[table] }).toEqual({ table, ...parseSpec(spec) })
+    expect(Object.keys(stores).sort()).toEqual(Object.keys(SCHEMA).sort())
+    for (const [table, spec] of Object.entries(SCHEMA)) expect({ table, ...stores[table] }).toEqual({ table, ...parseSpec(spec) })
   })
 
   it('parses specs the way Dexie does', () => {
@@ -139,6 +144,50 @@ describe('schema', () => {
       db.close()
     }
     const { stores } = await readShape(indexedDB, name)
-    expect(Object.keys(stores).sort()).toEqual(Object.keys(SCHEMA_V1).sort())
+    expect(Object.keys(stores).sort()).toEqual(Object.keys(SCHEMA).sort())
+    for (const [table, spec] of Object.entries(SCHEMA)) expect({ table, ...stores[table] }).toEqual({ table, ...parseSpec(spec) })
+  })
+
+  it('opens a store written with the version 1 schema: every memory readable, every kind searchable', async () => {
+    const indexedDB = new IDBFactory()
+    const name = 'engram:schema-test:u1'
+    const old = new Dexie(name, { indexedDB, IDBKeyRange })
+    old.version(1).stores(SCHEMA_V1)
+    await old.open()
+    const T = Date.UTC(2026, 0, 1)
+    await old.table('meta').put({ key: 'deviceId', value: 'dev0000000000001' })
+    await old.table('projects').bulkPut([
+      { id: 'p', name: 'Home', sync: { enabled: false }, createdAt: T, updatedAt: T },
+      { id: 'user', name: 'User', sync: { enabled: false }, createdAt: T, updatedAt: T },
+    ])
+    await old.table('sessions').put({ id: 's', projectId: 'p', status: 'active', startedAt: T, lastActiveAt: T + 2, lastSeq: 2 })
+    await old.table('messages').bulkPut([
+      { id: 'm1', sessionId: 's', projectId: 'p', seq: 1, role: 'user', content: 'Where did I park the bicycle?', tokens: 7, createdAt: T + 1 },
+      { id: 'm2', sessionId: 's', projectId: 'p', seq: 2, role: 'assistant', content: 'You parked it behind the library.', tokens: 7, createdAt: T + 2 },
+    ])
+    const hlc = `${String(T).padStart(13, '0')}.00000.dev0000000000001`
+    await old.table('facts').bulkPut([
+      { id: 'f1', projectId: 'p', key: 'pet', value: 'a greyhound called Pixel', confidence: 1, tags: [], tagKeys: [], createdAt: T, updatedAt: T, version: 1, hlc },
+      { id: 'f2', projectId: 'p', key: 'old', value: 'a removed greyhound note', confidence: 1, tags: [], tagKeys: [], createdAt: T, updatedAt: T, version: 2, hlc, deletedAt: T + 5 },
+    ])
+    await old.table('factVersions').put({ projectId: 'p', key: 'pet', version: 1, value: 'a greyhound called Pixel', validFrom: T, deleted: false, confidence: 1, hlc, origin: 'local' })
+    await old.table('summaries').put({ id: 'x', projectId: 'p', kind: 'project', text: 'Planning a cycling trip to Porto', createdAt: T + 3, hlc })
+    await old.table('passages').put({ id: 'a', projectId: 'p', text: 'The library closes at nine on weekdays', tags: [], createdAt: T + 4 })
+    old.close()
+
+    const memory = await openMemory({ appId: 'schema-test', userId: 'u1', indexedDB, IDBKeyRange })
+    try {
+      expect((await memory.messages.tail('s', 10)).map((m) => m.content)).toEqual(['Where did I park the bicycle?', 'You parked it behind the library.'])
+      expect(await memory.facts.get('p', 'pet')).toMatchObject({ value: 'a greyhound called Pixel' })
+      expect((await memory.search('p', 'bicycle')).map((h) => h.id)).toEqual(['m1'])
+      expect((await memory.search('p', 'library')).map((h) => h.id).sort()).toEqual(['a', 'm2'])
+      expect((await memory.search('p', 'greyhound')).map((h) => [h.kind, h.id])).toEqual([['fact', 'f1']])
+      expect((await memory.search('p', 'porto cycling')).map((h) => h.kind)).toEqual(['summary'])
+      // Written after the upgrade: indexed beside the rebuilt documents.
+      const m3 = await memory.messages.append('s', { role: 'user', content: 'And the bicycle lock code?' })
+      expect((await memory.search('p', 'bicycle')).map((h) => h.id).sort()).toEqual([m3.id, 'm1'].sort())
+    } finally {
+      memory.close()
+    }
   })
 })

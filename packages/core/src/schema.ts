@@ -1,4 +1,7 @@
 import { Dexie, type Table } from 'dexie'
+import type { Analyzer } from './search/analyzer.js'
+import { englishAnalyzer } from './search/analyzer.js'
+import { rebuildIndex } from './search/index-rebuild.js'
 import type { Json } from './validate.js'
 
 /*
@@ -66,9 +69,12 @@ export class EngramDb extends Dexie {
   // Tables of the search index and the agent runtime are typed where they are used
   // (search/*, journal.ts, runs.ts, tasks.ts, usage.ts, lessons.ts, turns.ts).
 
-  constructor(name: string, deps: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
+  /** `analyzer` builds the search index when an upgrade rebuilds it (the store's own, default English). */
+  constructor(name: string, deps: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange; analyzer?: Analyzer }) {
     super(name, { ...(deps.indexedDB ? { indexedDB: deps.indexedDB } : {}), ...(deps.IDBKeyRange ? { IDBKeyRange: deps.IDBKeyRange } : {}), chromeTransactionDurability: 'relaxed' })
     this.version(1).stores(SCHEMA_V1)
+    // Version 2: the compact search index (search/index-rows.ts) replaces version 1's; it is rebuilt from the records.
+    this.version(2).stores(SCHEMA_V2_CHANGES).upgrade((tx) => rebuildIndex(tx, deps.analyzer ?? englishAnalyzer))
   }
 }
 
@@ -102,5 +108,24 @@ export const SCHEMA_V1: Record<string, string> = {
   turns: '[sessionId+turnId], [sessionId+status], updatedAt',
 }
 
+/** What version 2 changes: the search index's tables (search/index-rows.ts). */
+export const SCHEMA_V2_CHANGES: Record<string, string | null> = {
+  searchDocs: null,
+  corpusStats: null,
+  textDocs: '++n, d, q, x',
+  textBlocks: '[q+w+b]',
+  textCorpus: 'p, &q',
+}
+
+/** Version 2 of the schema, whole: table → Dexie index spec. */
+export const SCHEMA_V2: Record<string, string> = Object.fromEntries(
+  Object.entries({ ...SCHEMA_V1, ...SCHEMA_V2_CHANGES }).filter((entry): entry is [string, string] => entry[1] !== null),
+)
+
+/** The current schema version. */
+export const SCHEMA_VERSION = 2
+/** The tables of the current schema version: table → Dexie index spec. */
+export const SCHEMA = SCHEMA_V2
+
 /** Every table name, for transactions that span the whole store (import, purge). */
-export const ALL_TABLES = Object.keys(SCHEMA_V1)
+export const ALL_TABLES = Object.keys(SCHEMA)

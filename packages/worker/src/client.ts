@@ -15,7 +15,7 @@ const NAMESPACES = [
   'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns',
 ] as const satisfies readonly (keyof Memory)[]
 /** The top-level functions of `Memory` (besides close). */
-const FUNCTIONS = ['search', 'stats', 'export', 'import'] as const satisfies readonly (keyof Memory)[]
+const FUNCTIONS = ['search', 'stats', 'export', 'import', 'persist'] as const satisfies readonly (keyof Memory)[]
 
 // Compile-time check: a namespace added to Memory must be added above, or this line fails.
 type Covered = (typeof NAMESPACES)[number] | (typeof FUNCTIONS)[number] | 'changes' | 'status' | 'sync' | 'close' | 'closed' | 'appId' | 'userId' | 'deviceId' | 'mode'

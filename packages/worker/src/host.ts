@@ -220,6 +220,7 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     stats: (projectId?: string) => need().stats(projectId),
     export: (projectId?: string) => need().export(projectId),
     import: (dump: Parameters<Memory['import']>[0], importOptions: Parameters<Memory['import']>[1]) => need().import(dump, importOptions),
+    persist: () => need().persist(),
   } satisfies WorkerContract
 
   Comlink.expose(connection, endpoint)

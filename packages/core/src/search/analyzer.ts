@@ -1,5 +1,6 @@
 import { porterStem } from './porter-stemmer.js'
 import { ENGLISH_STOP_WORDS } from './stop-words.js'
+import { segmentWords } from './word-segments.js'
 
 /**
  * Turns text into index terms. The same analyzer runs over documents and
@@ -15,44 +16,46 @@ export interface Analyzer {
 export interface AnalyzerOptions {
   /** Words dropped after case folding (before stemming). Default: English. */
   stopWords?: ReadonlySet<string>
-  /** Maps a folded word to its stem. Default: Porter (English). */
+  /** Maps a folded word to its stem. Default: Porter for words of Latin letters and digits, others as they are. */
   stem?: (word: string) => string
   /** Longest term kept (characters); longer runs are cut. Default 40. */
   maxTermLength?: number
 }
 
-const MARKS = /\p{M}+/gu
-const WORD = /[\p{L}\p{N}]+/gu
-// Scripts written without spaces: every character is a term.
-const UNSPACED = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\u0e00-\u0e7f]/u
-const UNSPACED_ALL = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\u0e00-\u0e7f]/gu
+// Marks are dropped only after letters of scripts where they are optional accents (é → e); in Indic,
+// Thai and other scripts they are vowels and part of the word ("हिन्दी" keeps its signs).
+const ACCENTS = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{M}+/gu
+const ASCII_WORD = /^[a-z0-9]+$/
 
-/** Lower-cases and strips diacritics (NFKD, then drops combining marks): "Crème" → "creme". */
+/**
+ * Lower-cases and strips diacritics from Latin, Greek and Cyrillic letters
+ * (NFKD, accents dropped, NFC): "Crème" → "creme"; other scripts keep their marks.
+ */
 export function foldText(text: string): string {
-  return text.normalize('NFKD').replace(MARKS, '').toLowerCase()
+  return text.normalize('NFKD').replace(ACCENTS, '$1').normalize('NFC').toLowerCase()
+}
+
+/** Porter for plain Latin words; words of other scripts are kept as they are. */
+function defaultStem(word: string): string {
+  return ASCII_WORD.test(word) ? porterStem(word) : word
 }
 
 /**
- * Creates an analyzer: Unicode letters and digits, case folding, diacritics
- * removed, stop words dropped, words stemmed; characters of CJK and Thai text
- * become one term each.
+ * Creates an analyzer: words found by Unicode word segmentation
+ * (`Intl.Segmenter`, so Chinese, Japanese, Thai and other scripts written
+ * without spaces split into words), case and accents folded, stop words
+ * dropped, words stemmed.
  *
  * @example createAnalyzer({ stopWords: new Set(['le', 'la']), stem: (w) => w })
  */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const stopWords = options.stopWords ?? ENGLISH_STOP_WORDS
-  const stem = options.stem ?? porterStem
+  const stem = options.stem ?? defaultStem
   const maxLength = options.maxTermLength ?? 40
   return {
     terms(text) {
       const out: string[] = []
-      for (const match of foldText(text).matchAll(WORD)) {
-        const word = match[0]
-        if (UNSPACED.test(word)) {
-          for (const part of word.split(UNSPACED_ALL)) if (part && !stopWords.has(part)) out.push(stem(part).slice(0, maxLength))
-          for (const ch of word.match(UNSPACED_ALL) ?? []) out.push(ch)
-          continue
-        }
+      for (const word of segmentWords(foldText(text))) {
         if (stopWords.has(word)) continue
         const term = stem(word)
         if (term.length > 0) out.push(term.length > maxLength ? term.slice(0, maxLength) : term)

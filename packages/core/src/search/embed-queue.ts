@@ -1,6 +1,6 @@
 import type { StoreContext } from '../store-context.js'
 import { kindOf, type EmbedQueueRow, type VectorRow } from './index-rows.js'
-import { docRow, type SearchEngine } from './text-index.js'
+import type { SearchEngine } from './text-index.js'
 import { normalize } from './vector-cache.js'
 
 /** Settings of the background embedder. */
@@ -69,15 +69,16 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
     }
     ctx.status.recover('embedder')
     const stored: VectorRow[] = []
-    await engine.db.transaction('rw', ['embedQueue', 'searchDocs', 'vectors'], async () => {
-      const [current, docs] = await Promise.all([t.embedQueue.bulkGet(ready.map((row) => row.seq!)), Promise.all(ready.map((row) => docRow(t, row.docId)))])
+    await engine.db.transaction('rw', ['embedQueue', 'textDocs', 'vectors'], async () => {
+      const [current, docs] = await Promise.all([t.embedQueue.bulkGet(ready.map((row) => row.seq!)), Promise.all(ready.map((row) => t.textDocs.where('d').equals(row.docId).last()))])
       for (let i = 0; i < ready.length; i++) {
+        const queuedRow = current[i]
         const doc = docs[i]
         const vector = vectors[i]
         // Removed or re-written while we embedded: its new queue row (if any) gets its own turn.
-        if (!current[i] || !doc || !(vector instanceof Float32Array) || vector.length !== embedder.dimensions) continue
-        const row: VectorRow = { docId: doc.docId, projectId: doc.projectId, kind: kindOf(doc.docId), at: doc.at, vector: normalize(Float32Array.from(vector)) }
-        if (doc.sid !== '') row.sid = doc.sid
+        if (!queuedRow || !doc || !(vector instanceof Float32Array) || vector.length !== embedder.dimensions) continue
+        const row: VectorRow = { docId: queuedRow.docId, projectId: queuedRow.projectId, kind: kindOf(queuedRow.docId), at: queuedRow.at ?? doc.a, vector: normalize(Float32Array.from(vector)) }
+        if (queuedRow.sid !== undefined) row.sid = queuedRow.sid
         stored.push(row)
       }
       await Promise.all([t.vectors.bulkPut(stored), t.embedQueue.bulkDelete(ready.map((row) => row.seq!))])

@@ -1,94 +1,100 @@
 import type { HitKind } from './search.js'
 
 /*
- * Rows of the search-index tables (schema.ts, "search index").
+ * Rows of the search-index tables (schema.ts, version 2). The layout is a
+ * small log-structured index inside IndexedDB:
  *
- * - `searchDocs`: one row per document. Its primary key `[docId+len+at+sid]`
- *   carries what scoring and filtering need, and its distinct terms with their
- *   frequencies and length, `${term}\u0002${min(tf, TF_CAP)}${len in base 36}` (term =
- *   `${projectId}\u0001${token}`; plain strings, cheaper to index than array
- *   keys), form a multi-entry index: one term's documents of one frequency are
- *   ordered shortest first, so the best ones can be read without the rest.
- *   Indexing a document is one write request; the postings of a term are read
- *   as primary keys only (`getAllKeys` over one index range per frequency), so
- *   a query never clones documents to score them.
- * - `corpusStats`: document count and total length per project, written once
- *   per transaction.
+ * - `textDocs`: one row per indexed document, keyed by a small integer (the
+ *   store's auto-increment counter), never by the long document id. It holds
+ *   the document id (indexed, for replace and remove), a small project number,
+ *   the length, the creation time and the distinct terms with their
+ *   frequencies. Writing a document is this one row: a "segment" of one.
+ *   A removed document keeps a row of a few bytes, marked dead (`x: 1`),
+ *   until the merger has taken it out of the posting blocks.
+ * - `textBlocks`: per project and term, posting blocks made by the merger:
+ *   `Uint8Array`s of delta-varint document numbers with frequency, kind and
+ *   length. Documents numbered above the merged mark are the unmerged tail,
+ *   which queries keep in memory.
+ * - `textCorpus`: per project its number, and the document count and total
+ *   length of its merged documents.
  */
 
-/** Term frequencies at or above this share one index range; their exact value is read from the row. */
-export const TF_CAP = 9
-/** The primary key of a document row: [docId, length, createdAt, sessionId or ''] */
-export type DocKey = [string, number, number, string]
-/** A stored document: its key fields, project, distinct terms as index entries (see {@link entryKey}) and their exact frequencies. */
-export interface SearchDocRow { docId: string; len: number; at: number; sid: string; projectId: string; terms: string[]; tfs: number[] }
-/** One term of one document, as scoring sees it (in memory). */
-export interface PostingRow { term: string; docId: string; tf: number; len: number; at: number; sid?: string }
-/** Document count and total length of a project, for BM25's idf and average length. */
-export interface CorpusStatsRow { projectId: string; docs: number; length: number }
+/** Kinds as stored in a posting (two bits). */
+export const KIND_CODES: readonly HitKind[] = ['message', 'fact', 'summary', 'passage']
+
+/** A document of the index: a segment until merged, then only what replace, remove and ranking need. */
+export interface TextDocRow {
+  /** Document number (auto-increment). */
+  n?: number
+  /** Project number (see {@link TextCorpusRow}). */
+  q: number
+  /** Document id `<kind>:<record id>`; absent once the document is dead. */
+  d?: string
+  /** Created at (epoch ms). */
+  a: number
+  /** Length in terms. */
+  l: number
+  /** Distinct terms, joined by {@link TERM_SEPARATOR}. */
+  t: string
+  /** Term frequencies, in the order of `t`; absent when every one is 1. */
+  f?: Uint16Array
+  /** Kind code (index into {@link KIND_CODES}). */
+  k: number
+  /** 1 when the document was removed or replaced; its postings may still be in blocks (queries skip them) until a merge purges its project. A dead row has no id and no terms. */
+  x?: 1
+}
+
+/** A block of postings of one term of one project. */
+export interface TextBlockRow {
+  q: number
+  /** The term. */
+  w: string
+  /** 1, 2, … for full (sealed) blocks in document-number order; 0 for the open block that appends go to, last in order. */
+  b: number
+  /** Sealed blocks of the term before this one. */
+  s: number
+  /** Postings in the block. */
+  c: number
+  /** Last document number in the block (the next block's deltas start after it). */
+  z: number
+  /** Postings: varint(document number − previous), varint(tf × 4 + kind), varint(length). */
+  p: Uint8Array
+}
+
+/** A project's number and the statistics of its merged, live documents. */
+export interface TextCorpusRow { p: string; q: number; docs: number; length: number }
+
 /** A stored embedding (unit length), beside the fields vector search filters on. */
 export interface VectorRow { docId: string; projectId: string; kind: HitKind; sid?: string; at: number; vector: Float32Array }
 /** A document waiting to be embedded, off the write path. */
-export interface EmbedQueueRow { seq?: number; docId: string; projectId: string; text: string; attempts: number; notBefore: number }
+export interface EmbedQueueRow { seq?: number; docId: string; projectId: string; text: string; attempts: number; notBefore: number; /** Created at, and the session, of the document (for its vector row). */ at?: number; sid?: string }
 
-/** The index key of a token in a project. */
-export function termKey(projectId: string, token: string): string {
-  return `${projectId}\u0001${token}`
-}
-
-/** Longest document length an index entry orders by (longer ones sort with it). */
-export const MAX_ENTRY_LEN = 36 ** 4 - 1
-const LEN_WIDTH = 4
-
-/** The length part of an entry: fixed-width base 36, so entries of one frequency sort by length. */
-function lenPart(len: number): string {
-  return Math.min(Math.max(0, Math.floor(len)), MAX_ENTRY_LEN).toString(36).padStart(LEN_WIDTH, '0')
-}
-
-/**
- * The multi-entry index key of a term in a document: the term, its frequency
- * capped at TF_CAP (one digit) and the document length, so the documents of
- * one frequency come shortest (highest BM25 weight) first.
- */
-export function entryKey(term: string, tf: number, len: number): string {
-  return `${term}\u0002${Math.min(tf, TF_CAP)}${lenPart(len)}`
-}
-
-/** The term of an index entry. */
-export function termOfEntry(entry: string): string {
-  return entry.slice(0, -(2 + LEN_WIDTH))
-}
-
-/** Where `term` is in a document row's entries (−1 when absent). */
-export function entryIndex(row: SearchDocRow, term: string): number {
-  const n = term.length + 2 + LEN_WIDTH
-  const prefix = `${term}\u0002`
-  return row.terms.findIndex((e) => e.length === n && e.startsWith(prefix))
-}
-
-/** Bounds (inclusive) of every index entry of a term. */
-export function termRange(term: string): [string, string] {
-  return [`${term}\u0002`, `${term}\u0003`]
-}
-
-/** Bounds (inclusive) of the entries of a term with (capped) frequency `tf` and length in `[minLen, maxLen]`. */
-export function bucketRange(term: string, tf: number, minLen = 0, maxLen = MAX_ENTRY_LEN): [string, string] {
-  return [entryKey(term, tf, minLen), entryKey(term, tf, maxLen)]
-}
+/** Separates the terms in {@link TextDocRow.t} (analyzers never emit it). */
+export const TERM_SEPARATOR = '\u0000'
+/** The `meta` row holding the highest merged document number. */
+export const MERGED_MARK_KEY = 'search.merged'
 
 /** The record id inside a `<kind>:<id>` document id. */
 export function recordIdOf(docId: string, kind: HitKind): string {
   return docId.slice(kind.length + 1)
 }
 
-/** The posting of a document row's key for a term with frequency `tf`. */
-export function postingOf(term: string, key: DocKey, tf: number): PostingRow {
-  const p: PostingRow = { term, docId: key[0], tf, len: key[1], at: key[2] }
-  if (key[3] !== '') p.sid = key[3]
-  return p
-}
-
 /** The kind of a `<kind>:<id>` document id. */
 export function kindOf(docId: string): HitKind {
   return docId.slice(0, docId.indexOf(':')) as HitKind
+}
+
+/** The kind code of a document id. */
+export function kindCodeOf(docId: string): number {
+  return Math.max(0, KIND_CODES.indexOf(kindOf(docId)))
+}
+
+/** The terms of a document row. */
+export function termsOf(row: TextDocRow): string[] {
+  return row.t === '' ? [] : row.t.split(TERM_SEPARATOR)
+}
+
+/** The frequency of the `i`-th term of a document row. */
+export function tfAt(row: TextDocRow, i: number): number {
+  return row.f ? row.f[i]! : 1
 }

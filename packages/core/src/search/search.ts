@@ -6,7 +6,6 @@ import type { Candidate, PostingFilter } from './bm25.js'
 import { startEmbedQueue } from './embed-queue.js'
 import { fuseRanked } from './fusion.js'
 import { resolveHits } from './hit-text.js'
-import { termKey } from './index-rows.js'
 import { searchEngineOf, type SearchEngine } from './text-index.js'
 import { textCandidates } from './text-query.js'
 import { normalize, VectorCache } from './vector-cache.js'
@@ -29,7 +28,7 @@ const KINDS: readonly HitKind[] = ['message', 'fact', 'summary', 'passage']
 const MODES = ['hybrid', 'text', 'vector'] as const
 /** Longest query accepted (characters). */
 export const MAX_QUERY_LENGTH = 10_000
-const SEARCH_TABLES = ['projects', 'searchDocs', 'corpusStats', 'vectors', 'messages', 'facts', 'summaries', 'passages']
+const SEARCH_TABLES = ['projects', 'textDocs', 'textBlocks', 'textCorpus', 'meta', 'vectors', 'messages', 'facts', 'summaries', 'passages']
 
 /**
  * Creates the search function of a store (and starts its embed queue when an
@@ -38,6 +37,7 @@ const SEARCH_TABLES = ['projects', 'searchDocs', 'corpusStats', 'vectors', 'mess
 export function createSearch(ctx: StoreContext): SearchFn {
   const engine = searchEngineOf(ctx.index)
   if (engine?.enabled && engine.embedder) startEmbedQueue(ctx, engine)
+  if (engine) ctx.onClose.push(() => engine.stop())
 
   return async function search(projectId, query, options) {
     checkId('projectId', projectId)
@@ -59,19 +59,25 @@ export function createSearch(ctx: StoreContext): SearchFn {
     ctx.assertOpen()
     if (!engine?.enabled) throw new MemoryError('internal', 'This store was opened without a search index')
 
-    const terms = [...new Set(engine.analyzer.terms(query))].map((token) => termKey(projectId, token))
+    const terms = [...new Set(engine.analyzer.terms(query))]
     const queryVector = mode === 'text' || query.trim() === '' ? undefined : await embedQuery(ctx, engine, query, mode)
-    const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
-
+    // The in-memory part of the index loads once, in its own transaction, before this query's.
+    if (mode !== 'vector' && terms.length > 0 && !engine.state.ready) await engine.ready()
     return read(ctx, SEARCH_TABLES, async () => {
-      const project = await ctx.db.projects.get(projectId)
-      if (!project || project.archivedAt !== undefined) return []
-      const lists: Candidate[][] = []
-      if (mode !== 'vector' && terms.length > 0) lists.push(await textCandidates(engine, projectId, terms, filter, depth))
-      if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
-      const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
-      const hits = await resolveHits(ctx.db, projectId, ranked)
-      return hits.slice(0, limit)
+      // Text ranking holds only live documents, so `limit` candidates usually resolve to `limit` hits;
+      // when records went missing meanwhile, the next round asks for twice as many.
+      for (let depth = mode === 'text' ? limit : Math.max(50, limit * 3); ; depth *= 2) {
+        const [project, text] = await Promise.all([
+          ctx.db.projects.get(projectId),
+          mode !== 'vector' && terms.length > 0 ? textCandidates(engine, projectId, terms, filter, depth) : undefined,
+        ])
+        if (!project || project.archivedAt !== undefined) return []
+        const lists: Candidate[][] = text ? [text] : []
+        if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
+        const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
+        const hits = await resolveHits(ctx.db, projectId, ranked)
+        if (hits.length >= limit || lists.every((list) => list.length < depth)) return hits.slice(0, limit)
+      }
     })
   }
 }

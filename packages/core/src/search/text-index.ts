@@ -1,18 +1,22 @@
 import { Dexie, type Transaction } from 'dexie'
-import type { EngramDb } from '../schema.js'
+import { reportError } from '../report-error.js'
+import type { EngramDb, MetaRow } from '../schema.js'
 import type { Embedder, IndexedDoc, PutManyOptions, TextIndex } from '../store-context.js'
 import type { WriteScope } from '../write.js'
 import { englishAnalyzer, type Analyzer } from './analyzer.js'
-import { entryKey, termKey, termOfEntry, type CorpusStatsRow, type DocKey, type EmbedQueueRow, type PostingRow, type SearchDocRow, type VectorRow } from './index-rows.js'
-import { PostingCache, type IndexDelta } from './posting-cache.js'
+import { kindCodeOf, MERGED_MARK_KEY, TERM_SEPARATOR, type EmbedQueueRow, type TextBlockRow, type TextCorpusRow, type TextDocRow, type VectorRow } from './index-rows.js'
+import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
+import { mergeTail } from './merger.js'
 import { VectorCache } from './vector-cache.js'
 
 /** The search-index tables, typed (schema.ts declares them untyped). */
 export interface IndexTables {
-  searchDocs: Dexie.Table<SearchDocRow, DocKey>
-  corpusStats: Dexie.Table<CorpusStatsRow, string>
+  textDocs: Dexie.Table<TextDocRow, number>
+  textBlocks: Dexie.Table<TextBlockRow, [number, string, number]>
+  textCorpus: Dexie.Table<TextCorpusRow, string>
   vectors: Dexie.Table<VectorRow, string>
   embedQueue: Dexie.Table<EmbedQueueRow, number>
+  meta: Dexie.Table<MetaRow, string>
 }
 
 /** Options of {@link createTextIndex}, as given to openMemory. */
@@ -21,26 +25,32 @@ export interface TextIndexOptions {
   analyzer?: Analyzer
   /** Internal (benchmarks only): `false` gives a store without a full-text index. */
   textIndex?: boolean
-  /** Internal (tests): document frequency above which a term's postings are read best first instead of whole (default 2000). */
-  sortedAccessMinDf?: number
-  /** Internal (tests): read long lists best first also for terms already queried since open. */
-  sortedAccessWarm?: boolean
+  /** Internal (tests, benchmarks): unmerged documents that start a merge at once (default 512). */
+  mergeAt?: number
+  /** Internal (tests, benchmarks): quiet time after the last write before the tail is merged (ms, default 250; `Infinity`: only on `mergeAt`). */
+  mergeDelayMs?: number
+  /** Internal (tests): dead documents in a project that make a merge purge its blocks (default 64). */
+  purgeAt?: number
+  /** Internal (tests, benchmarks): called after each merge commits, with the documents it merged and purged. */
+  onMerge?: (merged: { merged: number; purged: number }) => void
 }
 
-/** The text index plus what search reads: the analyzer and the in-memory caches. */
+/** The text index plus what search reads: the analyzer, the in-memory state and the vector cache. */
 export interface SearchEngine extends TextIndex {
   readonly db: EngramDb
   readonly t: IndexTables
   readonly analyzer: Analyzer
-  readonly cache: PostingCache
+  readonly state: IndexState
   readonly vectors: VectorCache
   readonly embedder: Embedder | undefined
   /** False for the benchmark baseline store (no index at all). */
   readonly enabled: boolean
-  /** Document frequency above which a query reads a term's postings best first (sorted access) instead of whole. */
-  readonly sortedAccessMinDf: number
-  /** Whether terms already queried since open also get sorted access (tests; normally they are read whole and cached). */
-  readonly sortedAccessWarm: boolean
+  /** Loads the in-memory state (tail, dead documents, corpus statistics) if not yet loaded. */
+  ready(): Promise<void>
+  /** Merges the whole unmerged tail into posting blocks now; resolves when done. */
+  merge(): Promise<void>
+  /** Stops background merging (on close). */
+  stop(): void
   /** Called after a transaction that queued documents for embedding commits. */
   onEnqueue: () => void
 }
@@ -48,7 +58,11 @@ export interface SearchEngine extends TextIndex {
 /** Kinds that get embeddings when an embedder is set. */
 const EMBEDDED_KINDS = new Set(['message', 'passage'])
 /** Every table the index writes; callers add them to their write transactions. */
-export const INDEX_TABLES = ['searchDocs', 'corpusStats', 'vectors', 'embedQueue'] as const
+export const INDEX_TABLES = ['textDocs', 'textBlocks', 'textCorpus', 'vectors', 'embedQueue', 'meta'] as const
+/** Documents in one batch that are merged in the writing transaction (imports) rather than later. */
+const INLINE_MERGE_AT = 2000
+/** Documents folded per merge transaction, so a background merge never holds the store long. */
+const MERGE_BATCH = 4000
 
 const engines = new WeakMap<TextIndex, SearchEngine>()
 
@@ -57,17 +71,30 @@ export function searchEngineOf(index: TextIndex): SearchEngine | undefined {
   return engines.get(index)
 }
 
-/** What one transaction did to the index: corpus deltas flushed before commit, changes replayed on the caches after. */
-interface TxLog { deltas: IndexDelta[]; embed: boolean; stats: Map<string, { docs: number; length: number }>; /** Corpus rows read as soon as a project shows up, so the commit-time flush does not wait on a read. */ stored: Map<string, Promise<CorpusStatsRow | undefined>> }
+/** What one transaction did to the index. */
+interface TxLog { changes: IndexChanges; embed: boolean; assigning: Promise<unknown>; qs: Map<string, Promise<number>>; onComplete: Array<() => void> }
 
 /** A settled Dexie promise: awaiting it keeps Dexie's transaction zone (a native one may not, after ~100 in a row). */
 const done = (): Promise<void> => Dexie.Promise.resolve() as unknown as Promise<void>
 
+/** Analyzes a document into its stored row (without its number). */
+export function docRowOf(analyzer: Analyzer, doc: IndexedDoc, q: number): TextDocRow {
+  const tokens = analyzer.terms(doc.text)
+  const counts = new Map<string, number>()
+  for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1)
+  const terms = [...counts.keys()]
+  const row: TextDocRow = { q, d: doc.docId, a: doc.createdAt, l: tokens.length, t: terms.join(TERM_SEPARATOR), k: kindCodeOf(doc.docId) }
+  if (terms.some((w) => counts.get(w)! > 1)) row.f = Uint16Array.from(terms, (w) => Math.min(0xffff, counts.get(w)!))
+  return row
+}
+
 /**
- * Creates the incremental BM25 index kept in IndexedDB. `put`, `putMany` and
- * `remove` run inside the caller's write transaction, so postings commit and
- * roll back with the record they index; corpus statistics are written once per
- * transaction, just before it commits; opening a store reads nothing up front.
+ * Creates the full-text index kept in IndexedDB. `put`, `putMany` and
+ * `remove` run inside the caller's write transaction, so a document commits
+ * and rolls back with the record it indexes: writing one is one small row
+ * (no read), replacing or removing one also marks the old row dead. An idle
+ * merger folds written rows into per-term posting blocks; queries read a few
+ * blocks plus the unmerged tail, which they keep in memory.
  *
  * @example const index = createTextIndex(db, { analyzer: createAnalyzer({ stem: (w) => w }) })
  */
@@ -77,69 +104,93 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   const enabled = opts.textIndex !== false
   const analyzer = opts.analyzer ?? englishAnalyzer
   const embedder = opts.embedder
-  const cache = new PostingCache()
+  const mergeAt = opts.mergeAt ?? 512
+  const mergeDelayMs = opts.mergeDelayMs ?? 250
+  const state = new IndexState()
   const vectors = new VectorCache()
   const logs = new WeakMap<Transaction, TxLog>()
+  let unmergedSinceOpen = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let merging: Promise<void> | undefined
+  let stopped = false
+  /** Whether vector or embed-queue rows may exist (always with an embedder; else learned from the first write). */
+  let vectorsMayExist: boolean | undefined = embedder ? true : undefined
 
   function logOf(w: WriteScope): TxLog {
     let log = logs.get(w.tx)
     if (!log) {
-      const created: TxLog = { deltas: [], embed: false, stats: new Map(), stored: new Map() }
+      const created: TxLog = {
+        changes: { added: [], killed: [], assigned: [], removedProjects: [], vectorProjects: new Set(), reset: false },
+        embed: false, assigning: Dexie.Promise.resolve() as unknown as Promise<unknown>, qs: new Map(), onComplete: [],
+      }
       log = created
       logs.set(w.tx, created)
-      w.onBeforeCommit(() => flushStats(created))
       w.tx.on('complete', () => {
-        cache.apply(created.deltas)
-        vectors.apply(created.deltas)
+        for (const fn of created.onComplete) fn()
+        state.apply(created.changes)
+        vectors.apply(created.changes)
         if (created.embed) engine.onEnqueue()
+        unmergedSinceOpen += created.changes.added.length + created.changes.killed.length
+        if (created.changes.merged) unmergedSinceOpen = 0
+        if (created.changes.added.length > 0 || created.changes.killed.length > 0) scheduleMerge()
       })
     }
     return log
   }
 
-  function countDoc(log: TxLog, projectId: string, docs: number, length: number): void {
-    const s = log.stats.get(projectId)
-    if (s) {
-      s.docs += docs
-      s.length += length
-      return
+  /** The project's number, assigning the next free one (in this transaction) the first time a project is indexed. */
+  function projectNumber(log: TxLog, projectId: string): number | Promise<number> {
+    const known = state.projects.get(projectId)
+    if (known) return known.q
+    let pending = log.qs.get(projectId)
+    if (!pending) {
+      // Assignments of one transaction run one after the other, so two new projects never take the same number.
+      const next = log.assigning.then(async () => {
+        const row = await t.textCorpus.get(projectId)
+        if (row) {
+          log.changes.assigned.push(row)
+          return row.q
+        }
+        const last = await t.textCorpus.orderBy('q').last()
+        const created: TextCorpusRow = { p: projectId, q: (last?.q ?? 0) + 1, docs: 0, length: 0 }
+        await t.textCorpus.add(created)
+        log.changes.assigned.push(created)
+        return created.q
+      })
+      log.assigning = next.catch(() => undefined)
+      pending = next
+      log.qs.set(projectId, pending)
     }
-    log.stats.set(projectId, { docs, length })
-    if (!log.stored.has(projectId)) {
-      const row = t.corpusStats.get(projectId)
-      row.catch(() => undefined) // a failed read fails the transaction; flushStats sees it
-      log.stored.set(projectId, row)
-    }
+    return pending
   }
 
-  /** Adds the transaction's document count and length deltas to the stored corpus rows (two requests). */
-  async function flushStats(log: TxLog): Promise<void> {
-    if (log.stats.size === 0) return
-    const ids = [...log.stats.keys()]
-    const rows = await Promise.all(ids.map((id) => log.stored.get(id) ?? t.corpusStats.get(id)))
-    await t.corpusStats.bulkPut(ids.map((projectId, i) => {
-      const d = log.stats.get(projectId)!
-      const row = rows[i]
-      return { projectId, docs: Math.max(0, (row?.docs ?? 0) + d.docs), length: Math.max(0, (row?.length ?? 0) + d.length) }
-    }))
-    log.stats.clear()
-    log.stored.clear()
+  /**
+   * Removes stored rows: a pure delete, so it works on a full disk too. A document that was
+   * merged leaves its postings in blocks; queries skip it from now on, and the next merge
+   * records it (a marker of a few bytes) until enough dead ones make it purge their project.
+   */
+  async function kill(log: TxLog, rows: readonly TextDocRow[], markRow: Promise<MetaRow | undefined>): Promise<void> {
+    if (rows.length === 0) return
+    const [row] = await Promise.all([markRow, t.textDocs.bulkDelete(rows.map((r) => r.n!))])
+    const mark = typeof row?.value === 'number' ? row.value : 0
+    // Only a merged document has postings in blocks to skip and, later, purge.
+    for (const r of rows) log.changes.killed.push({ n: r.n!, q: r.q, l: r.l, merged: r.n! <= mark } satisfies DeadDoc)
   }
 
-  /** Removes stored documents: their rows (and so their postings), vectors and queued embeddings. */
-  async function removeDocs(log: TxLog, docs: readonly SearchDocRow[]): Promise<void> {
-    if (docs.length === 0) return
-    for (const doc of docs) {
-      countDoc(log, doc.projectId, -1, -doc.len)
-      log.deltas.push({ op: 'remove', projectId: doc.projectId, docId: doc.docId, len: doc.len, terms: doc.terms.map(termOfEntry) })
+  /** Deletes the vectors and queued embeddings of documents (they may exist from a session opened with an embedder). */
+  async function dropVectors(log: TxLog, ids: readonly string[], projects: Iterable<string>, checkFirst: boolean): Promise<void> {
+    // A store that never had an embedder has nothing to drop: learn that once, not on every write.
+    if (vectorsMayExist === false) return
+    if (checkFirst || vectorsMayExist === undefined) {
+      const [v, e] = await Promise.all([t.vectors.count(), t.embedQueue.count()])
+      if (v === 0 && e === 0) {
+        if (!embedder) log.onComplete.push(() => (vectorsMayExist ??= false))
+        return
+      }
+      vectorsMayExist = true
     }
-    const ids = docs.map((doc) => doc.docId)
-    // Vectors and queue rows may exist from a session opened with an embedder: always clear them.
-    await Promise.all([
-      t.searchDocs.bulkDelete(docs.map(keyOf)),
-      t.vectors.bulkDelete(ids),
-      t.embedQueue.where('docId').anyOf(ids).delete(),
-    ])
+    for (const p of projects) log.changes.vectorProjects.add(p)
+    await Promise.all([t.vectors.bulkDelete([...ids]), t.embedQueue.where('docId').anyOf([...ids]).delete()])
   }
 
   async function putDocs(w: WriteScope, input: readonly IndexedDoc[], fresh: boolean): Promise<void> {
@@ -147,48 +198,118 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const byId = new Map<string, IndexedDoc>()
     for (const doc of input) byId.set(doc.docId, doc) // the last copy of a document wins
     const docs = [...byId.values()]
-    if (!fresh) {
-      const old = await Promise.all(docs.map((d) => docRow(t, d.docId)))
-      await removeDocs(log, old.filter((row): row is SearchDocRow => row !== undefined))
-    }
-    const docRows: SearchDocRow[] = []
+    const numbers = docs.map((doc) => projectNumber(log, doc.projectId))
+    const qs = numbers.some((n) => typeof n !== 'number') ? await Promise.all(numbers) : (numbers as number[])
+    const rows = docs.map((doc, i) => docRowOf(analyzer, doc, qs[i]!))
+    const ids = docs.map((doc) => doc.docId)
+    const writes: Promise<unknown>[] = []
+    // Older copies are looked up before the new rows are added (requests run in order), in one round trip.
+    const older = fresh ? undefined : ids.length === 1 ? t.textDocs.where('d').equals(ids[0]!).toArray() : olderCopies(ids, new Set(qs))
+    const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
+    const added = t.textDocs.bulkAdd(rows, { allKeys: true })
+    if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
-    for (const doc of docs) {
-      const tokens = analyzer.terms(doc.text)
-      const counts = new Map<string, number>()
-      for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1)
-      const len = tokens.length
-      const row: SearchDocRow = { docId: doc.docId, len, at: doc.createdAt, sid: doc.sessionId ?? '', projectId: doc.projectId, terms: [], tfs: [] }
-      const rows: PostingRow[] = []
-      for (const [token, tf] of counts) {
-        const term = termKey(doc.projectId, token)
-        row.terms.push(entryKey(term, tf, len))
-        row.tfs.push(tf)
-        const p: PostingRow = { term, docId: doc.docId, tf, len, at: doc.createdAt }
-        if (doc.sessionId !== undefined) p.sid = doc.sessionId
-        rows.push(p)
-      }
-      docRows.push(row)
-      countDoc(log, doc.projectId, 1, len)
-      log.deltas.push({ op: 'put', projectId: doc.projectId, len, rows })
-      if (embedder && EMBEDDED_KINDS.has(doc.kind) && doc.text.trim().length > 0) {
-        queued.push({ docId: doc.docId, projectId: doc.projectId, text: doc.text, attempts: 0, notBefore: 0 })
+    if (embedder) {
+      for (const doc of docs) {
+        if (!EMBEDDED_KINDS.has(doc.kind) || doc.text.trim().length === 0) continue
+        const row: EmbedQueueRow = { docId: doc.docId, projectId: doc.projectId, text: doc.text, attempts: 0, notBefore: 0, at: doc.createdAt }
+        if (doc.sessionId !== undefined) row.sid = doc.sessionId
+        queued.push(row)
       }
     }
-    const writes: Promise<unknown>[] = [t.searchDocs.bulkPut(docRows)]
     if (queued.length > 0) {
       writes.push(t.embedQueue.bulkAdd(queued))
       log.embed = true
     }
-    await Promise.all(writes)
+    const [keys, old] = await Promise.all([added, older, ...writes]) as [number[], TextDocRow[] | undefined]
+    rows.forEach((row, i) => {
+      row.n = keys[i]!
+      log.changes.added.push(tailDocOf(row))
+    })
+    if (old && old.length > 0) {
+      const fresh = new Set(keys)
+      await kill(log, old.filter((row) => !fresh.has(row.n!)), mark!)
+    }
+    if (rows.length >= INLINE_MERGE_AT) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
+  }
+
+  /** Stored rows of these document ids; none are looked up in projects that hold no document yet (a first import). */
+  async function olderCopies(ids: readonly string[], qs: ReadonlySet<number>): Promise<TextDocRow[]> {
+    const holding = await Promise.all([...qs].map((q) => t.textDocs.where('q').equals(q).limit(1).primaryKeys()))
+    if (holding.every((keys) => keys.length === 0)) return []
+    return t.textDocs.where('d').anyOf([...ids]).toArray()
+  }
+
+  function scheduleMerge(): void {
+    if (stopped || !enabled) return
+    if (unmergedSinceOpen >= mergeAt) {
+      void merge()
+      return
+    }
+    if (timer !== undefined || !Number.isFinite(mergeDelayMs)) return
+    timer = setTimeout(() => {
+      timer = undefined
+      void merge()
+    }, mergeDelayMs)
+    ;(timer as { unref?: () => void }).unref?.()
+  }
+
+  /** Merges in batches until the tail is empty; concurrent callers share one run. */
+  function merge(): Promise<void> {
+    if (!enabled) return Promise.resolve()
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+    merging ??= (async () => {
+      try {
+        for (;;) {
+          if (stopped) return
+          let more = false
+          await db.transaction('rw', ['textDocs', 'textBlocks', 'textCorpus', 'meta'], async (tx) => {
+            const outcome = await mergeTail(t, MERGE_BATCH, [], opts.purgeAt, state.pendingMarkers())
+            more = outcome.more
+            tx.on('complete', () => {
+              state.apply({ added: [], killed: [], assigned: [], removedProjects: [], vectorProjects: new Set(), reset: false, merged: outcome })
+              unmergedSinceOpen = 0
+              opts.onMerge?.({ merged: outcome.merged.length, purged: outcome.purged.length })
+            })
+          })
+          if (!more) return
+        }
+      } catch (error) {
+        // The tail stays as it is (queries read it); the next write tries again.
+        if (!stopped && db.isOpen()) reportError(error)
+      } finally {
+        merging = undefined
+      }
+    })()
+    return merging
   }
 
   const engine: SearchEngine = {
-    db, t, analyzer, cache, vectors, embedder, enabled,
-    sortedAccessMinDf: opts.sortedAccessMinDf ?? 2000,
-    sortedAccessWarm: opts.sortedAccessWarm === true,
+    db, t, analyzer, state, vectors, embedder, enabled,
     tables: enabled ? INDEX_TABLES : [],
     onEnqueue: () => {},
+
+    ready() {
+      if (state.ready) return done()
+      return state.load(async () => {
+        const run = async () => {
+          const [markRow, corpus] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
+          const mark = typeof markRow?.value === 'number' ? markRow.value : 0
+          const [tail, dead] = await Promise.all([t.textDocs.where(':id').above(mark).toArray(), t.textDocs.where('x').equals(1).toArray()])
+          return { mark, corpus, tail, dead }
+        }
+        return Dexie.currentTransaction ? run() : db.transaction('r', ['textDocs', 'textCorpus', 'meta'], run)
+      }, Dexie.currentTransaction === null)
+    },
+
+    merge,
+
+    stop() {
+      stopped = true
+      if (timer !== undefined) clearTimeout(timer)
+      timer = undefined
+    },
 
     put(w, doc) {
       return enabled ? putDocs(w, [doc], false) : done()
@@ -201,8 +322,14 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     remove(w, docId) {
       if (!enabled) return done()
       return (async () => {
-        const doc = await docRow(t, docId)
-        if (doc) await removeDocs(logOf(w), [doc])
+        const log = logOf(w)
+        const mark = t.meta.get(MERGED_MARK_KEY)
+        const [rows] = await Promise.all([t.textDocs.where('d').equals(docId).toArray(), dropVectors(log, [docId], [], false), mark])
+        for (const row of rows) {
+          const projectId = projectIdOf(row.q)
+          if (projectId !== undefined) log.changes.vectorProjects.add(projectId)
+        }
+        await kill(log, rows, mark)
       })()
     },
 
@@ -210,15 +337,21 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       if (!enabled) return done()
       return (async () => {
         const log = logOf(w)
-        log.stats.delete(projectId)
-        log.stored.delete(projectId)
-        await Promise.all([
-          t.searchDocs.where('projectId').equals(projectId).delete(),
-          t.corpusStats.delete(projectId),
+        const row = await t.textCorpus.get(projectId)
+        log.changes.vectorProjects.add(projectId)
+        const work: Promise<unknown>[] = [
           t.vectors.where('projectId').equals(projectId).delete(),
           t.embedQueue.where('projectId').equals(projectId).delete(),
-        ])
-        log.deltas.push({ op: 'removeProject', projectId })
+        ]
+        if (row) {
+          work.push(
+            t.textDocs.where('q').equals(row.q).delete(),
+            t.textBlocks.where('[q+w+b]').between([row.q, Dexie.minKey, Dexie.minKey], [row.q, Dexie.maxKey, Dexie.maxKey]).delete(),
+            t.textCorpus.put({ ...row, docs: 0, length: 0 }),
+          )
+          log.changes.removedProjects.push(row.q)
+        }
+        await Promise.all(work)
       })()
     },
 
@@ -226,23 +359,24 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       if (!enabled) return done()
       return (async () => {
         const log = logOf(w)
-        log.stats.clear()
-        log.stored.clear()
-        await Promise.all(INDEX_TABLES.map((table) => db.table(table).clear()))
-        log.deltas.push({ op: 'reset' })
+        // Project numbers stay assigned (another connection may still hold them in memory).
+        await Promise.all([
+          t.textDocs.clear(), t.textBlocks.clear(), t.vectors.clear(), t.embedQueue.clear(),
+          t.textCorpus.toCollection().modify((row) => {
+            row.docs = 0
+            row.length = 0
+          }),
+        ])
+        log.changes.reset = true
       })()
     },
   }
+
+  function projectIdOf(q: number): string | undefined {
+    for (const row of state.projects.values()) if (row.q === q) return row.p
+    return undefined
+  }
+
   engines.set(engine, engine)
   return engine
-}
-
-/** The primary key of a document row. */
-export function keyOf(row: SearchDocRow): DocKey {
-  return [row.docId, row.len, row.at, row.sid]
-}
-
-/** The stored row of a document id, if any (one primary-key range read). */
-export function docRow(t: IndexTables, docId: string): Promise<SearchDocRow | undefined> {
-  return t.searchDocs.where('[docId+len+at+sid]').between([docId], [docId, []]).first()
 }

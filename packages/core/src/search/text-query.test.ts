@@ -7,7 +7,7 @@ function lcg(seed: number): () => number {
   return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32
 }
 
-describe('two-phase BM25 (MaxScore)', () => {
+describe('BM25 ranking over blocks and the tail', () => {
   /** Random corpora of common, middle and rare words; the top k must match a full scoring (limit above the corpus). */
   async function checkAgainstFullScoring(seed: number, options: Record<string, unknown>, maxWords = 10, shortQueries = false) {
     const rand = lcg(seed)
@@ -28,7 +28,6 @@ describe('two-phase BM25 (MaxScore)', () => {
     }
     for (let i = 0; i < texts.length; i += 2) await memory.messages.appendExchange(session.id, texts[i]!, texts[i + 1]!)
     for (let q = 0; q < 30; q++) {
-      // Short queries end on one long list (a rare word beside a middle or common one): the sorted-access case.
       const query = shortQueries
         ? [pick(rare), rand() < 0.7 ? pick(middle) : pick(common)].join(' ')
         : [pick(common), pick(middle), pick(rare), rand() < 0.5 ? pick(common) : pick(rare)].join(' ')
@@ -45,12 +44,11 @@ describe('two-phase BM25 (MaxScore)', () => {
     await checkAgainstFullScoring(Number(process.env.MAXSCORE_SEED ?? 7), {})
   })
 
-  it('ranks the top k exactly when long lists are read best first (sorted access)', async () => {
+  it('ranks the top k exactly with long documents, merged after every write or never', async () => {
     const seed = Number(process.env.MAXSCORE_SEED ?? 11)
-    // Lengths up to 80 words: several length windows, so reading stops early and candidates are completed from their rows.
-    await checkAgainstFullScoring(seed, { sortedAccessMinDf: 0, sortedAccessWarm: true }, 80)
-    await checkAgainstFullScoring(seed + 1, { sortedAccessMinDf: 20, sortedAccessWarm: true }, 40)
-    await checkAgainstFullScoring(seed + 2, { sortedAccessMinDf: 0, sortedAccessWarm: true }, 80, true)
+    await checkAgainstFullScoring(seed, { mergeAt: 1, mergeDelayMs: 0 }, 80)
+    await checkAgainstFullScoring(seed + 1, { mergeAt: Infinity, mergeDelayMs: Infinity }, 40)
+    await checkAgainstFullScoring(seed + 2, { mergeAt: 1, mergeDelayMs: 0 }, 80, true)
   })
 
   it('keeps corpus statistics exact across batched, replaced and removed documents', async () => {

@@ -1,176 +1,277 @@
-import { B, K1, topCandidates, type Candidate, type PostingFilter } from './bm25.js'
-import { bucketRange, entryIndex, kindOf, MAX_ENTRY_LEN, postingOf, termRange, TF_CAP, type CorpusStatsRow, type DocKey, type PostingRow, type SearchDocRow } from './index-rows.js'
-import { scoreBySortedAccess } from './sorted-access.js'
+import { Dexie } from 'dexie'
+import { B, compareCandidates, K1, type Candidate, type PostingFilter } from './bm25.js'
+import { KIND_CODES, recordIdOf, type TextDocRow } from './index-rows.js'
+import type { IndexState } from './index-state.js'
+import { inTermOrder } from './merger.js'
+import { decodeBlocks, type PostingList } from './posting-codec.js'
 import type { SearchEngine } from './text-index.js'
 
-/** Reading one document row costs about this many postings of a list read; above it a full list read is cheaper. */
-export const LOOKUP_COST = 8
+/** A query term with its live document frequency and idf. */
+interface QueryTerm { term: string; df: number; idf: number; list: PostingList | undefined; tail: number[]; /** Merged postings in `list` (those at or below the mark). */ end: number }
 
-/** A query term with its document frequency, idf and the most it can add to a score. */
-export interface QueryTerm { term: string; df: number; idf: number; bound: number }
-
-/**
- * Ranks documents with Okapi BM25 for the query terms (keys of one project)
- * and returns the best `depth`, best first, in two phases (MaxScore): posting
- * lists are read whole from the rarest term on, until the `depth`-th best
- * score so far beats the most the remaining (common) terms could add; those
- * terms are then only looked up for the candidates that can still make the
- * cut. Documents are never loaded to score them. Runs inside the caller's read
- * transaction.
- */
-export async function textCandidates(engine: SearchEngine, projectId: string, terms: readonly string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
-  const { cache } = engine
-  const epoch = cache.epoch
-  // Terms first met since open (document frequency not cached yet): a long list of theirs is read best first.
-  const cold = new Set(terms.filter((term) => cache.df(term) === undefined))
-  const [corpus, dfs] = await Promise.all([corpusOf(engine, projectId, epoch), Promise.all(terms.map((term) => dfOf(engine, term, epoch)))])
-  const avgLength = corpus.docs > 0 ? Math.max(1, corpus.length / corpus.docs) : 1
-  const query: QueryTerm[] = []
-  terms.forEach((term, i) => {
-    const df = dfs[i]!
-    if (df === 0) return
-    const n = Math.max(corpus.docs, df)
-    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
-    query.push({ term, df, idf, bound: idf * (K1 + 1) })
-  })
-  query.sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1))
-  // rest[i]: the most terms i.. can add to any document's score.
-  const rest = new Array<number>(query.length + 1).fill(0)
-  for (let i = query.length - 1; i >= 0; i--) rest[i] = rest[i + 1]! + query[i]!.bound
-
-  const lengthWeight = (K1 * B) / avgLength
-  const constant = K1 * (1 - B)
-  const weight = (q: QueryTerm, p: PostingRow) => (q.idf * p.tf * (K1 + 1)) / (p.tf + constant + lengthWeight * p.len)
-  const scores = new Map<string, Candidate>()
-  const add = (q: QueryTerm, p: PostingRow) => {
-    const found = scores.get(p.docId)
-    if (found) found.score += weight(q, p)
-    else if (passes(p, filter)) {
-      const c: Candidate = { docId: p.docId, kind: kindOf(p.docId), at: p.at, len: p.len, score: weight(q, p) }
-      if (p.sid !== undefined) c.sid = p.sid
-      scores.set(p.docId, c)
-    }
-  }
-
-  const rows = new Map<string, SearchDocRow | undefined>()
-  let i = 0
-  for (; i < query.length; i++) {
-    if (i > 0 && kthScore(scores, depth) > rest[i]!) break
-    if (i === query.length - 1 && query[i]!.df > engine.sortedAccessMinDf && (engine.sortedAccessWarm || cold.has(query[i]!.term)) && !cache.list(query[i]!.term)) {
-      // The last term is a long list met for the first time: read it best postings first, only as far as
-      // the top k needs. A term queried again is read whole and cached, so repeated queries stay in memory.
-      // (With several long lists left, the unseen bound stays high until nearly all is read: read them whole.)
-      await scoreBySortedAccess(engine, query.slice(i), scores, filter, depth, (q, tf, len) => weight(q, { term: q.term, docId: '', tf, len, at: 0 }), avgLength)
-      return topCandidates(scores.values(), depth)
-    }
-    for (const p of (await fullList(engine, query[i]!.term, epoch)).values()) add(query[i]!, p)
-  }
-  for (; i < query.length; i++) {
-    const q = query[i]!
-    const floor = kthScore(scores, depth) - rest[i]!
-    const alive = [...scores.values()].filter((c) => c.score >= floor)
-    if (alive.length === 0) break
-    let list = cache.list(q.term)
-    if (!list && q.df <= alive.length * LOOKUP_COST) list = await fullList(engine, q.term, epoch)
-    if (list) {
-      for (const c of alive) {
-        const p = list.get(c.docId)
-        if (p) c.score += weight(q, p)
-      }
-    } else {
-      const missing = alive.filter((c) => !rows.has(c.docId))
-      const found = await engine.t.searchDocs.bulkGet(missing.map(keyOfCandidate))
-      found.forEach((row, j) => rows.set(missing[j]!.docId, row))
-      for (const c of alive) {
-        const row = rows.get(c.docId)
-        const at = row ? entryIndex(row, q.term) : -1
-        if (at >= 0) c.score += weight(q, { term: q.term, docId: c.docId, tf: row!.tfs[at]!, len: row!.len, at: c.at })
-      }
-    }
-  }
-  return topCandidates(scores.values(), depth)
-}
-
-export function passes(p: PostingRow, filter: PostingFilter): boolean {
-  if (filter.kinds !== undefined && !filter.kinds.has(kindOf(p.docId))) return false
-  if (filter.sessionId !== undefined && p.sid !== filter.sessionId) return false
-  return filter.excludeSessionId === undefined || p.sid !== filter.excludeSessionId
-}
-
-/** The `k`-th best score so far (−∞ while fewer than `k` documents matched). */
-export function kthScore(scores: ReadonlyMap<string, Candidate>, k: number): number {
-  if (scores.size < k) return -Infinity
-  const all = new Float64Array(scores.size)
-  let i = 0
-  for (const c of scores.values()) all[i++] = c.score
-  all.sort()
-  return all[all.length - k]!
-}
-
-async function dfOf(engine: SearchEngine, term: string, epoch: number): Promise<number> {
-  const known = engine.cache.df(term)
-  if (known !== undefined) return known
-  const [lower, upper] = termRange(term)
-  const df = await engine.t.searchDocs.where('terms').between(lower, upper).count()
-  engine.cache.keepDf(term, df, epoch)
-  return df
-}
-
-export function keyOfCandidate(c: Candidate): DocKey {
-  return [c.docId, c.len ?? 0, c.at, c.sid ?? '']
-}
+/** Scratch score accumulator indexed by document number (grown on demand, reset after each query). */
+let scratch = new Float64Array(1 << 16)
+let scratchKinds = new Uint8Array(1 << 16)
+let scratchLens = new Uint32Array(1 << 16)
+/** Above this document number scores go to a Map instead (a sparse store should not allocate per number). */
+const MAX_DENSE = 1 << 23
 
 /**
- * The postings of a term: the primary keys of its documents, one index range
- * per frequency below TF_CAP; the few documents at or above it are read for
- * their exact frequency.
+ * Ranks documents of one project with Okapi BM25 for the query tokens and
+ * returns the best `depth`, best first. Each term's merged postings are read
+ * as a few blocks (and cached decoded), its unmerged postings come from the
+ * in-memory tail; every posting is scored, which over decoded arrays costs
+ * microseconds per thousand. Only the rows of the best documents are read.
+ * Runs inside the caller's read transaction.
  */
-export async function fullList(engine: SearchEngine, term: string, epoch: number): Promise<Map<string, PostingRow>> {
-  const cached = engine.cache.list(term)
+export async function textCandidates(engine: SearchEngine, projectId: string, tokens: readonly string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
+  const { state } = engine
+  for (;;) {
+    if (!state.ready) await engine.ready()
+    const stats = state.stats(projectId)
+    if (!stats || tokens.length === 0) return []
+    const blockEpoch = state.blockEpoch
+    const lists = await Promise.all(tokens.map((w) => mergedList(engine, stats.q, w)))
+    // A merge committed while the blocks were read: the tail in memory no longer matches them.
+    if (state.blockEpoch !== blockEpoch || !state.ready) continue
+    const ranked = rank(state, stats, tokens, lists, filter)
+    return await pick(engine, stats.q, ranked, filter, depth)
+  }
+}
+
+/** The merged postings of a term (cached while the blocks do not change). */
+async function mergedList(engine: SearchEngine, q: number, w: string): Promise<PostingList | undefined> {
+  const key = `${q}\u0001${w}`
+  const cached = engine.state.list(key)
   if (cached) return cached
-  const list = new Map<string, PostingRow>()
-  for (const [key, tf] of await readPostings(engine, term, 0, MAX_ENTRY_LEN, true)) list.set(key[0], postingOf(term, key, tf))
-  engine.cache.keepList(term, list, epoch)
+  const blockEpoch = engine.state.blockEpoch
+  const blocks = await engine.t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).toArray()
+  if (blocks.length === 0) return undefined
+  const list = decodeBlocks(inTermOrder(blocks))
+  engine.state.keepList(key, list, blockEpoch)
   return list
 }
 
-/** Frequencies up to this are read by length window in sorted access; higher ones (few documents) whole. */
-export const WINDOWED_TF = 2
+/** Scored documents: numbers, scores, kind codes and lengths, in no particular order. */
+interface Ranked { docs: Uint32Array; scores: Float64Array; kinds: Uint8Array; lens: Uint32Array }
 
-/**
- * The `[key, tf]` postings of a term: those at frequencies up to WINDOWED_TF
- * whose documents are `minLen`–`maxLen` long (one index range per frequency)
- * and, when `rest`, every posting at a higher frequency (the few at TF_CAP or
- * more are read for their exact frequency).
- */
-export async function readPostings(engine: SearchEngine, term: string, minLen: number, maxLen: number, rest: boolean): Promise<Array<[DocKey, number]>> {
-  const docs = engine.t.searchDocs
-  const ranges: Promise<DocKey[]>[] = []
-  for (let tf = 1; tf <= TF_CAP; tf++) {
-    if (tf > WINDOWED_TF && !rest) break
-    const [lower, upper] = tf > WINDOWED_TF ? bucketRange(term, tf) : bucketRange(term, tf, minLen, maxLen)
-    ranges.push(docs.where('terms').between(lower, upper, true, true).primaryKeys())
+/** Postings of a list at or below `mark` (lists are in increasing document number). */
+function mergedEnd(list: PostingList, mark: number): number {
+  let lo = 0
+  let hi = list.count
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (list.docs[mid]! <= mark) lo = mid + 1
+    else hi = mid
   }
-  const byTf = await Promise.all(ranges)
-  const out: Array<[DocKey, number]> = []
-  byTf.forEach((keys, i) => {
-    if (i < TF_CAP - 1) for (const key of keys) out.push([key, i + 1])
+  return lo
+}
+
+function rank(state: IndexState, stats: { q: number; docs: number; length: number }, tokens: readonly string[], lists: ReadonlyArray<PostingList | undefined>, filter: PostingFilter): Ranked {
+  const { mark, dead, tail } = state
+  const checkDead = dead.size > 0
+  const query: QueryTerm[] = []
+  const ends: number[] = []
+  tokens.forEach((term, i) => {
+    const list = lists[i]
+    let df = 0
+    let end = 0
+    if (list) {
+      end = mergedEnd(list, mark)
+      df = end
+      if (checkDead) for (let j = 0; j < end; j++) if (dead.has(list.docs[j]!)) df--
+    }
+    const tailDocs = (state.tailTerms.get(`${stats.q}\u0001${term}`) ?? []).filter((n) => tail.has(n))
+    df += tailDocs.length
+    if (df === 0) return
+    const n = Math.max(stats.docs, df)
+    query.push({ term, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)), list, tail: tailDocs, end })
   })
-  const many = rest ? byTf[TF_CAP - 1]! : []
-  if (many.length > 0) {
-    const found = await docs.bulkGet(many)
-    found.forEach((row, j) => {
-      const at = row ? entryIndex(row, term) : -1
-      if (at >= 0) out.push([many[j]!, row!.tfs[at]!])
-    })
+  query.sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1))
+  const avgLength = stats.docs > 0 ? Math.max(1, stats.length / stats.docs) : 1
+  const lengthWeight = (K1 * B) / avgLength
+  const constant = K1 * (1 - B)
+  const kindOk = filter.kinds ? KIND_CODES.map((k) => filter.kinds!.has(k)) : undefined
+
+  let top = 0
+  let total = 0
+  for (const q of query) {
+    if (q.list && q.end > 0) top = Math.max(top, q.list.docs[q.end - 1]!)
+    for (const n of q.tail) top = Math.max(top, n)
+    total += q.end + q.tail.length
+  }
+  if (top >= MAX_DENSE) return rankSparse(state, query, lengthWeight, constant, kindOk)
+  if (top >= scratch.length) {
+    let size = scratch.length
+    while (size <= top) size *= 2
+    scratch = new Float64Array(size)
+    scratchKinds = new Uint8Array(size)
+    scratchLens = new Uint32Array(size)
+  }
+  const sc = scratch
+  const sk = scratchKinds
+  const sl = scratchLens
+  const touched = new Uint32Array(total)
+  let count = 0
+  for (const q of query) {
+    const factor = q.idf * (K1 + 1)
+    const list = q.list
+    if (list) {
+      const { docs, tfs, kinds, lens } = list
+      for (let j = 0; j < q.end; j++) {
+        const n = docs[j]!
+        if (checkDead && dead.has(n)) continue
+        const kind = kinds[j]!
+        if (kindOk && !kindOk[kind]) continue
+        const tf = tfs[j]!
+        const len = lens[j]!
+        const w = (factor * tf) / (tf + constant + lengthWeight * len)
+        const before = sc[n]!
+        // A weight is never 0 for tf ≥ 1, so 0 in the scratch means "not scored yet".
+        if (before === 0) {
+          touched[count++] = n
+          sk[n] = kind
+          sl[n] = len
+        }
+        sc[n] = before + w
+      }
+    }
+    for (const n of q.tail) {
+      const doc = tail.get(n)!
+      if (kindOk && !kindOk[doc.k]) continue
+      const tf = doc.tfs[doc.terms.indexOf(q.term)]!
+      const w = (factor * tf) / (tf + constant + lengthWeight * doc.l)
+      const before = sc[n]!
+      if (before === 0) {
+        touched[count++] = n
+        sk[n] = doc.k
+        sl[n] = doc.l
+      }
+      sc[n] = before + w
+    }
+  }
+  const out: Ranked = { docs: touched.subarray(0, count), scores: new Float64Array(count), kinds: new Uint8Array(count), lens: new Uint32Array(count) }
+  for (let i = 0; i < count; i++) {
+    const n = touched[i]!
+    out.scores[i] = sc[n]!
+    out.kinds[i] = sk[n]!
+    out.lens[i] = sl[n]!
+    sc[n] = 0
   }
   return out
 }
 
-async function corpusOf(engine: SearchEngine, projectId: string, epoch: number): Promise<CorpusStatsRow> {
-  const cached = engine.cache.corpusOf(projectId)
-  if (cached) return cached
-  const row = (await engine.t.corpusStats.get(projectId)) ?? { projectId, docs: 0, length: 0 }
-  engine.cache.keepCorpus(row, epoch)
-  return row
+/** The same scoring into maps, for stores whose document numbers grew too large for a dense scratch array. */
+function rankSparse(state: IndexState, query: readonly QueryTerm[], lengthWeight: number, constant: number, kindOk: boolean[] | undefined): Ranked {
+  const { dead, tail } = state
+  const acc = new Map<number, { s: number; k: number; l: number }>()
+  const add = (n: number, kind: number, len: number, w: number) => {
+    const a = acc.get(n)
+    if (a) a.s += w
+    else acc.set(n, { s: w, k: kind, l: len })
+  }
+  for (const q of query) {
+    const factor = q.idf * (K1 + 1)
+    if (q.list) {
+      const { docs, tfs, kinds, lens } = q.list
+      for (let j = 0; j < q.end; j++) {
+        if (dead.has(docs[j]!) || (kindOk && !kindOk[kinds[j]!])) continue
+        add(docs[j]!, kinds[j]!, lens[j]!, (factor * tfs[j]!) / (tfs[j]! + constant + lengthWeight * lens[j]!))
+      }
+    }
+    for (const n of q.tail) {
+      const doc = tail.get(n)!
+      if (kindOk && !kindOk[doc.k]) continue
+      const tf = doc.tfs[doc.terms.indexOf(q.term)]!
+      add(n, doc.k, doc.l, (factor * tf) / (tf + constant + lengthWeight * doc.l))
+    }
+  }
+  const out: Ranked = { docs: new Uint32Array(acc.size), scores: new Float64Array(acc.size), kinds: new Uint8Array(acc.size), lens: new Uint32Array(acc.size) }
+  let i = 0
+  for (const [n, a] of acc) {
+    out.docs[i] = n
+    out.scores[i] = a.s
+    out.kinds[i] = a.k
+    out.lens[i] = a.l
+    i++
+  }
+  return out
+}
+
+/** Positions of the `k` best scores (higher score, then higher document number), best first. */
+function bestPositions(r: Ranked, k: number, skip: ReadonlySet<number>): number[] {
+  const { scores, docs } = r
+  const better = (i: number, j: number) => scores[i]! > scores[j]! || (scores[i] === scores[j] && docs[i]! > docs[j]!)
+  const top: number[] = []
+  let floor = -Infinity // the k-th best score once the top is full: anything lower cannot enter
+  for (let i = 0; i < docs.length; i++) {
+    if (scores[i]! < floor || (top.length === k && !better(i, top[k - 1]!)) || skip.has(i)) continue
+    let at = top.length
+    while (at > 0 && better(i, top[at - 1]!)) at--
+    top.splice(at, 0, i)
+    if (top.length > k) top.pop()
+    if (top.length === k) floor = scores[top[k - 1]!]!
+  }
+  return top
+}
+
+/**
+ * Turns the best scored documents into candidates: takes their id and time
+ * from the document cache or their rows, applies session filters (from the
+ * records), and reads further down the ranking until `depth` pass. Equal
+ * scores rank the later-written document first.
+ */
+async function pick(engine: SearchEngine, q: number, r: Ranked, filter: PostingFilter, depth: number): Promise<Candidate[]> {
+  const out: Candidate[] = []
+  const taken = new Set<number>()
+  const bySession = filter.sessionId !== undefined || filter.excludeSessionId !== undefined
+  const { state } = engine
+  let want = depth
+  while (out.length < depth && taken.size < r.docs.length) {
+    const batch = bestPositions(r, want, taken)
+    if (batch.length === 0) break
+    for (const i of batch) taken.add(i)
+    const known = batch.map((i) => state.doc(r.docs[i]!))
+    const missing = batch.filter((_, j) => known[j] === undefined)
+    const rows = missing.length > 0 ? await engine.t.textDocs.bulkGet(missing.map((i) => r.docs[i]!)) : []
+    rows.forEach((row: TextDocRow | undefined, j) => {
+      if (row && row.d !== undefined && row.x === undefined) state.keepDoc(row.n!, row.d, row.a)
+      else {
+        // Removed without a marker yet: skipped from now on (the next merge records it).
+        const i = missing[j]!
+        state.discover({ n: r.docs[i]!, q, l: r.lens[i]! })
+      }
+    })
+    let found: Candidate[] = []
+    for (const i of batch) {
+      const doc = state.doc(r.docs[i]!)
+      if (doc) found.push({ docId: doc.d, kind: KIND_CODES[r.kinds[i]!]!, at: doc.a, score: r.scores[i]! })
+    }
+    if (bySession) found = await withSessions(engine, found, filter)
+    out.push(...found)
+    want = Math.max(depth, want * 2)
+  }
+  return out.sort(compareCandidates).slice(0, depth)
+}
+
+/** Sets each candidate's session from its record and keeps those the session filters allow. */
+async function withSessions(engine: SearchEngine, candidates: Candidate[], filter: PostingFilter): Promise<Candidate[]> {
+  const messages = candidates.filter((c) => c.kind === 'message')
+  const summaries = candidates.filter((c) => c.kind === 'summary')
+  const [m, s] = await Promise.all([
+    messages.length ? engine.db.messages.bulkGet(messages.map((c) => recordIdOf(c.docId, 'message'))) : [],
+    summaries.length ? engine.db.summaries.bulkGet(summaries.map((c) => recordIdOf(c.docId, 'summary'))) : [],
+  ])
+  messages.forEach((c, i) => {
+    const sid = m[i]?.sessionId
+    if (sid !== undefined) c.sid = sid
+  })
+  summaries.forEach((c, i) => {
+    const sid = s[i]?.sessionId
+    if (sid !== undefined) c.sid = sid
+  })
+  return candidates.filter((c) => {
+    if (filter.sessionId !== undefined && c.sid !== filter.sessionId) return false
+    return filter.excludeSessionId === undefined || c.sid !== filter.excludeSessionId
+  })
 }

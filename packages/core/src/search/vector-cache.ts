@@ -1,6 +1,6 @@
 import type { HitKind } from './search.js'
 import type { VectorRow } from './index-rows.js'
-import type { IndexDelta } from './posting-cache.js'
+import type { IndexChanges } from './index-state.js'
 
 /** The vectors of one project in one contiguous Float32Array (row i at i * dimensions). */
 export interface ProjectVectors {
@@ -56,15 +56,11 @@ export class VectorCache {
   }
 
   /** Drops the caches of projects that lost vectors; they reload on the next query. */
-  apply(deltas: readonly IndexDelta[]): void {
-    let changed = false
-    for (const d of deltas) {
-      if (d.op === 'put') continue
-      if (d.op === 'reset') this.projects.clear()
-      else this.projects.delete(d.projectId)
-      changed = true
-    }
-    if (changed) this.epoch++
+  apply(changes: IndexChanges): void {
+    if (!changes.reset && changes.vectorProjects.size === 0) return
+    if (changes.reset) this.projects.clear()
+    for (const projectId of changes.vectorProjects) this.projects.delete(projectId)
+    this.epoch++
   }
 
   /** Exact cosine top-k: `[docIndex, similarity]` pairs, best first. */

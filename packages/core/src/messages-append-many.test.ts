@@ -1,0 +1,49 @@
+import { Dexie } from 'dexie'
+import { IDBKeyRange } from 'fake-indexeddb'
+import { describe, expect, it } from 'vitest'
+import { MemoryError } from '@engram/core'
+import { openTestMemory } from '../../../test/support/memory.js'
+
+async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p
+  } catch (e) {
+    return e instanceof MemoryError ? `${e.code}: ${e.message}` : 'not a MemoryError'
+  }
+  return undefined
+}
+
+describe('messages.appendMany', () => {
+  it('appends in order with gap-free seqs after earlier messages, all searchable', async () => {
+    const memory = await openTestMemory()
+    await memory.projects.create({ name: 'P', id: 'p' })
+    await memory.sessions.create('p', { id: 's' })
+    await memory.messages.append('s', { role: 'user', content: 'first' })
+    const batch = Array.from({ length: 2500 }, (_, i) => ({ role: i % 2 ? 'assistant' as const : 'user' as const, content: `message ${i} about ${i % 7 === 0 ? 'lanterns' : 'rivers'}` }))
+    const written = await memory.messages.appendMany('s', batch)
+    expect(written.map((m) => m.seq)).toEqual(batch.map((_, i) => i + 2))
+    expect((await memory.messages.append('s', { role: 'user', content: 'next' })).seq).toBe(2502)
+    expect((await memory.messages.tail('s', 3)).map((m) => m.content)).toEqual(['message 2498 about rivers', 'message 2499 about lanterns', 'next'])
+    const hits = await memory.search('p', 'lanterns', { limit: 1000 })
+    expect(hits).toHaveLength(Math.ceil(2500 / 7))
+    memory.close()
+  })
+
+  it('checks every message first: one bad message writes nothing', async () => {
+    const memory = await openTestMemory()
+    await memory.projects.create({ name: 'P', id: 'p' })
+    await memory.sessions.create('p', { id: 's' })
+    const bad = [{ role: 'user', content: 'fine' }, { role: 'robot', content: 'not a role' }] as never
+    expect(await codeOf(memory.messages.appendMany('s', bad))).toMatch(/^invalid_input: .*messages\[1\]\.role/)
+    expect(await codeOf(memory.messages.appendMany('s', [] as never))).toMatch(/^invalid_input/)
+    expect(await codeOf(memory.messages.appendMany('s', 'x' as never))).toMatch(/^invalid_input/)
+    expect(await codeOf(memory.messages.appendMany('nope', [{ role: 'user', content: 'x' }]))).toMatch(/^not_found/)
+    expect(await memory.messages.tail('s', 10)).toEqual([])
+    expect(await memory.search('p', 'fine')).toEqual([])
+    // Nothing reached the index tables either.
+    const raw = await new Dexie(`engram:test:${memory.userId}`, { indexedDB: memory.indexedDB, IDBKeyRange }).open()
+    expect(await raw.table('textDocs').count()).toBe(0)
+    raw.close()
+    memory.close()
+  })
+})

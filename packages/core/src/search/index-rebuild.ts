@@ -1,0 +1,42 @@
+import type { Transaction } from 'dexie'
+import type { FactRow, MessageRow, PassageRow, SummaryRow } from '../schema.js'
+import type { IndexedDoc } from '../store-context.js'
+import type { Analyzer } from './analyzer.js'
+import { factText } from './hit-text.js'
+import type { TextCorpusRow, TextDocRow } from './index-rows.js'
+import { mergeTail, type MergeTables } from './merger.js'
+import { docRowOf } from './text-index.js'
+
+/**
+ * Builds the full-text index of every live record (messages, facts,
+ * summaries, archive passages) inside `tx`, which must be able to write the
+ * index tables: used by the schema upgrade from version 1, whose index had
+ * another layout. Documents are written and merged into posting blocks in the
+ * same transaction, so the store is searchable as soon as it opens.
+ */
+export async function rebuildIndex(tx: Transaction, analyzer: Analyzer): Promise<void> {
+  const [messages, facts, summaries, passages] = await Promise.all([
+    tx.table<MessageRow>('messages').toArray(),
+    tx.table<FactRow>('facts').toArray(),
+    tx.table<SummaryRow>('summaries').toArray(),
+    tx.table<PassageRow>('passages').toArray(),
+  ])
+  const docs: IndexedDoc[] = []
+  for (const m of messages) docs.push({ docId: `message:${m.id}`, kind: 'message', projectId: m.projectId, sessionId: m.sessionId, text: m.content, createdAt: m.createdAt })
+  for (const f of facts) if (f.deletedAt === undefined) docs.push({ docId: `fact:${f.id}`, kind: 'fact', projectId: f.projectId, text: factText(f.key, f.value), createdAt: f.updatedAt })
+  for (const s of summaries) {
+    if (s.deletedAt === undefined) docs.push({ docId: `summary:${s.id}`, kind: 'summary', projectId: s.projectId, ...(s.sessionId === undefined ? {} : { sessionId: s.sessionId }), text: s.text, createdAt: s.createdAt })
+  }
+  for (const p of passages) docs.push({ docId: `passage:${p.id}`, kind: 'passage', projectId: p.projectId, text: p.text, createdAt: p.createdAt })
+  docs.sort((a, b) => a.createdAt - b.createdAt || (a.docId < b.docId ? -1 : 1))
+
+  const corpus = new Map<string, TextCorpusRow>()
+  const rows: TextDocRow[] = docs.map((doc) => {
+    let c = corpus.get(doc.projectId)
+    if (!c) corpus.set(doc.projectId, (c = { p: doc.projectId, q: corpus.size + 1, docs: 0, length: 0 }))
+    return docRowOf(analyzer, doc, c.q)
+  })
+  const t: MergeTables = { textDocs: tx.table('textDocs'), textBlocks: tx.table('textBlocks'), textCorpus: tx.table('textCorpus'), meta: tx.table('meta') }
+  await Promise.all([t.textCorpus.bulkPut([...corpus.values()]), rows.length > 0 ? t.textDocs.bulkAdd(rows) : undefined])
+  await mergeTail(t)
+}

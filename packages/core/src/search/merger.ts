@@ -1,0 +1,216 @@
+import { Dexie, type Table } from 'dexie'
+import type { MetaRow } from '../schema.js'
+import type { DeadDoc, MergeResult } from './index-state.js'
+import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDocRow } from './index-rows.js'
+import { decodeBlocks, PostingWriter } from './posting-codec.js'
+
+/** The tables a merge reads and writes (the store's, or an upgrade transaction's). */
+export interface MergeTables {
+  textDocs: Table<TextDocRow, number>
+  textBlocks: Table<TextBlockRow, [number, string, number]>
+  textCorpus: Table<TextCorpusRow, string>
+  meta: Table<MetaRow, string>
+}
+
+/** Postings per block: a block stays a few kilobytes, so appending rewrites little. */
+export const BLOCK_POSTINGS = 1024
+
+/** Dead documents in a project that make a merge rewrite its blocks without them (at least; also 1/16 of its documents). */
+export const PURGE_AT = 64
+
+/** A merge's outcome; `more` when the tail held more documents than the batch. */
+export interface MergeOutcome extends MergeResult { more: boolean }
+
+interface Adds { q: number; w: string; docs: number[]; tfs: number[]; kinds: number[]; lens: number[] }
+
+/**
+ * Folds the unmerged tail (documents numbered above the merged mark, at most
+ * `limit` of them) into the posting blocks of their terms and takes dead
+ * documents out of the blocks they are in, inside the caller's read-write
+ * transaction. Appending touches only the open block of a term; a project
+ * with many dead documents has all its blocks rewritten without them. Corpus statistics and the mark move with
+ * the blocks, so the index is consistent after every merge.
+ */
+export async function mergeTail(t: MergeTables, limit = Infinity, added: readonly TextDocRow[] = [], purgeAt = PURGE_AT, record: readonly DeadDoc[] = []): Promise<MergeOutcome> {
+  const [markRow, corpusRows] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
+  const mark = typeof markRow?.value === 'number' ? markRow.value : 0
+  // Rows the caller just added (the highest numbers) need not be read back.
+  const below = added.length > 0 ? added[0]!.n! : Infinity
+  const tailQuery = Number.isFinite(below) ? t.textDocs.where(':id').between(mark, below, false, false) : t.textDocs.where(':id').above(mark)
+  const [stored, markers] = await Promise.all([Number.isFinite(limit) ? tailQuery.limit(limit).toArray() : tailQuery.toArray(), t.textDocs.where('x').equals(1).toArray()])
+  // Dead documents the caller knows of that have no marker yet (their rows were deleted).
+  const known = new Set(markers.map((row) => row.n!))
+  const fresh = record.filter((d) => d.n <= mark && !known.has(d.n)).map((d): TextDocRow => ({ n: d.n, q: d.q, a: 0, l: d.l, t: '', k: 0, x: 1 }))
+  const deadRows = [...markers, ...fresh]
+  const tail = added.length > 0 ? [...stored, ...added] : stored
+  const newMark = tail.length > 0 ? tail[tail.length - 1]!.n! : mark
+  const byQ = new Map<number, TextCorpusRow>()
+  for (const row of corpusRows) byQ.set(row.q, { ...row })
+
+  const adds = new Map<string, Adds>()
+  const merged: number[] = []
+  for (const row of tail) {
+    if (row.x !== undefined || row.d === undefined) continue
+    merged.push(row.n!)
+    const c = byQ.get(row.q)
+    if (c) {
+      c.docs++
+      c.length += row.l
+    }
+    termsOf(row).forEach((w, i) => {
+      const key = `${row.q}\u0001${w}`
+      let a = adds.get(key)
+      if (!a) adds.set(key, (a = { q: row.q, w, docs: [], tfs: [], kinds: [], lens: [] }))
+      a.docs.push(row.n!)
+      a.tfs.push(tfAt(row, i))
+      a.kinds.push(row.k)
+      a.lens.push(row.l)
+    })
+  }
+  // Dead documents: a dead row keeps only its number, project and length (a delete writes next to
+  // nothing, so it works on a full disk too). Those of the tail were never in a block and just go.
+  // Merged ones stay in their blocks, skipped by queries, until a project has enough of them to be
+  // worth rewriting all its blocks; then they leave the blocks and the statistics together.
+  const purged: number[] = []
+  const dropRows: number[] = []
+  const deadByQ = new Map<number, TextDocRow[]>()
+  for (const row of deadRows) {
+    if (row.n! > newMark) continue // a dead document of the tail beyond this batch: a later merge drops it
+    if (row.n! > mark) {
+      dropRows.push(row.n!)
+      continue
+    }
+    const list = deadByQ.get(row.q)
+    if (list) list.push(row)
+    else deadByQ.set(row.q, [row])
+  }
+  const purgeQs = new Set<number>()
+  const deadSet = new Set<number>()
+  for (const [q, rows] of deadByQ) {
+    const c = byQ.get(q)
+    if (rows.length < Math.max(purgeAt, (c?.docs ?? 0) / 16)) continue
+    purgeQs.add(q)
+    for (const row of rows) {
+      deadSet.add(row.n!)
+      purged.push(row.n!)
+      dropRows.push(row.n!)
+      if (c) {
+        c.docs = Math.max(0, c.docs - 1)
+        c.length = Math.max(0, c.length - row.l)
+      }
+    }
+  }
+  const purgeByTerm = new Map<string, ReadonlySet<number>>()
+  if (purgeQs.size > 0) {
+    const keysOfQ = await Promise.all([...purgeQs].map((q) => t.textBlocks.where('[q+w+b]').between([q, Dexie.minKey, Dexie.minKey], [q, Dexie.maxKey, Dexie.maxKey]).primaryKeys()))
+    for (const keys of keysOfQ) for (const [q, w] of keys) purgeByTerm.set(`${q}\u0001${w}`, deadSet)
+  }
+
+  const keys = new Set([...adds.keys(), ...purgeByTerm.keys()])
+  const split = (key: string): [number, string] => {
+    const at = key.indexOf('\u0001')
+    return [Number(key.slice(0, at)), key.slice(at + 1)]
+  }
+  const whole: string[] = []
+  const appendOnly: string[] = []
+  for (const key of keys) (purgeByTerm.has(key) ? whole : appendOnly).push(key)
+  // Appending needs only each term's open block: one point read per term, all in one round trip.
+  const [wholeBlocks, openBlocks] = await Promise.all([
+    Promise.all(whole.map((key) => {
+      const [q, w] = split(key)
+      return t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).toArray()
+    })),
+    readOpenBlocks(t, appendOnly.map(split), new Set(corpusRows.filter((row) => row.docs === 0).map((row) => row.q))),
+  ])
+
+  const puts: TextBlockRow[] = []
+  const deletes: Array<[number, string, number]> = []
+  whole.forEach((key, i) => {
+    const [q, w] = split(key)
+    const blocks = inTermOrder(wholeBlocks[i]!)
+    const dead = purgeByTerm.get(key)!
+    const list = decodeBlocks(blocks)
+    const add = adds.get(key)
+    let hit = false
+    for (let j = 0; j < list.count && !hit; j++) hit = dead.has(list.docs[j]!)
+    if (!hit && !add) return // a term of a purged project without dead postings stays as it is
+    const out = new BlockBuilder(q, w, undefined)
+    for (let j = 0; j < list.count; j++) if (!dead.has(list.docs[j]!)) out.add(list.docs[j]!, list.tfs[j]!, list.kinds[j]!, list.lens[j]!)
+    if (add) for (let j = 0; j < add.docs.length; j++) out.add(add.docs[j]!, add.tfs[j]!, add.kinds[j]!, add.lens[j]!)
+    const rows = out.finish()
+    puts.push(...rows)
+    const kept = new Set(rows.map((row) => row.b))
+    for (const b of blocks) if (!kept.has(b.b)) deletes.push([q, w, b.b])
+  })
+  appendOnly.forEach((key, i) => {
+    const [q, w] = split(key)
+    const add = adds.get(key)!
+    const out = new BlockBuilder(q, w, openBlocks[i])
+    for (let j = 0; j < add.docs.length; j++) out.add(add.docs[j]!, add.tfs[j]!, add.kinds[j]!, add.lens[j]!)
+    puts.push(...out.finish())
+  })
+
+  const purgedSet = new Set(purged)
+  const toRecord = fresh.filter((row) => !purgedSet.has(row.n!))
+  const corpus = [...byQ.values()].filter((row, i) => row.docs !== corpusRows[i]!.docs || row.length !== corpusRows[i]!.length)
+  await Promise.all([
+    puts.length > 0 ? t.textBlocks.bulkPut(puts) : undefined,
+    deletes.length > 0 ? t.textBlocks.bulkDelete(deletes) : undefined,
+    dropRows.length > 0 ? t.textDocs.bulkDelete(dropRows) : undefined,
+    corpus.length > 0 ? t.textCorpus.bulkPut(corpus) : undefined,
+    toRecord.length > 0 ? t.textDocs.bulkPut(toRecord) : undefined,
+    newMark !== mark ? t.meta.put({ key: MERGED_MARK_KEY, value: newMark }) : undefined,
+  ])
+  return { mark: newMark, merged, purged, recorded: fresh.map((row) => row.n!), corpus, more: tail.length === limit }
+}
+
+/** The open blocks of terms; a project with no merged documents has no blocks, so nothing is read for it. */
+async function readOpenBlocks(t: MergeTables, terms: ReadonlyArray<[number, string]>, empty: ReadonlySet<number>): Promise<Array<TextBlockRow | undefined>> {
+  const out = new Array<TextBlockRow | undefined>(terms.length)
+  const wanted = terms.flatMap(([q, w], i) => (empty.has(q) ? [] : [i]))
+  if (wanted.length === 0) return out
+  const found = await t.textBlocks.bulkGet(wanted.map((i) => [terms[i]![0], terms[i]![1], OPEN_BLOCK] as [number, string, number]))
+  wanted.forEach((i, j) => (out[i] = found[j]))
+  return out
+}
+
+/** The block number of a term's open block, the one appends go to; full blocks are sealed as 1, 2, … */
+export const OPEN_BLOCK = 0
+
+/** A term's blocks in document order: sealed ones by number, then the open one. */
+export function inTermOrder<T extends { b: number }>(blocks: readonly T[]): T[] {
+  return [...blocks].sort((x, y) => (x.b === OPEN_BLOCK ? 1 : y.b === OPEN_BLOCK ? -1 : x.b - y.b))
+}
+
+/**
+ * Writes postings of one term, continuing its open block when given: a full
+ * open block is sealed under the next number and a new open block started.
+ */
+class BlockBuilder {
+  private readonly rows: TextBlockRow[] = []
+  private writer: PostingWriter
+  private sealed: number
+
+  constructor(private readonly q: number, private readonly w: string, open: TextBlockRow | undefined) {
+    this.sealed = open?.s ?? 0
+    this.writer = open ? PostingWriter.from(open.p, open.c, open.z) : new PostingWriter(0)
+  }
+
+  add(doc: number, tf: number, kind: number, len: number): void {
+    if (this.writer.count >= BLOCK_POSTINGS) {
+      this.rows.push(this.row(++this.sealed))
+      this.writer = new PostingWriter(this.writer.last)
+    }
+    this.writer.add(doc, tf, kind, len)
+  }
+
+  private row(b: number): TextBlockRow {
+    return { q: this.q, w: this.w, b, s: this.sealed, c: this.writer.count, z: this.writer.last, p: this.writer.finish() }
+  }
+
+  /** The sealed blocks written and the open block (when it holds postings). */
+  finish(): TextBlockRow[] {
+    if (this.writer.count > 0) this.rows.push(this.row(OPEN_BLOCK))
+    return this.rows
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * `npm run bench -- browser`: storage, writes and search measured in real
+ * Chromium (a fresh profile, real IndexedDB), inside a dedicated worker as apps
+ * run the SDK, beside raw Dexie and MiniSearch doing the same work in the same
+ * worker and run. Sizes: BROWSER_BENCH_IMPORT messages for import and the large
+ * search store (default 100,000); BROWSER_BENCH_SMOKE=1 runs everything small;
+ * BROWSER_BENCH_SUITES=storage, writes (writes and search) or search runs a part.
+ */
+import type { BrowserBenchConfig, BrowserBenchResult, Figure, StorageVariant } from '../e2e/pages/bench-browser.worker.js'
+import { buildTestPages } from '../e2e/support/build-pages.js'
+import { launchProfile } from '../e2e/support/chromium.js'
+import { serveStatic } from '../e2e/support/static-server.js'
+import { printTable } from './stats.js'
+
+const smoke = process.env.BROWSER_BENCH_SMOKE === '1'
+const importN = Number(process.env.BROWSER_BENCH_IMPORT ?? (smoke ? 5_000 : 100_000))
+const suites = (process.env.BROWSER_BENCH_SUITES ?? 'storage,writes').split(',')
+const storageSizes = smoke ? [2_000] : [5_000, 20_000]
+const config: BrowserBenchConfig = smoke
+  ? { writes: 100, appendMany: 2_000, importN, searchSizes: [2_000, importN], queries: 50, builds: 10 }
+  : { writes: 1_000, appendMany: 10_000, importN, searchSizes: [5_000, 20_000, importN], queries: 300, builds: 50 }
+type Bench = { run(c: BrowserBenchConfig): Promise<BrowserBenchResult>; storage(v: StorageVariant, n: number): Promise<number> }
+
+/** Storage per message of each variant, each written in a fresh origin of the same profile. */
+async function storageFigures(root: string, profile: Awaited<ReturnType<typeof launchProfile>>): Promise<Figure[]> {
+  const figures: Figure[] = []
+  for (const n of storageSizes) {
+    const kb: Partial<Record<StorageVariant, number>> = {}
+    for (const variant of ['raw', 'engram', 'rows-only', 'unmerged'] as const) {
+      const server = await serveStatic(root, { isolated: true }) // a new port: a new origin, empty
+      try {
+        const page = await profile.context.newPage()
+        await page.goto(`${server.origin}/bench-browser.html`)
+        await page.waitForFunction(() => document.title === 'ready')
+        const bytes = await page.evaluate(([v, size]) => (window as unknown as { bench: Bench }).bench.storage(v as StorageVariant, size as number), [variant, n] as const)
+        kb[variant] = bytes / n / 1024
+        await page.close()
+      } finally {
+        await server.close()
+      }
+    }
+    const label = n.toLocaleString('en')
+    figures.push(
+      { table: 'storage', name: `bytes per message, ${label} messages (index + rows)`, ours: kb.engram!, baseline: kb.raw!, unit: 'kB', baselineName: 'the same rows in raw Dexie', goal: '≤ 2.5×', today: '7.2 kB vs 0.70 kB (10.3×)' },
+      { table: 'storage', name: `… Engram rows alone (no index), ${label} messages`, ours: kb['rows-only']!, baseline: kb.raw!, unit: 'kB', baselineName: 'the same rows in raw Dexie', goal: 'info' },
+      { table: 'storage', name: `… Engram with the index never merged, ${label} messages`, ours: kb.unmerged!, baseline: kb.raw!, unit: 'kB', baselineName: 'the same rows in raw Dexie', goal: 'info' },
+    )
+  }
+  return figures
+}
+
+/** Runs the browser suite and prints its tables. */
+export async function runBrowserBench(): Promise<void> {
+  const root = await buildTestPages()
+  const server = await serveStatic(root, { isolated: true })
+  const profile = await launchProfile('bench-browser')
+  try {
+    const page = await profile.context.newPage()
+    page.on('console', (m) => { if (m.text().startsWith('[bench]')) console.error(m.text()) })
+    await page.goto(`${server.origin}/bench-browser.html`)
+    await page.waitForFunction(() => document.title === 'ready')
+    const version = (await profile.context.browser()?.version()) ?? 'Chromium'
+    const figures = suites.includes('storage') ? await storageFigures(root, profile) : []
+    const runs = suites.includes('writes') || suites.includes('search')
+    const result: BrowserBenchResult = runs ? await page.evaluate((c) => (window as unknown as { bench: Bench }).bench.run(c), { ...config, searchOnly: !suites.includes('writes') }) : { figures: [], notes: [] }
+    result.figures.unshift(...figures)
+    const tables: Record<string, string> = {
+      storage: `storage in Chromium ${version} (navigator.storage.estimate, fresh profile)`,
+      writes: 'writes in Chromium (dedicated worker)',
+      search: 'search in Chromium (dedicated worker)',
+    }
+    for (const [key, title] of Object.entries(tables)) {
+      const rows = result.figures.filter((f: Figure) => f.table === key)
+      printTable(title, rows.map((f) => ({ ...f, goal: [f.goal, f.today ? `today: ${f.today}` : ''].filter(Boolean).join('; ') })))
+    }
+    for (const note of result.notes) console.log(`\n> ${note}`)
+  } finally {
+    await profile.close()
+    await server.close()
+  }
+}
