@@ -70,8 +70,8 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   if (opts.tokenizer !== undefined && typeof opts.tokenizer?.count !== 'function') throw new MemoryError('invalid_input', 'tokenizer must have count(text)')
   if (opts.now !== undefined && typeof opts.now !== 'function') throw new MemoryError('invalid_input', 'now must be a function returning epoch milliseconds')
   const name = databaseName(appId, userId)
-  const analyzer = modules.find((m) => m.database?.analyzer)?.database?.analyzer
-  const db = new EngramDb(name, { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}), ...(analyzer ? { analyzer } : {}) })
+  const rebuildIndex = modules.find((m) => m.database?.rebuildIndex)?.database?.rebuildIndex
+  const db = new EngramDb(name, { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}), ...(rebuildIndex ? { rebuildIndex } : {}) })
   try {
     // Dexie 4 would open (and extend) a database that a newer schema wrote; refuse first.
     await refuseNewerSchema(opts.indexedDB ?? globalThis.indexedDB, name, db.verno)
@@ -101,6 +101,7 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   }
   const moduleCtx = ctx as unknown as ModuleContext
   for (const module of modules) module.install?.(moduleCtx)
+  for (const module of modules) await module.open?.(moduleCtx)
   await prepareProjects(ctx)
   const dump = createDump(ctx)
   const memory: Partial<Memory> = {

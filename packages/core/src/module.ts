@@ -1,5 +1,5 @@
 import type { Memory } from './memory.js'
-import type { Analyzer } from './search/analyzer.js'
+import type { Transaction } from 'dexie'
 import type { StoreContext } from './store-context.js'
 
 declare const moduleContext: unique symbol
@@ -35,8 +35,10 @@ export interface MemoryModule<K extends ModuleKeys = ModuleKeys> {
   readonly name: string
   /** Tables the module reads and writes (all tables are declared by the schema, so opening with fewer modules never migrates). */
   readonly tables: readonly string[]
-  /** What the database needs from the module when it opens (the search index's analyzer rebuilds the index on a schema upgrade). */
-  readonly database?: { analyzer?: Analyzer }
+  /** What the database needs from the module when it opens (the search module rebuilds its index on a schema upgrade). */
+  readonly database?: { rebuildIndex?: (tx: Transaction) => Promise<void> }
+  /** Runs once the database is open, before any namespace is used (e.g. finishing work an upgrade left). */
+  open?(ctx: ModuleContext): Promise<void>
   /** Names of the modules it needs, listed before it or not. */
   readonly requires?: readonly string[]
   /** Runs before any module creates its namespaces (e.g. the search module installs the text index every writer uses). */

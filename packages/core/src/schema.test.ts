@@ -1,6 +1,8 @@
 import { Dexie } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
+import { createMemory } from './create-memory.js'
+import { factsModule } from './modules/facts-module.js'
 import { openMemory } from './open-memory.js'
 import { EngramDb, SCHEMA, SCHEMA_V1 } from './schema.js'
 
@@ -149,32 +151,7 @@ describe('schema', () => {
   })
 
   it('opens a store written with the version 1 schema: every memory readable, every kind searchable', async () => {
-    const indexedDB = new IDBFactory()
-    const name = 'engram:schema-test:u1'
-    const old = new Dexie(name, { indexedDB, IDBKeyRange })
-    old.version(1).stores(SCHEMA_V1)
-    await old.open()
-    const T = Date.UTC(2026, 0, 1)
-    await old.table('meta').put({ key: 'deviceId', value: 'dev0000000000001' })
-    await old.table('projects').bulkPut([
-      { id: 'p', name: 'Home', sync: { enabled: false }, createdAt: T, updatedAt: T },
-      { id: 'user', name: 'User', sync: { enabled: false }, createdAt: T, updatedAt: T },
-    ])
-    await old.table('sessions').put({ id: 's', projectId: 'p', status: 'active', startedAt: T, lastActiveAt: T + 2, lastSeq: 2 })
-    await old.table('messages').bulkPut([
-      { id: 'm1', sessionId: 's', projectId: 'p', seq: 1, role: 'user', content: 'Where did I park the bicycle?', tokens: 7, createdAt: T + 1 },
-      { id: 'm2', sessionId: 's', projectId: 'p', seq: 2, role: 'assistant', content: 'You parked it behind the library.', tokens: 7, createdAt: T + 2 },
-    ])
-    const hlc = `${String(T).padStart(13, '0')}.00000.dev0000000000001`
-    await old.table('facts').bulkPut([
-      { id: 'f1', projectId: 'p', key: 'pet', value: 'a greyhound called Pixel', confidence: 1, tags: [], tagKeys: [], createdAt: T, updatedAt: T, version: 1, hlc },
-      { id: 'f2', projectId: 'p', key: 'old', value: 'a removed greyhound note', confidence: 1, tags: [], tagKeys: [], createdAt: T, updatedAt: T, version: 2, hlc, deletedAt: T + 5 },
-    ])
-    await old.table('factVersions').put({ projectId: 'p', key: 'pet', version: 1, value: 'a greyhound called Pixel', validFrom: T, deleted: false, confidence: 1, hlc, origin: 'local' })
-    await old.table('summaries').put({ id: 'x', projectId: 'p', kind: 'project', text: 'Planning a cycling trip to Porto', createdAt: T + 3, hlc })
-    await old.table('passages').put({ id: 'a', projectId: 'p', text: 'The library closes at nine on weekdays', tags: [], createdAt: T + 4 })
-    old.close()
-
+    const indexedDB = await writeVersion1Store()
     const memory = await openMemory({ appId: 'schema-test', userId: 'u1', indexedDB, IDBKeyRange })
     try {
       expect((await memory.messages.tail('s', 10)).map((m) => m.content)).toEqual(['Where did I park the bicycle?', 'You parked it behind the library.'])
@@ -187,7 +164,58 @@ describe('schema', () => {
       const m3 = await memory.messages.append('s', { role: 'user', content: 'And the bicycle lock code?' })
       expect((await memory.search('p', 'bicycle')).map((h) => h.id).sort()).toEqual([m3.id, 'm1'].sort())
     } finally {
-      memory.close()
+      await memory.close()
+    }
+  })
+
+  it('an upgrade made by a store without the search module leaves the index to the first store that has it', async () => {
+    const indexedDB = await writeVersion1Store()
+    const factsOnly = await createMemory({ appId: 'schema-test', userId: 'u1', indexedDB, IDBKeyRange, modules: [factsModule()] })
+    expect(await factsOnly.facts.get('p', 'pet')).toMatchObject({ value: 'a greyhound called Pixel' })
+    await factsOnly.close()
+    const memory = await openMemory({ appId: 'schema-test', userId: 'u1', indexedDB, IDBKeyRange })
+    try {
+      expect((await memory.messages.tail('s', 10)).map((m) => m.content)).toEqual(['Where did I park the bicycle?', 'You parked it behind the library.'])
+      expect(await memory.facts.get('p', 'pet')).toMatchObject({ value: 'a greyhound called Pixel' })
+      expect((await memory.search('p', 'bicycle')).map((h) => h.id)).toEqual(['m1'])
+      expect((await memory.search('p', 'library')).map((h) => h.id).sort()).toEqual(['a', 'm2'])
+      expect((await memory.search('p', 'greyhound')).map((h) => [h.kind, h.id])).toEqual([['fact', 'f1']])
+      expect((await memory.search('p', 'porto cycling')).map((h) => h.kind)).toEqual(['summary'])
+      // Written after the upgrade: indexed beside the rebuilt documents.
+      const m3 = await memory.messages.append('s', { role: 'user', content: 'And the bicycle lock code?' })
+      expect((await memory.search('p', 'bicycle')).map((h) => h.id).sort()).toEqual([m3.id, 'm1'].sort())
+    } finally {
+      await memory.close()
     }
   })
 })
+
+/** Writes the store of user `u1` the way version 1 did (records and old index rows) and returns its factory. */
+async function writeVersion1Store(): Promise<IDBFactory> {
+  const indexedDB = new IDBFactory()
+  const name = 'engram:schema-test:u1'
+  const old = new Dexie(name, { indexedDB, IDBKeyRange })
+  old.version(1).stores(SCHEMA_V1)
+  await old.open()
+  const T = Date.UTC(2026, 0, 1)
+  await old.table('meta').put({ key: 'deviceId', value: 'dev0000000000001' })
+  await old.table('projects').bulkPut([
+    { id: 'p', name: 'Home', sync: { enabled: false }, createdAt: T, updatedAt: T },
+    { id: 'user', name: 'User', sync: { enabled: false }, createdAt: T, updatedAt: T },
+  ])
+  await old.table('sessions').put({ id: 's', projectId: 'p', status: 'active', startedAt: T, lastActiveAt: T + 2, lastSeq: 2 })
+  await old.table('messages').bulkPut([
+    { id: 'm1', sessionId: 's', projectId: 'p', seq: 1, role: 'user', content: 'Where did I park the bicycle?', tokens: 7, createdAt: T + 1 },
+    { id: 'm2', sessionId: 's', projectId: 'p', seq: 2, role: 'assistant', content: 'You parked it behind the library.', tokens: 7, createdAt: T + 2 },
+  ])
+  const hlc = `${String(T).padStart(13, '0')}.00000.dev0000000000001`
+  await old.table('facts').bulkPut([
+    { id: 'f1', projectId: 'p', key: 'pet', value: 'a greyhound called Pixel', confidence: 1, tags: [], tagKeys: [], createdAt: T, updatedAt: T, version: 1, hlc },
+    { id: 'f2', projectId: 'p', key: 'old', value: 'a removed greyhound note', confidence: 1, tags: [], tagKeys: [], createdAt: T, updatedAt: T, version: 2, hlc, deletedAt: T + 5 },
+  ])
+  await old.table('factVersions').put({ projectId: 'p', key: 'pet', version: 1, value: 'a greyhound called Pixel', validFrom: T, deleted: false, confidence: 1, hlc, origin: 'local' })
+  await old.table('summaries').put({ id: 'x', projectId: 'p', kind: 'project', text: 'Planning a cycling trip to Porto', createdAt: T + 3, hlc })
+  await old.table('passages').put({ id: 'a', projectId: 'p', text: 'The library closes at nine on weekdays', tags: [], createdAt: T + 4 })
+  old.close()
+  return indexedDB
+}

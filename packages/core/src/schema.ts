@@ -1,7 +1,4 @@
-import { Dexie, type Table } from 'dexie'
-import type { Analyzer } from './search/analyzer.js'
-import { englishAnalyzer } from './search/analyzer.js'
-import { rebuildIndex } from './search/index-rebuild.js'
+import { Dexie, type Table, type Transaction } from 'dexie'
 import type { Json } from './validate.js'
 
 /*
@@ -69,14 +66,21 @@ export class EngramDb extends Dexie {
   // Tables of the search index and the agent runtime are typed where they are used
   // (search/*, journal.ts, runs.ts, tasks.ts, usage.ts, lessons.ts, turns.ts).
 
-  /** `analyzer` builds the search index when an upgrade rebuilds it (the store's own, default English). */
-  constructor(name: string, deps: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange; analyzer?: Analyzer }) {
+  /**
+   * `rebuildIndex` rebuilds the search index when an upgrade replaces its layout (the search
+   * module gives it); without it the upgrade leaves a note and the search module rebuilds the
+   * index the first time a store with it opens.
+   */
+  constructor(name: string, deps: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange; rebuildIndex?: (tx: Transaction) => Promise<void> }) {
     super(name, { ...(deps.indexedDB ? { indexedDB: deps.indexedDB } : {}), ...(deps.IDBKeyRange ? { IDBKeyRange: deps.IDBKeyRange } : {}), chromeTransactionDurability: 'relaxed' })
     this.version(1).stores(SCHEMA_V1)
     // Version 2: the compact search index (search/index-rows.ts) replaces version 1's; it is rebuilt from the records.
-    this.version(2).stores(SCHEMA_V2_CHANGES).upgrade((tx) => rebuildIndex(tx, deps.analyzer ?? englishAnalyzer))
+    this.version(2).stores(SCHEMA_V2_CHANGES).upgrade((tx) => (deps.rebuildIndex ? deps.rebuildIndex(tx) : tx.table('meta').put({ key: INDEX_REBUILD_KEY, value: true })))
   }
 }
+
+/** The meta row an upgrade without the search module leaves: the index must be rebuilt from the records. */
+export const INDEX_REBUILD_KEY = 'textIndexRebuild'
 
 /** Version 1 of the schema: table → Dexie index spec. */
 export const SCHEMA_V1: Record<string, string> = {

@@ -1,5 +1,5 @@
 import * as Comlink from 'comlink'
-import { MemoryError, type Change, type ChangeFilter, type ChangesApi, type Memory, type MemoryStatus, type MemoryView, type StatusApi, type SyncApi, type SyncProjectDetails, type SyncState } from '@engram/core'
+import { MemoryError, type Memory, type MemoryView } from '@engram/core'
 import type {
   ClientPlugins, ConnectOptions, OpenRequest, RemoteMemory, WorkerContract,
 } from './api.js'
@@ -11,14 +11,14 @@ export type MemoryTarget = Worker | SharedWorker | MessagePort | Comlink.Endpoin
 
 /** The namespaces of `Memory` that are objects of methods. */
 const NAMESPACES = [
-  'projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context',
+  'changes', 'status', 'sync', 'projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context',
   'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns',
 ] as const satisfies readonly (keyof Memory)[]
 /** The top-level functions of `Memory` (besides close). */
 const FUNCTIONS = ['search', 'stats', 'export', 'import', 'persist'] as const satisfies readonly (keyof Memory)[]
 
 // Compile-time check: a namespace added to Memory must be added above, or this line fails.
-type Covered = (typeof NAMESPACES)[number] | (typeof FUNCTIONS)[number] | 'changes' | 'status' | 'sync' | 'close' | 'closed' | 'appId' | 'userId' | 'deviceId' | 'mode'
+type Covered = (typeof NAMESPACES)[number] | (typeof FUNCTIONS)[number] | 'close' | 'closed' | 'appId' | 'userId' | 'deviceId' | 'mode'
 const everyMemberCovered: Exclude<keyof Memory, Covered> extends never ? true : never = true
 void everyMemberCovered
 
@@ -97,9 +97,6 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
     get closed() {
       return closed
     },
-    changes: remoteChanges(remote, guard, () => closed),
-    status: remoteStatus(remote, guard, () => closed),
-    sync: remoteSync(remote, guard, () => closed),
     close(): Promise<void> {
       closing ??= (async () => {
         closed = true
@@ -111,7 +108,7 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
       return closing
     },
   }
-  for (const name of NAMESPACES) memory[name] = remoteNamespace(remote[name] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>, guard)
+  for (const name of NAMESPACES) memory[name] = remoteNamespace(remote[name] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>, guard, () => closed)
   for (const name of FUNCTIONS) memory[name] = guard(remote[name] as unknown as (...a: unknown[]) => Promise<unknown>)
   return memory as unknown as RemoteMemory
 }
@@ -127,15 +124,27 @@ export function sendPort(target: { postMessage(message: unknown, transfer: Trans
 
 type Guard = <A extends unknown[], R>(call: (...args: A) => Promise<R>) => (...args: A) => Promise<R>
 
-/** One object per namespace, one cached Comlink call proxy per method: a call costs one message. */
-function remoteNamespace(ns: Record<string, (...a: unknown[]) => Promise<unknown>>, guard: Guard): object {
+/** Methods whose last argument is a listener: it is proxied into the worker, and they return its unsubscribe. */
+const SUBSCRIBERS = new Set(['subscribe', 'onStatus', 'onLeaderChange'])
+
+/**
+ * One object per namespace, one cached Comlink call proxy per method: a call costs one message.
+ * A subscriber's listener goes over as a callback proxy; the unsubscribe it returns releases both sides' proxies.
+ */
+function remoteNamespace(ns: Record<string, (...a: unknown[]) => Promise<unknown>>, guard: Guard, isClosed: () => boolean): object {
   const methods = new Map<string, (...a: unknown[]) => Promise<unknown>>()
+  const subscriber = (call: (...a: unknown[]) => Promise<unknown>) => async (...args: unknown[]) => {
+    const listener = args.pop()
+    if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'a listener function is required')
+    const off = await call(...args, Comlink.proxy((...a: unknown[]) => listener(...a)))
+    return unsubscribeOnce(off as Comlink.Remote<() => void>, isClosed)
+  }
   return new Proxy({}, {
     get(_target, prop) {
       if (typeof prop !== 'string' || prop === 'then') return undefined
       let method = methods.get(prop)
       if (!method) {
-        method = guard(ns[prop]!)
+        method = guard(SUBSCRIBERS.has(prop) ? subscriber(ns[prop]!) : ns[prop]!)
         methods.set(prop, method)
       }
       return method
@@ -157,41 +166,6 @@ function unsubscribeOnce(off: Comlink.Remote<() => void>, isClosed: () => boolea
       }
     })()
     return done
-  }
-}
-
-/** Subscribes through the host with `listener` proxied into the worker; the unsubscribe releases both proxies. */
-async function remoteSubscribe<A extends unknown[]>(subscribe: (listener: ((...args: A) => void) & Comlink.ProxyMarked) => Promise<unknown>, listener: (...args: A) => void, isClosed: () => boolean): Promise<() => Promise<void>> {
-  if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'a listener function is required')
-  const off = await subscribe(Comlink.proxy((...args: A) => listener(...args)))
-  return unsubscribeOnce(off as Comlink.Remote<() => void>, isClosed)
-}
-
-function remoteChanges(remote: Comlink.Remote<WorkerContract>, guard: Guard, isClosed: () => boolean): ChangesApi {
-  const changes = remote.changes as unknown as Comlink.Remote<ChangesApi & Comlink.ProxyMarked>
-  return {
-    subscribe: guard((filter: ChangeFilter, listener: (batch: Change[]) => void) => remoteSubscribe((l) => changes.subscribe(filter, l), listener, isClosed)),
-  }
-}
-
-function remoteStatus(remote: Comlink.Remote<WorkerContract>, guard: Guard, isClosed: () => boolean): StatusApi {
-  const status = remote.status as unknown as Comlink.Remote<StatusApi & Comlink.ProxyMarked>
-  return {
-    get: guard(() => status.get() as Promise<MemoryStatus>),
-    subscribe: guard((listener: (s: MemoryStatus) => void) => remoteSubscribe((l) => status.subscribe(l), listener, isClosed)),
-  }
-}
-
-function remoteSync(remote: Comlink.Remote<WorkerContract>, guard: Guard, isClosed: () => boolean): SyncApi {
-  const sync = remote.sync as unknown as Comlink.Remote<SyncApi & Comlink.ProxyMarked>
-  return {
-    status: guard((projectId: string) => sync.status(projectId) as Promise<SyncState>),
-    details: guard((projectId: string) => sync.details(projectId) as Promise<SyncProjectDetails>),
-    flush: guard(() => sync.flush() as Promise<void>),
-    whenSynced: guard((projectId: string) => sync.whenSynced(projectId) as Promise<void>),
-    isLeader: guard(() => sync.isLeader() as Promise<boolean>),
-    onStatus: guard((listener: (projectId: string, state: SyncState) => void) => remoteSubscribe((l) => sync.onStatus(l), listener, isClosed)),
-    onLeaderChange: guard((listener: (leader: boolean) => void) => remoteSubscribe((l) => sync.onLeaderChange(l), listener, isClosed)),
   }
 }
 

@@ -3,6 +3,8 @@ import { type MemoryModule, storeOf } from '../module.js'
 import { checkOptions } from '../validate.js'
 import type { Analyzer } from '../search/analyzer.js'
 import { createSearch } from '../search/search.js'
+import { englishAnalyzer } from '../search/analyzer.js'
+import { finishIndexRebuild, rebuildIndex } from '../search/index-rebuild.js'
 import { createTextIndex, INDEX_TABLES } from '../search/text-index.js'
 import type { Embedder } from '../store-context.js'
 
@@ -27,7 +29,10 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
   return {
     name: 'search',
     tables: INDEX_TABLES,
-    database: analyzer === undefined ? {} : { analyzer },
+    database: { rebuildIndex: (tx) => rebuildIndex(tx, analyzer ?? englishAnalyzer) },
+    async open(c) {
+      await finishIndexRebuild(storeOf(c), analyzer ?? englishAnalyzer)
+    },
     install(c) {
       const ctx = storeOf(c)
       ctx.index = createTextIndex(ctx.db, options)

@@ -1,6 +1,6 @@
 import type { Transaction } from 'dexie'
-import type { FactRow, MessageRow, PassageRow, SummaryRow } from '../schema.js'
-import type { IndexedDoc } from '../store-context.js'
+import { type FactRow, INDEX_REBUILD_KEY, type MessageRow, type PassageRow, type SummaryRow } from '../schema.js'
+import type { IndexedDoc, StoreContext } from '../store-context.js'
 import type { Analyzer } from './analyzer.js'
 import { factText } from './hit-text.js'
 import type { TextCorpusRow, TextDocRow } from './index-rows.js'
@@ -39,4 +39,18 @@ export async function rebuildIndex(tx: Transaction, analyzer: Analyzer): Promise
   const t: MergeTables = { textDocs: tx.table('textDocs'), textBlocks: tx.table('textBlocks'), textCorpus: tx.table('textCorpus'), meta: tx.table('meta') }
   await Promise.all([t.textCorpus.bulkPut([...corpus.values()]), rows.length > 0 ? t.textDocs.bulkAdd(rows) : undefined])
   await mergeTail(t)
+}
+
+/**
+ * Rebuilds the index when a schema upgrade ran without the search module (it
+ * left the `INDEX_REBUILD_KEY` note), in one transaction, then drops the note.
+ */
+export async function finishIndexRebuild(ctx: StoreContext, analyzer: Analyzer): Promise<void> {
+  const note = await ctx.db.meta.get(INDEX_REBUILD_KEY)
+  if (note === undefined) return
+  const tables = ['messages', 'facts', 'summaries', 'passages', 'textDocs', 'textBlocks', 'textCorpus', 'meta']
+  await ctx.db.transaction('rw', tables, async (tx) => {
+    await rebuildIndex(tx, analyzer)
+    await tx.table('meta').delete(INDEX_REBUILD_KEY)
+  })
 }
