@@ -140,7 +140,9 @@ function remoteNamespace(ns: Record<string, (...a: unknown[]) => Promise<unknown
     return unsubscribeOnce(off as Comlink.Remote<() => void>, isClosed)
   }
   return new Proxy({}, {
-    get(_target, prop) {
+    get(target, prop) {
+      // A property set on the namespace (an app wrapping a method) wins over the remote one.
+      if (Reflect.has(target, prop)) return Reflect.get(target, prop)
       if (typeof prop !== 'string' || prop === 'then') return undefined
       let method = methods.get(prop)
       if (!method) {
