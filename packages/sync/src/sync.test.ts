@@ -112,7 +112,7 @@ describe('startSync over a loopback network', () => {
     await persisted.whenSynced
     expect(JSON.stringify(doc.getArray('facts').toJSON())).toContain('kept')
     await persisted.destroy()
-    a.memory.close()
+    await a.memory.close()
   })
 
   it('turning sync on mirrors existing memory; turning it off stops without deleting', async () => {
@@ -130,8 +130,10 @@ describe('startSync over a loopback network', () => {
     await b.sync.whenSynced('p')
     await settle(network, [a, b])
     expect((await b.memory.facts.get('p', 'old'))?.value).toBe('from before sync')
+    // Turning sync off reaches the engine through the change feed: wait for its status, not for time.
+    const stopped = new Promise<void>((resolve) => a.sync.onStatus((projectId, status) => { if (projectId === 'p' && status === 'off') resolve() }))
     await a.memory.projects.update('p', { sync: { enabled: false } })
-    await new Promise((r) => setTimeout(r, 20))
+    await stopped
     expect(a.sync.status('p')).toBe('off')
     expect(statuses).toEqual(['connecting', 'synced', 'off'])
     await a.memory.facts.set('p', 'later', 'stays local')
