@@ -116,7 +116,7 @@ export function roomFromPath (pathname: string): string | null {
   } catch {
     return null
   }
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a room name must not hold
   if (room === '' || room.length > maxRoomLength || /[\u0000-\u001f\u007f]/.test(room)) return null
   return room
 }

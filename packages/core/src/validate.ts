@@ -132,7 +132,7 @@ function checkJsonShape(path: string, value: unknown, seen: Set<object>): void {
         throw invalidInput(`${path} is not JSON: ${proto?.constructor?.name ?? 'object'} instances are not plain data`)
       }
       seen.add(value)
-      if (Array.isArray(value)) value.forEach((item, i) => checkJsonShape(`${path}[${i}]`, item, seen))
+      if (Array.isArray(value)) for (const [i, item] of value.entries()) checkJsonShape(`${path}[${i}]`, item, seen)
       else for (const [k, v] of Object.entries(value)) checkJsonShape(`${path}.${k}`, v, seen)
       seen.delete(value)
       return

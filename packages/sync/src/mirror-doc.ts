@@ -159,13 +159,13 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
   }
 
   /** A record's row without the entry's identity fields (and without `hlc`, which the stored value carries). */
-  function valueOf(record: MirroredRecord): MirroredRecord['row'] {
+  function storedValueOf(record: MirroredRecord): MirroredRecord['row'] {
     const { projectId: _project, [IDENTITY[record.kind]]: _identity, hlc: _hlc, ...value } = record.row
     return value
   }
 
   async function seal(record: MirroredRecord, c: ValueCipher): Promise<SealedDocValue> {
-    const sealed = await c.seal(encoder.encode(JSON.stringify(valueOf(record))), sealContext(projectId, record.kind, record.id, record.hlc))
+    const sealed = await c.seal(encoder.encode(JSON.stringify(storedValueOf(record))), sealContext(projectId, record.kind, record.id, record.hlc))
     return { hlc: record.hlc, sealed }
   }
 
@@ -212,7 +212,7 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
       }
       if (todo.length === 0) return { written: 0, blocked: [] }
       // In clear the write follows at once; sealed values are checked again (the document may move on meanwhile).
-      if (!cipher) return write(todo.map((r) => [r, { ...valueOf(r), hlc: r.hlc }] as const), replaceSuspect, states)
+      if (!cipher) return write(todo.map((r) => [r, { ...storedValueOf(r), hlc: r.hlc }] as const), replaceSuspect, states)
       return write(await Promise.all(todo.map(async (r) => [r, await seal(r, cipher)] as const)), replaceSuspect)
     },
     onRemoteChange(listener) {
@@ -225,7 +225,9 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
         kv(kind).on('change', handler)
         return () => kv(kind).off('change', handler)
       })
-      return () => offs.forEach((off) => off())
+      return () => {
+        for (const off of offs) off()
+      }
     },
   }
 }

@@ -1,7 +1,7 @@
 import * as Comlink from 'comlink'
 import { MemoryError, type Memory, type MemoryView } from '@engram/core'
 import type {
-  ClientPlugins, ConnectOptions, OpenRequest, RemoteMemory, WorkerContract,
+  ClientPlugins, ConnectOptions, OpenedInfo, OpenRequest, RemoteMemory, WorkerContract,
 } from './api.js'
 import { installTransferHandlers, reviveError, summarizeError } from './transfer-handlers.js'
 import { CONNECT_MESSAGE, defaultLocks, holdLock } from './web-locks.js'
@@ -53,7 +53,7 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
     ...(options.summarizer ? { summarizer: true } : {}),
     ...(options.extractor ? { extractor: true } : {}),
   }
-  let info
+  let info: OpenedInfo
   try {
     info = await remote.open(request, makePlugins(options))
   } catch (error) {

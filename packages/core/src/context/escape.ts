@@ -6,13 +6,16 @@
  */
 
 // C0/C1 controls except tab and newline; bidi overrides and isolates; BOM.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g
 const LINE_BREAKS = /\r\n?|[\u2028\u2029\u0085]/g
 // Invisible characters a reader cannot see but a model reads: Unicode tag characters
 // (U+E0000–E007F, "ASCII smuggling"), zero-width spaces/joiners, word joiner,
 // invisible operators, soft hyphen, Mongolian vowel separator, Hangul fillers.
 // A zero-width joiner is kept only inside an emoji sequence (👩‍👩‍👧), where it is visible.
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: the class lists emoji modifiers on purpose; a joiner next to them is kept
 const LONE_JOINER = /(?<![\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\ufe0f])\u200d|\u200d(?!\p{Extended_Pictographic})/gu
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each of these invisible characters is removed on its own, combining ones included
 const INVISIBLE = /[\u{E0000}-\u{E007F}\u00ad\u034f\u115f\u1160\u180e\u200b\u200c\u2060-\u2064\u3164\uffa0]/gu
 // Look-alikes of the markup characters (fullwidth, small form, mathematical angle
 // brackets): mapped to ASCII first, so they are escaped like the real ones and

@@ -11,7 +11,7 @@ import type { SessionRow } from '../schema.js'
 import { type WriteScope, read, readOne, write } from '../write.js'
 import { appendEntry } from './journal.js'
 import { createTurnCoordinator, DEFAULT_COORDINATOR_LIMITS, type CoordinatorLimits } from './turn-coordinator.js'
-import { applyOperation, checkOperations, memoryView, type Extractor } from './turn-extraction.js'
+import { applyOperation, checkOperations, memoryView, type Extractor, type MemoryOperation } from './turn-extraction.js'
 
 export type { Exchange, Extractor, MemoryOperation, MemoryView } from './turn-extraction.js'
 
@@ -104,7 +104,7 @@ export function createTurns(ctx: StoreContext, memory: Memory, extractor?: Extra
   }
 
   async function extract(row: TurnRow): Promise<TurnEndResult> {
-    let operations
+    let operations: MemoryOperation[]
     try {
       const exchange = { projectId: row.projectId, sessionId: row.sessionId, turnId: row.turnId, prompt: row.prompt, reply: row.reply ?? '' }
       operations = checkOperations(await extractor!(exchange, memoryView(memory)))

@@ -170,7 +170,9 @@ async function readOpenBlocks(t: MergeTables, terms: ReadonlyArray<[number, stri
   const wanted = terms.flatMap(([q, w], i) => (empty.has(q) ? [] : [i]))
   if (wanted.length === 0) return out
   const found = await t.textBlocks.bulkGet(wanted.map((i) => [terms[i]![0], terms[i]![1], OPEN_BLOCK] as [number, string, number]))
-  wanted.forEach((i, j) => (out[i] = found[j]))
+  wanted.forEach((i, j) => {
+    out[i] = found[j]
+  })
   return out
 }
 
