@@ -17,7 +17,7 @@ export interface PendingReplication {
   id: string
   op: 'put' | 'delete'
   hlc: string
-  /** The record as stored now; undefined when it was purged (purges stay local). */
+  /** The record as stored now (a purged fact of a synced project is a content-free tombstone); undefined when the row is gone. */
   record: MirroredRecord | undefined
 }
 
@@ -82,7 +82,7 @@ export interface ReplicationApi {
   attachSync(engine: SyncEngine): () => void
 }
 
-/** Creates the replication namespace of a store (`memory.replication`). */
+/** Creates the replication seam of a store (`replicationOf(memory)`). */
 export function createReplication(ctx: StoreContext): ReplicationApi {
   const { db } = ctx
   const readTables = ['outbox', ...MIRRORED_KINDS]

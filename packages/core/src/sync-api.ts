@@ -75,7 +75,7 @@ export interface SyncStateDetails {
 
 /** The `MemoryError` code a sync failure reason is shown with in `memory.status`. */
 const REASON_CODES: Record<string, MemoryErrorCode> = {
-  unauthorized: 'unauthorized', token: 'unauthorized', frame_too_large: 'limit_exceeded', document_too_large: 'limit_exceeded',
+  unauthorized: 'unauthorized', token: 'unauthorized', frame_too_large: 'quota_exceeded', document_too_large: 'quota_exceeded',
   crypto: 'crypto', key_mismatch: 'crypto',
 }
 

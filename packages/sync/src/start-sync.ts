@@ -7,6 +7,11 @@ import type { Connector, Sync, SyncErrorReason, SyncOptions, SyncStatus } from '
 import { checkEncryptionOption, createValueCipher } from './value-cipher.js'
 import { websocketConnector } from './websocket-connector.js'
 
+/** Every option `startSync` knows. */
+const SYNC_OPTIONS = [
+  'url', 'token', 'WebSocket', 'backoff', 'network', 'heartbeatMs', 'connect', 'persistence', 'docName', 'batchSize', 'maxClockLeadMs', 'maxFrameBytes', 'encryption', 'onError',
+]
+
 /**
  * Starts syncing every project of `memory` whose `sync.enabled` is true: one
  * Y.Doc per project (room `<userId>/<projectId>`), kept offline with
@@ -23,6 +28,11 @@ import { websocketConnector } from './websocket-connector.js'
  */
 export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   if (memory.closed) throw new MemoryError('closed', 'This memory store is closed; open it again before startSync()')
+  if (typeof options === 'object' && options !== null) {
+    // A misspelt option must fail loudly, not be ignored.
+    const unknown = Object.keys(options).find((k) => !SYNC_OPTIONS.includes(k) && (options as Record<string, unknown>)[k] !== undefined)
+    if (unknown !== undefined) throw new MemoryError('invalid_input', `startSync options has an unknown option ${JSON.stringify(unknown)}; known: ${SYNC_OPTIONS.join(', ')}`)
+  }
   const onError = options?.onError ?? ((error: unknown, projectId: string | undefined) => console.warn(`[engram-sync]${projectId ? ` ${projectId}:` : ''}`, error))
   const connect = connectorOf(options, onError)
   const batchSize = options.batchSize ?? 500
