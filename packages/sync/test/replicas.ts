@@ -26,11 +26,13 @@ export async function openReplica(name: string, network: LoopbackNetwork | undef
   if (!(await memory.projects.get('p'))) await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: options.projectSync ?? true } })
   const errors: unknown[] = []
   const prefix = options.docPrefix ?? `t${++run}`
+  // The replica's own settings stay out of startSync, which refuses options it does not know.
+  const { userId: _userId, start: _start, projectSync: _projectSync, indexedDB: _indexedDB, docPrefix: _docPrefix, ...syncOptions } = options
   const start = () => startSync(replica.memory, {
     ...(network ? { connect: network.connector(name) } : {}),
     docName: (projectId) => `${prefix}:${name}:${projectId}`,
     onError: (error) => errors.push(error),
-    ...options,
+    ...syncOptions,
   })
   const replica: Replica = {
     name, memory, sync: undefined as unknown as Sync, clock, errors,
