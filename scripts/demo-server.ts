@@ -75,16 +75,20 @@ export async function serveDemo(options: DemoServerOptions): Promise<DemoServer>
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve() })
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
   })
   const address = server.address()
-  port = typeof address === 'object' && address !== null ? address.port : options.port ?? 0
+  port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 0)
   return {
     url: `http://${host}:${port}`,
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve())
-      server.closeAllConnections()
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
   }
 }
 
@@ -95,7 +99,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: DemoSe
     return send(res, 200, 'application/json', JSON.stringify({ relayUrl: options.relayUrl() }))
   }
   if (url.pathname === '/dev-token') {
-    if (!isLocalDemoRequest(req, port)) return send(res, 403, 'application/json', JSON.stringify({ error: 'dev tokens are only served to the demo on 127.0.0.1/localhost' }))
+    if (!isLocalDemoRequest(req, port))
+      return send(res, 403, 'application/json', JSON.stringify({ error: 'dev tokens are only served to the demo on 127.0.0.1/localhost' }))
     const user = url.searchParams.get('user') ?? ''
     if (!userPattern.test(user)) return send(res, 400, 'application/json', JSON.stringify({ error: 'user must match ' + userPattern.source }))
     return send(res, 200, 'application/json', JSON.stringify({ token: await mintToken(options.secret, user) }))

@@ -12,19 +12,22 @@ beforeAll(async () => {
   demo = await serveDemo({ root: mkdtempSync(join(tmpdir(), 'engram-demo-')), relayUrl: () => 'ws://127.0.0.1:1', secret: 'dev-token-test-secret-0123456789' })
   port = Number(new URL(demo.url).port)
 })
-afterAll(async () => { await demo.close() })
-
-/** GET /dev-token with exactly these Host and Origin headers (fetch cannot set Host). */
-const devToken = async (host: string, origin?: string): Promise<number> => await new Promise((resolve, reject) => {
-  const req = request({ host: '127.0.0.1', port, path: '/dev-token?user=u1', headers: { host, ...(origin === undefined ? {} : { origin }) } }, res => {
-    res.resume()
-    resolve(res.statusCode ?? 0)
-  })
-  req.on('error', reject)
-  req.end()
+afterAll(async () => {
+  await demo.close()
 })
 
-it('serves /dev-token to 127.0.0.1 and localhost at the demo\'s port, from the demo\'s origin', async () => {
+/** GET /dev-token with exactly these Host and Origin headers (fetch cannot set Host). */
+const devToken = async (host: string, origin?: string): Promise<number> =>
+  await new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/dev-token?user=u1', headers: { host, ...(origin === undefined ? {} : { origin }) } }, (res) => {
+      res.resume()
+      resolve(res.statusCode ?? 0)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+
+it("serves /dev-token to 127.0.0.1 and localhost at the demo's port, from the demo's origin", async () => {
   expect(await devToken(`127.0.0.1:${port}`)).toBe(200)
   expect(await devToken(`localhost:${port}`)).toBe(200)
   expect(await devToken(`127.0.0.1:${port}`, `http://127.0.0.1:${port}`)).toBe(200)

@@ -7,8 +7,12 @@ import { connectClient, startRelay, tokenFor, waitFor } from '../apps/relay/test
 import type { RelayProcess } from '../apps/relay/test/relay-process.js'
 
 let relay: RelayProcess
-beforeAll(async () => { relay = await startRelay() })
-afterAll(async () => { await relay.stop() })
+beforeAll(async () => {
+  relay = await startRelay()
+})
+afterAll(async () => {
+  await relay.stop()
+})
 
 it('a sync connection outliving its token is closed at expiry, fetches a fresh token and carries on', async () => {
   let tokens = 0
@@ -17,13 +21,23 @@ it('a sync connection outliving its token is closed at expiry, fetches a fresh t
   const connect = websocketConnector({
     url: relay.wsUrl,
     // Each token lives one second: the relay closes the socket when it expires (4419).
-    token: async () => { tokens++; return await tokenFor('refresh', 1) },
+    token: async () => {
+      tokens++
+      return await tokenFor('refresh', 1)
+    },
     WebSocket,
     network: null,
     heartbeatMs: 0,
-    backoff: { initialMs: 20, maxMs: 50 }
+    backoff: { initialMs: 20, maxMs: 50 },
   })
-  const connection = connect({ doc, room: 'refresh/p', projectId: 'p', setStatus: s => { statuses.push(s) } })
+  const connection = connect({
+    doc,
+    room: 'refresh/p',
+    projectId: 'p',
+    setStatus: (s) => {
+      statuses.push(s)
+    },
+  })
   try {
     await waitFor(() => statuses.includes('synced'), 5000, 'the first sync')
     await waitFor(() => tokens >= 3, 10_000, 'two token refreshes')

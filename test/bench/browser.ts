@@ -32,7 +32,10 @@ async function storageFigures(root: string, profile: Awaited<ReturnType<typeof l
         const page = await profile.context.newPage()
         await page.goto(`${server.origin}/bench-browser.html`)
         await page.waitForFunction(() => document.title === 'ready')
-        const bytes = await page.evaluate(([v, size]) => (window as unknown as { bench: Bench }).bench.storage(v as StorageVariant, size as number), [variant, n] as const)
+        const bytes = await page.evaluate(([v, size]) => (window as unknown as { bench: Bench }).bench.storage(v as StorageVariant, size as number), [
+          variant,
+          n,
+        ] as const)
         kb[variant] = bytes / n / 1024
         await page.close()
       } finally {
@@ -41,9 +44,34 @@ async function storageFigures(root: string, profile: Awaited<ReturnType<typeof l
     }
     const label = n.toLocaleString('en')
     figures.push(
-      { table: 'storage', name: `bytes per message, ${label} messages (index + rows)`, ours: kb.engram!, baseline: kb.raw!, unit: 'kB', baselineName: 'the same rows in raw Dexie', goal: '≤ 2.5×', today: '7.2 kB vs 0.70 kB (10.3×)' },
-      { table: 'storage', name: `… Engram rows alone (no index), ${label} messages`, ours: kb['rows-only']!, baseline: kb.raw!, unit: 'kB', baselineName: 'the same rows in raw Dexie', goal: 'info' },
-      { table: 'storage', name: `… Engram with the index never merged, ${label} messages`, ours: kb.unmerged!, baseline: kb.raw!, unit: 'kB', baselineName: 'the same rows in raw Dexie', goal: 'info' },
+      {
+        table: 'storage',
+        name: `bytes per message, ${label} messages (index + rows)`,
+        ours: kb.engram!,
+        baseline: kb.raw!,
+        unit: 'kB',
+        baselineName: 'the same rows in raw Dexie',
+        goal: '≤ 2.5×',
+        today: '7.2 kB vs 0.70 kB (10.3×)',
+      },
+      {
+        table: 'storage',
+        name: `… Engram rows alone (no index), ${label} messages`,
+        ours: kb['rows-only']!,
+        baseline: kb.raw!,
+        unit: 'kB',
+        baselineName: 'the same rows in raw Dexie',
+        goal: 'info',
+      },
+      {
+        table: 'storage',
+        name: `… Engram with the index never merged, ${label} messages`,
+        ours: kb.unmerged!,
+        baseline: kb.raw!,
+        unit: 'kB',
+        baselineName: 'the same rows in raw Dexie',
+        goal: 'info',
+      },
     )
   }
   return figures
@@ -56,13 +84,17 @@ export async function runBrowserBench(): Promise<void> {
   const profile = await launchProfile('bench-browser')
   try {
     const page = await profile.context.newPage()
-    page.on('console', (m) => { if (m.text().startsWith('[bench]')) console.error(m.text()) })
+    page.on('console', (m) => {
+      if (m.text().startsWith('[bench]')) console.error(m.text())
+    })
     await page.goto(`${server.origin}/bench-browser.html`)
     await page.waitForFunction(() => document.title === 'ready')
     const version = (await profile.context.browser()?.version()) ?? 'Chromium'
     const figures = suites.includes('storage') ? await storageFigures(root, profile) : []
     const runs = suites.includes('writes') || suites.includes('search')
-    const result: BrowserBenchResult = runs ? await page.evaluate((c) => (window as unknown as { bench: Bench }).bench.run(c), { ...config, searchOnly: !suites.includes('writes') }) : { figures: [], notes: [] }
+    const result: BrowserBenchResult = runs
+      ? await page.evaluate((c) => (window as unknown as { bench: Bench }).bench.run(c), { ...config, searchOnly: !suites.includes('writes') })
+      : { figures: [], notes: [] }
     result.figures.unshift(...figures)
     const tables: Record<string, string> = {
       storage: `storage in Chromium ${version} (navigator.storage.estimate, fresh profile)`,
@@ -71,7 +103,10 @@ export async function runBrowserBench(): Promise<void> {
     }
     for (const [key, title] of Object.entries(tables)) {
       const rows = result.figures.filter((f: Figure) => f.table === key)
-      printTable(title, rows.map((f) => ({ ...f, goal: [f.goal, f.today ? `today: ${f.today}` : ''].filter(Boolean).join('; ') })))
+      printTable(
+        title,
+        rows.map((f) => ({ ...f, goal: [f.goal, f.today ? `today: ${f.today}` : ''].filter(Boolean).join('; ') })),
+      )
     }
     for (const note of result.notes) console.log(`\n> ${note}`)
   } finally {

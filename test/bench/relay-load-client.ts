@@ -41,14 +41,22 @@ export interface LoadResult {
   maxLoopLagMs: number
 }
 
-type ToParent = { type: 'opened', connections: number } | { type: 'measure-start' } | ({ type: 'measure-end' } & LoadResult)
+type ToParent = { type: 'opened'; connections: number } | { type: 'measure-start' } | ({ type: 'measure-end' } & LoadResult)
 
 const config = JSON.parse(process.argv[2] ?? '{}') as LoadConfig
-const send = (m: ToParent): void => { process.send?.(m) }
-const waitParent = async (type: string): Promise<void> => await new Promise(resolve => {
-  const on = (m: { type: string }): void => { if (m.type === type) { process.off('message', on); resolve() } }
-  process.on('message', on)
-})
+const send = (m: ToParent): void => {
+  process.send?.(m)
+}
+const waitParent = async (type: string): Promise<void> =>
+  await new Promise((resolve) => {
+    const on = (m: { type: string }): void => {
+      if (m.type === type) {
+        process.off('message', on)
+        resolve()
+      }
+    }
+    process.on('message', on)
+  })
 
 let measuring = false
 let measureFrom = 0
@@ -58,9 +66,14 @@ let received = 0
 const urls = config.urls ?? [config.url]
 const instanceOf = (index: number): number => Math.floor(index / config.rooms) % urls.length
 
-interface LoadClient { index: number, doc: Y.Doc, ws: WebSocket, map: Y.Map<number> }
+interface LoadClient {
+  index: number
+  doc: Y.Doc
+  ws: WebSocket
+  map: Y.Map<number>
+}
 
-async function openClient (index: number, room: string, token: string): Promise<LoadClient> {
+async function openClient(index: number, room: string, token: string): Promise<LoadClient> {
   const doc = new Y.Doc()
   const map = doc.getMap<number>('stamps')
   const key = String(index)
@@ -74,7 +87,7 @@ async function openClient (index: number, room: string, token: string): Promise<
     syncProtocol.writeUpdate(e, update)
     ws.send(encoding.toUint8Array(e))
   })
-  map.observe(event => {
+  map.observe((event) => {
     if (!measuring) return
     const now = performance.now()
     for (const k of event.keysChanged) {
@@ -86,7 +99,9 @@ async function openClient (index: number, room: string, token: string): Promise<
   })
   await new Promise<void>((resolve, reject) => {
     ws.on('error', reject)
-    ws.on('close', code => { if (code !== 1000 && code !== 1005) reject(new Error(`closed ${code}`)) })
+    ws.on('close', (code) => {
+      if (code !== 1000 && code !== 1005) reject(new Error(`closed ${code}`))
+    })
     ws.on('open', () => {
       const e = encoding.createEncoder()
       encoding.writeVarUint(e, 0)
@@ -107,7 +122,7 @@ async function openClient (index: number, room: string, token: string): Promise<
   return { index, doc, ws, map }
 }
 
-async function openRange (from: number, to: number, clients: LoadClient[]): Promise<void> {
+async function openRange(from: number, to: number, clients: LoadClient[]): Promise<void> {
   const tokens = new Map<number, string>()
   for (let i = from; i < to; i += 50) {
     const batch: Array<Promise<LoadClient>> = []
@@ -120,11 +135,11 @@ async function openRange (from: number, to: number, clients: LoadClient[]): Prom
       }
       batch.push(openClient(j, `u${room}/bench`, token))
     }
-    clients.push(...await Promise.all(batch))
+    clients.push(...(await Promise.all(batch)))
   }
 }
 
-async function main (): Promise<void> {
+async function main(): Promise<void> {
   const clients: LoadClient[] = []
   await openRange(0, config.rooms, clients) // one client per room: every document loaded
   send({ type: 'opened', connections: clients.length })
@@ -141,7 +156,7 @@ async function main (): Promise<void> {
   let lastTick = started
   const total = config.warmupMs + config.measureMs
   let cpuStart = process.cpuUsage()
-  await new Promise<void>(resolve => {
+  await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
       const now = performance.now()
       maxLag = measuring ? Math.max(maxLag, now - lastTick - 5) : 0
@@ -170,7 +185,16 @@ async function main (): Promise<void> {
   measuring = false
   const cpu = process.cpuUsage(cpuStart)
   // Let in-flight updates land before reporting.
-  send({ type: 'measure-end', latencies, crossLatencies, writes: measuredWrites, received, measuredMs, clientCpuMs: (cpu.user + cpu.system) / 1000, maxLoopLagMs: maxLag })
+  send({
+    type: 'measure-end',
+    latencies,
+    crossLatencies,
+    writes: measuredWrites,
+    received,
+    measuredMs,
+    clientCpuMs: (cpu.user + cpu.system) / 1000,
+    maxLoopLagMs: maxLag,
+  })
   await waitParent('stop')
   for (const c of clients) c.ws.terminate()
   process.exit(0)

@@ -65,7 +65,16 @@ describe('storage quota in Chromium', () => {
           const after = await m.stats('q')
           const refusedVisible = (await m.search('q', `passage${i}marker`)).length
           const earlierVisible = (await m.search('q', 'passage0marker')).length
-          return { code: err.code, name: err.name, refusedAt: i, stored, passages: after.passages, refusedVisible, earlierVisible, quota: after.storage?.quotaBytes }
+          return {
+            code: err.code,
+            name: err.name,
+            refusedAt: i,
+            stored,
+            passages: after.passages,
+            refusedVisible,
+            earlierVisible,
+            quota: after.storage?.quotaBytes,
+          }
         }
       }
       return { code: undefined, refusedAt: -1, stored, passages: -1, refusedVisible: -1, earlierVisible: -1 }
@@ -83,11 +92,17 @@ describe('storage quota in Chromium', () => {
       const m = window.harness.memory()
       for (const id of ids) await m.archive.delete(id)
       let big = 'passage99marker '
-      for (let x = 7; big.length < 190_000;) big += (x = (x * 1103515245 + 12345) % 2147483648).toString(36)
+      for (let x = 7; big.length < 190_000; ) big += (x = (x * 1103515245 + 12345) % 2147483648).toString(36)
       const large = await m.archive.create('q', big.slice(0, 190_000))
       const p = await m.archive.create('q', 'a small passage after the delete')
       const message = await m.messages.append('s', { role: 'user', content: 'and a message too' })
-      return { passage: p.id, seq: message.seq, found: (await m.search('q', 'small passage')).map((h) => h.id), large: (await m.search('q', 'passage99marker')).map((h) => h.id), largeId: large.id }
+      return {
+        passage: p.id,
+        seq: message.seq,
+        found: (await m.search('q', 'small passage')).map((h) => h.id),
+        large: (await m.search('q', 'passage99marker')).map((h) => h.id),
+        largeId: large.id,
+      }
     }, result.stored)
     expect(again.seq).toBe(2)
     expect(again.found).toEqual([again.passage])

@@ -14,9 +14,7 @@ export interface TokenGrant {
 }
 
 /** The outcome of checking a connection's token and room. */
-export type AuthResult =
-  | ({ ok: true, room: string } & TokenGrant)
-  | { ok: false, code: (typeof CloseCode)[RefusalReason], reason: RefusalReason }
+export type AuthResult = ({ ok: true; room: string } & TokenGrant) | { ok: false; code: (typeof CloseCode)[RefusalReason]; reason: RefusalReason }
 
 /** Why a connection was refused before any document was loaded. */
 export type RefusalReason = 'tokenMissing' | 'tokenInvalid' | 'tokenExpired' | 'roomForbidden' | 'roomInvalid'
@@ -39,7 +37,7 @@ const maxRoomLength = 512
 const encoder = new TextEncoder()
 
 /** The raw HMAC key bytes of a shared secret. */
-export function secretKey (secret: string | Uint8Array): Uint8Array {
+export function secretKey(secret: string | Uint8Array): Uint8Array {
   return typeof secret === 'string' ? encoder.encode(secret) : secret
 }
 
@@ -50,7 +48,7 @@ export type VerifyKey = webcrypto.CryptoKey | Uint8Array
  * Import the secret once as a WebCrypto HMAC key: passing raw bytes to `jose`
  * re-imports them on every verification, which dominated connection setup.
  */
-export async function importVerifyKey (secret: string | Uint8Array): Promise<webcrypto.CryptoKey> {
+export async function importVerifyKey(secret: string | Uint8Array): Promise<webcrypto.CryptoKey> {
   return await webcrypto.subtle.importKey('raw', secretKey(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
 }
 
@@ -63,7 +61,7 @@ export async function importVerifyKey (secret: string | Uint8Array): Promise<web
  * const token = await mintToken('secret', 'u1', 3600)
  * new WebsocketProvider('wss://relay.example', 'u1/project-1', doc, { params: { token } })
  */
-export async function mintToken (secret: string | Uint8Array, user: string, ttlSeconds = 3600, options: MintOptions = {}): Promise<string> {
+export async function mintToken(secret: string | Uint8Array, user: string, ttlSeconds = 3600, options: MintOptions = {}): Promise<string> {
   if (user === '' || user.includes('/')) throw new TypeError('user must be non-empty and contain no "/"')
   const now = Math.floor(Date.now() / 1000)
   const jwt = new SignJWT(options.scope === undefined ? {} : { scope: options.scope })
@@ -77,7 +75,7 @@ export async function mintToken (secret: string | Uint8Array, user: string, ttlS
 }
 
 /** Whether a `scope` claim (space-separated) grants reading only. */
-function isReadOnly (scope: unknown): boolean {
+function isReadOnly(scope: unknown): boolean {
   if (typeof scope !== 'string') return false
   const scopes = scope.split(' ')
   return scopes.includes('read') && !scopes.includes('write')
@@ -87,14 +85,18 @@ function isReadOnly (scope: unknown): boolean {
  * Verify a token and return its user, mapping each failure to a refusal reason.
  * A `sub` containing `/` is invalid: it would let `a` reach `a/b`'s rooms.
  */
-export async function verifyToken (token: string | null, key: VerifyKey, checks: TokenChecks = {}): Promise<({ ok: true } & TokenGrant) | { ok: false, reason: 'tokenMissing' | 'tokenInvalid' | 'tokenExpired' }> {
+export async function verifyToken(
+  token: string | null,
+  key: VerifyKey,
+  checks: TokenChecks = {},
+): Promise<({ ok: true } & TokenGrant) | { ok: false; reason: 'tokenMissing' | 'tokenInvalid' | 'tokenExpired' }> {
   if (token === null || token === '') return { ok: false, reason: 'tokenMissing' }
   try {
     const { payload } = await jwtVerify(token, key, {
       algorithms: ['HS256'],
       requiredClaims: ['sub', 'exp'],
       ...(checks.audience === undefined ? {} : { audience: checks.audience }),
-      ...(checks.issuer === undefined ? {} : { issuer: checks.issuer })
+      ...(checks.issuer === undefined ? {} : { issuer: checks.issuer }),
     })
     const sub = payload.sub
     if (typeof sub !== 'string' || sub === '' || sub.includes('/')) return { ok: false, reason: 'tokenInvalid' }
@@ -109,7 +111,7 @@ export async function verifyToken (token: string | null, key: VerifyKey, checks:
  * The room named by a request path (`/u1/project` → `u1/project`), or null when
  * it cannot be decoded, is empty, too long or holds control characters.
  */
-export function roomFromPath (pathname: string): string | null {
+export function roomFromPath(pathname: string): string | null {
   let room: string
   try {
     room = decodeURIComponent(pathname.replace(/^\/+/, ''))
@@ -122,7 +124,7 @@ export function roomFromPath (pathname: string): string | null {
 }
 
 /** Whether `user` may join `room`: only rooms named `<user>/<something>`. */
-export function mayJoin (user: string, room: string): boolean {
+export function mayJoin(user: string, room: string): boolean {
   return room.length > user.length + 1 && room.startsWith(user + '/')
 }
 
@@ -130,7 +132,7 @@ export function mayJoin (user: string, room: string): boolean {
  * Authenticate an upgrade request URL (`/u1/p1?token=…`): token first, then room.
  * Never logs or returns the token.
  */
-export async function authenticate (url: string, key: VerifyKey | Promise<VerifyKey>, checks: TokenChecks = {}): Promise<AuthResult> {
+export async function authenticate(url: string, key: VerifyKey | Promise<VerifyKey>, checks: TokenChecks = {}): Promise<AuthResult> {
   const parsed = new URL(url, 'http://relay.invalid')
   const verified = await verifyToken(parsed.searchParams.get('token'), await key, checks)
   if (!verified.ok) return { ok: false, code: CloseCode[verified.reason], reason: verified.reason }

@@ -16,7 +16,7 @@ export interface AwarenessEntry {
  *
  * @throws Error when the update is truncated.
  */
-export function readAwarenessEntries (update: Uint8Array): AwarenessEntry[] {
+export function readAwarenessEntries(update: Uint8Array): AwarenessEntry[] {
   const decoder = decoding.createDecoder(update)
   const count = decoding.readVarUint(decoder)
   const entries: AwarenessEntry[] = []
@@ -42,19 +42,19 @@ export interface AwarenessLedger {
    * (another instance's connections, budgeted there) checks the room only.
    * Records the new sizes when it returns true.
    */
-  admit (owned: ReadonlySet<number> | null, entries: AwarenessEntry[]): boolean
+  admit(owned: ReadonlySet<number> | null, entries: AwarenessEntry[]): boolean
   /** Drop removed clients' sizes. */
-  forget (clients: Iterable<number>): void
+  forget(clients: Iterable<number>): void
   /** Bytes held by the room now. */
   readonly bytes: number
 }
 
 /** Create a room's ledger. */
-export function createAwarenessLedger (maxPerConnection: number, maxPerRoom: number): AwarenessLedger {
+export function createAwarenessLedger(maxPerConnection: number, maxPerRoom: number): AwarenessLedger {
   const sizes = new Map<number, number>()
   let total = 0
   return {
-    admit (owned, entries) {
+    admit(owned, entries) {
       const after = new Map<number, number>()
       for (const client of owned ?? []) after.set(client, sizes.get(client) ?? 0)
       let room = total
@@ -72,13 +72,15 @@ export function createAwarenessLedger (maxPerConnection: number, maxPerRoom: num
       }
       return true
     },
-    forget (clients) {
+    forget(clients) {
       for (const client of clients) {
         total -= sizes.get(client) ?? 0
         sizes.delete(client)
       }
     },
-    get bytes () { return total }
+    get bytes() {
+      return total
+    },
   }
 }
 
@@ -87,7 +89,7 @@ export function createAwarenessLedger (maxPerConnection: number, maxPerRoom: num
  * grouped into as many frames as needed, and a state too large for any frame
  * is left out, so the relay never sends a frame a client's limit would refuse.
  */
-export function encodeAwarenessFrames (awareness: awarenessProtocol.Awareness, clients: number[], maxFrameBytes: number): Uint8Array[] {
+export function encodeAwarenessFrames(awareness: awarenessProtocol.Awareness, clients: number[], maxFrameBytes: number): Uint8Array[] {
   const frames: Uint8Array[] = []
   let group: number[] = []
   let groupBytes = 0

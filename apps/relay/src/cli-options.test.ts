@@ -4,14 +4,27 @@ import { defaultLimits } from './limits.js'
 
 it('defaults to 127.0.0.1:1234, ./.data/relay and the flagged development secret', () => {
   expect(parseCli([], {})).toEqual({
-    kind: 'serve', host: '127.0.0.1', port: 1234, store: 'sqlite', data: './.data/relay', secret: developmentSecret, devSecret: true,
-    sync: 'normal', walLimitBytes: 64 * 1024 * 1024, logLevel: 'info', limits: defaultLimits, integrityCheck: false
+    kind: 'serve',
+    host: '127.0.0.1',
+    port: 1234,
+    store: 'sqlite',
+    data: './.data/relay',
+    secret: developmentSecret,
+    devSecret: true,
+    sync: 'normal',
+    walLimitBytes: 64 * 1024 * 1024,
+    logLevel: 'info',
+    limits: defaultLimits,
+    integrityCheck: false,
   })
 })
 
 it('reads environment, and flags win over it', () => {
   const cmd = parseCli(['--port', '9000', '--max-message-bytes', '2048'], {
-    ENGRAM_RELAY_PORT: '8000', ENGRAM_RELAY_HOST: '0.0.0.0', ENGRAM_RELAY_SECRET: 's3cret', ENGRAM_RELAY_UNLOAD_AFTER_MS: '0'
+    ENGRAM_RELAY_PORT: '8000',
+    ENGRAM_RELAY_HOST: '0.0.0.0',
+    ENGRAM_RELAY_SECRET: 's3cret',
+    ENGRAM_RELAY_UNLOAD_AFTER_MS: '0',
   })
   expect(cmd).toMatchObject({ kind: 'serve', port: 9000, host: '0.0.0.0', secret: 's3cret', devSecret: false })
   if (cmd.kind !== 'serve') throw new Error('expected serve')
@@ -25,9 +38,15 @@ it('parses the token subcommand', () => {
 
 it('reads the multi-instance flags and the revoke subcommand', () => {
   expect(parseCli(['--store', 'postgres', '--postgres', 'postgres://db/engram', '--redis', 'redis://r:6379', '--instance-id', 'a'], {})).toMatchObject({
-    store: 'postgres', postgres: 'postgres://db/engram', redis: 'redis://r:6379', instanceId: 'a'
+    store: 'postgres',
+    postgres: 'postgres://db/engram',
+    redis: 'redis://r:6379',
+    instanceId: 'a',
   })
-  expect(parseCli([], { ENGRAM_RELAY_STORE: 'postgres', ENGRAM_RELAY_POSTGRES: 'postgresql://db/x', ENGRAM_RELAY_METRICS_TOKEN: 'm' })).toMatchObject({ store: 'postgres', metricsToken: 'm' })
+  expect(parseCli([], { ENGRAM_RELAY_STORE: 'postgres', ENGRAM_RELAY_POSTGRES: 'postgresql://db/x', ENGRAM_RELAY_METRICS_TOKEN: 'm' })).toMatchObject({
+    store: 'postgres',
+    metricsToken: 'm',
+  })
   expect(parseCli(['revoke', '--user', 'u1', '--data', '/tmp/x'], {})).toMatchObject({ kind: 'revoke', user: 'u1', store: 'sqlite', data: '/tmp/x' })
   expect(parseCli(['token', '--user', 'u1', '--scope', 'read'], {})).toMatchObject({ kind: 'token', scope: 'read' })
 })

@@ -24,21 +24,21 @@ export interface StorageConfig {
 /** What `main` was asked to do. */
 export type CliCommand =
   | ({
-    kind: 'serve'
-    host: string
-    port: number
-    secret: string
-    devSecret: boolean
-    logLevel: LogLevel
-    limits: RelayLimits
-    instanceId?: string
-    tokenAudience?: string
-    tokenIssuer?: string
-    metricsToken?: string
-    integrityCheck: boolean
-  } & StorageConfig)
-  | { kind: 'token', user: string, ttlSeconds: number, secret: string, devSecret: boolean, scope?: 'read' | 'write', audience?: string, issuer?: string }
-  | ({ kind: 'revoke', user: string } & StorageConfig)
+      kind: 'serve'
+      host: string
+      port: number
+      secret: string
+      devSecret: boolean
+      logLevel: LogLevel
+      limits: RelayLimits
+      instanceId?: string
+      tokenAudience?: string
+      tokenIssuer?: string
+      metricsToken?: string
+      integrityCheck: boolean
+    } & StorageConfig)
+  | { kind: 'token'; user: string; ttlSeconds: number; secret: string; devSecret: boolean; scope?: 'read' | 'write'; audience?: string; issuer?: string }
+  | ({ kind: 'revoke'; user: string } & StorageConfig)
   | { kind: 'help' }
 
 /** Flag name → limit key; each is also read from `ENGRAM_RELAY_<FLAG_IN_SNAKE_CASE>`. */
@@ -59,7 +59,7 @@ const limitFlags: Record<string, keyof RelayLimits> = {
   'max-awareness-bytes-per-room': 'maxAwarenessBytesPerRoom',
   'awareness-bytes-per-second': 'awarenessBytesPerSecond',
   'max-rooms-per-user': 'maxRoomsPerUser',
-  'max-bytes-per-user': 'maxBytesPerUser'
+  'max-bytes-per-user': 'maxBytesPerUser',
 }
 
 const envName = (flag: string): string => 'ENGRAM_RELAY_' + flag.toUpperCase().replaceAll('-', '_')
@@ -74,7 +74,7 @@ engram-relay token --user u1 [--ttl 3600] [--scope read|write] [--token-audience
 engram-relay revoke --user u1 [--store sqlite --data DIR | --store postgres --postgres URL] [--redis URL]
 Every flag can also be set as ENGRAM_RELAY_<FLAG> (e.g. ENGRAM_RELAY_SECRET, ENGRAM_RELAY_PORT).`
 
-function toNumber (name: string, value: string): number {
+function toNumber(name: string, value: string): number {
   const n = Number(value)
   if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number, got "${value}"`)
   return n
@@ -86,7 +86,7 @@ function toNumber (name: string, value: string): number {
  *
  * @throws Error when a flag has an invalid value.
  */
-export function parseCli (argv: string[], env: NodeJS.ProcessEnv): CliCommand {
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliCommand {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -110,8 +110,8 @@ export function parseCli (argv: string[], env: NodeJS.ProcessEnv): CliCommand {
       ttl: { type: 'string' },
       scope: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
-      ...Object.fromEntries(Object.keys(limitFlags).map(f => [f, { type: 'string' as const }]))
-    }
+      ...Object.fromEntries(Object.keys(limitFlags).map((f) => [f, { type: 'string' as const }])),
+    },
   })
   const flags = values as Record<string, string | boolean | undefined>
   const read = (flag: string): string | undefined => {
@@ -144,7 +144,7 @@ export function parseCli (argv: string[], env: NodeJS.ProcessEnv): CliCommand {
       devSecret,
       ...(scope === undefined ? {} : { scope }),
       ...optional('audience', nonEmpty('token-audience')),
-      ...optional('issuer', nonEmpty('token-issuer'))
+      ...optional('issuer', nonEmpty('token-issuer')),
     }
   }
   const storage = parseStorage(read, nonEmpty)
@@ -172,16 +172,16 @@ export function parseCli (argv: string[], env: NodeJS.ProcessEnv): CliCommand {
     ...optional('tokenAudience', nonEmpty('token-audience')),
     ...optional('tokenIssuer', nonEmpty('token-issuer')),
     ...optional('metricsToken', nonEmpty('metrics-token')),
-    integrityCheck: values['integrity-check'] === true || ['1', 'true'].includes(env.ENGRAM_RELAY_INTEGRITY_CHECK ?? '')
+    integrityCheck: values['integrity-check'] === true || ['1', 'true'].includes(env.ENGRAM_RELAY_INTEGRITY_CHECK ?? ''),
   }
 }
 
 /** `{ [key]: value }` when the value is set, else nothing (exactOptionalPropertyTypes-friendly). */
-function optional<K extends string> (key: K, value: string | undefined): { [P in K]?: string } {
+function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string }
 }
 
-function parseStorage (read: (flag: string) => string | undefined, nonEmpty: (flag: string) => string | undefined): StorageConfig {
+function parseStorage(read: (flag: string) => string | undefined, nonEmpty: (flag: string) => string | undefined): StorageConfig {
   const store = read('store') ?? 'sqlite'
   if (store !== 'sqlite' && store !== 'postgres') throw new Error('--store must be "sqlite" or "postgres"')
   const sync = read('sync') ?? 'normal'
@@ -198,6 +198,6 @@ function parseStorage (read: (flag: string) => string | undefined, nonEmpty: (fl
     sync,
     walLimitBytes: toNumber('wal-limit-bytes', read('wal-limit-bytes') ?? String(64 * 1024 * 1024)),
     ...optional('postgres', postgres),
-    ...optional('redis', redis)
+    ...optional('redis', redis),
   }
 }

@@ -19,11 +19,11 @@ export interface CompactionBudget {
    * snapshot. `bytesOnly` skips the time rule (a room being unloaded compacts
    * once, and only when it wrote enough).
    */
-  allows (bytesSinceSnapshot: number, now?: number, bytesOnly?: boolean): boolean
+  allows(bytesSinceSnapshot: number, now?: number, bytesOnly?: boolean): boolean
   /** Milliseconds until the time rule allows the next compaction (0 when it does now). */
-  waitMs (now?: number): number
+  waitMs(now?: number): number
   /** Record a finished compaction: its duration and the snapshot size. */
-  record (durationMs: number, snapshotBytes: number, now?: number): void
+  record(durationMs: number, snapshotBytes: number, now?: number): void
 }
 
 /** The budget's two knobs. */
@@ -41,21 +41,21 @@ export interface CompactionBudgetOptions {
  * const budget = createCompactionBudget(storedBytes)
  * if (budget.allows(bytesSinceSnapshot)) { const t = performance.now(); compact(); budget.record(performance.now() - t, size) }
  */
-export function createCompactionBudget (snapshotBytes: number, options: CompactionBudgetOptions = {}): CompactionBudget {
+export function createCompactionBudget(snapshotBytes: number, options: CompactionBudgetOptions = {}): CompactionBudget {
   const growthRatio = options.growthRatio ?? 8
   const cpuShare = options.cpuShare ?? 0.1
   let snapshot = snapshotBytes
   let notBefore = 0
   return {
-    allows (bytesSinceSnapshot, now = performance.now(), bytesOnly = false) {
+    allows(bytesSinceSnapshot, now = performance.now(), bytesOnly = false) {
       return (bytesOnly || now >= notBefore) && bytesSinceSnapshot * growthRatio >= snapshot
     },
-    waitMs (now = performance.now()) {
+    waitMs(now = performance.now()) {
       return Math.max(0, notBefore - now)
     },
-    record (durationMs, snapshotBytes, now = performance.now()) {
+    record(durationMs, snapshotBytes, now = performance.now()) {
       snapshot = snapshotBytes
       notBefore = now + durationMs * (1 / cpuShare - 1)
-    }
+    },
   }
 }

@@ -60,18 +60,18 @@ export interface RelayOptions {
 export interface Relay {
   readonly instanceId: string
   /** Authenticate an HTTP upgrade and join the socket to its room, or close it with a documented code. */
-  handleUpgrade (req: IncomingMessage, socket: Duplex, head: Buffer): void
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void
   /** Answer `/healthz` and `/metrics`; false for other requests. */
-  handleRequest (req: IncomingMessage, res: ServerResponse): boolean
+  handleRequest(req: IncomingMessage, res: ServerResponse): boolean
   /** Route a server's upgrades and health/metrics requests to this relay; returns the detach function. */
-  attach (server: Server): () => void
+  attach(server: Server): () => void
   /** Check every stored room (slow: at startup) and refuse the damaged ones; returns their names. */
-  checkIntegrity (): Promise<string[]>
+  checkIntegrity(): Promise<string[]>
   /** Stop accepting, close sockets as "going away", flush every document and close the store. */
-  close (): Promise<void>
+  close(): Promise<void>
   readonly metrics: RelayMetrics
   /** Current connection, user and document counts. */
-  gauges (): RelayGauges
+  gauges(): RelayGauges
 }
 
 /**
@@ -84,7 +84,7 @@ export interface Relay {
  * relay.attach(server)
  * server.listen(1234, '127.0.0.1')
  */
-export function createRelay (options: RelayOptions): Relay {
+export function createRelay(options: RelayOptions): Relay {
   const limits: RelayLimits = { ...defaultLimits, ...options.limits }
   const log = options.log ?? silentLogger
   const { store } = options
@@ -115,7 +115,7 @@ export function createRelay (options: RelayOptions): Relay {
       userRoomsPeak: peak.rooms,
       maxRoomsPerUser: limits.maxRoomsPerUser,
       userBytesPeak: peak.bytes,
-      maxBytesPerUser: limits.maxBytesPerUser
+      maxBytesPerUser: limits.maxBytesPerUser,
     }
   }
 
@@ -124,9 +124,14 @@ export function createRelay (options: RelayOptions): Relay {
     unloadTimers.delete(room.name)
     if (rooms.get(room.name) !== room) return
     rooms.delete(room.name)
-    const done: Promise<void> = room.unload({ flush }).catch((err: unknown) => {
-      log.error('unload failed', { room: room.name, error: errorMessage(err) })
-    }).finally(() => { if (unloading.get(room.name) === done) unloading.delete(room.name) })
+    const done: Promise<void> = room
+      .unload({ flush })
+      .catch((err: unknown) => {
+        log.error('unload failed', { room: room.name, error: errorMessage(err) })
+      })
+      .finally(() => {
+        if (unloading.get(room.name) === done) unloading.delete(room.name)
+      })
     unloading.set(room.name, done)
     metrics.documentsUnloadedTotal++
     log.debug('document unloaded', { room: room.name })
@@ -167,11 +172,15 @@ export function createRelay (options: RelayOptions): Relay {
     await unloading.get(name)
     let pending = loading.get(name)
     if (pending === undefined) {
-      pending = openRoom(name, roomContext).then(room => {
-        rooms.set(name, room)
-        metrics.documentsLoadedTotal++
-        return room
-      }).finally(() => { loading.delete(name) })
+      pending = openRoom(name, roomContext)
+        .then((room) => {
+          rooms.set(name, room)
+          metrics.documentsLoadedTotal++
+          return room
+        })
+        .finally(() => {
+          loading.delete(name)
+        })
       loading.set(name, pending)
     }
     return await pending
@@ -195,9 +204,9 @@ export function createRelay (options: RelayOptions): Relay {
     fanout,
     log,
     pollMs: options.revocationPollMs ?? 1000,
-    onRevoked (user, atMs) {
+    onRevoked(user, atMs) {
       for (const conn of connections) if (conn.user === user && conn.issuedAt <= atMs) conn.close('tokenRevoked')
-    }
+    },
   })
 
   const refuse = (ws: WebSocket, reason: CloseReason): void => {
@@ -208,7 +217,10 @@ export function createRelay (options: RelayOptions): Relay {
   /** Accept the socket only to close it with a code the stock client reports. */
   const upgradeAndRefuse = (req: IncomingMessage, socket: Duplex, head: Buffer, reason: CloseReason): void => {
     if (socket.destroyed) return
-    wss.handleUpgrade(req, socket, head, ws => { ws.on('error', ignoreError); refuse(ws, reason) })
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      ws.on('error', ignoreError)
+      refuse(ws, reason)
+    })
   }
 
   const markDamaged = (err: RoomDamagedError): void => {
@@ -230,7 +242,9 @@ export function createRelay (options: RelayOptions): Relay {
 
   /** After the token is valid: admission (caps, quotas, damage), then the room, then the socket. */
   const admit = async (req: IncomingMessage, socket: Duplex, head: Buffer, grant: TokenGrant, roomName: string): Promise<void> => {
-    const refuseWith = (reason: CloseReason): void => { upgradeAndRefuse(req, socket, head, reason) }
+    const refuseWith = (reason: CloseReason): void => {
+      upgradeAndRefuse(req, socket, head, reason)
+    }
     await revocations.ready
     if (revocations.isRevoked(grant.user, grant.issuedAt)) return refuseWith('tokenRevoked')
     if (metrics.damagedRooms.has(roomName)) return refuseWith('roomDamaged')
@@ -267,7 +281,9 @@ export function createRelay (options: RelayOptions): Relay {
       scheduleUnload(room)
       return
     }
-    wss.handleUpgrade(req, socket, head, ws => { accept(ws, grant, room) })
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      accept(ws, grant, room)
+    })
   }
 
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -277,25 +293,30 @@ export function createRelay (options: RelayOptions): Relay {
       return
     }
     if (!upgradeLimiter.take(req.socket.remoteAddress ?? '')) return upgradeAndRefuse(req, socket, head, 'rateLimited')
-    authenticate(req.url ?? '/', key, options.tokens).then(async result => {
-      if (socket.destroyed) return
-      if (!result.ok) {
-        log.info('connection refused', { reason: result.reason, code: result.code })
-        return upgradeAndRefuse(req, socket, head, result.reason)
-      }
-      await admit(req, socket, head, result, result.room)
-    }).catch((err: unknown) => {
-      log.error('upgrade failed', { error: errorMessage(err) })
-      socket.destroy()
-    })
+    authenticate(req.url ?? '/', key, options.tokens)
+      .then(async (result) => {
+        if (socket.destroyed) return
+        if (!result.ok) {
+          log.info('connection refused', { reason: result.reason, code: result.code })
+          return upgradeAndRefuse(req, socket, head, result.reason)
+        }
+        await admit(req, socket, head, result, result.room)
+      })
+      .catch((err: unknown) => {
+        log.error('upgrade failed', { error: errorMessage(err) })
+        socket.destroy()
+      })
   }
 
-  const pingTimer = setInterval(() => {
-    for (const conn of connections) {
-      if (!conn.alive) conn.terminate('pingTimeout')
-      else conn.ping()
-    }
-  }, Math.max(50, limits.pingIntervalMs))
+  const pingTimer = setInterval(
+    () => {
+      for (const conn of connections) {
+        if (!conn.alive) conn.terminate('pingTimeout')
+        else conn.ping()
+      }
+    },
+    Math.max(50, limits.pingIntervalMs),
+  )
   pingTimer.unref()
 
   // A live connection ends with its token: the client fetches a fresh one and reconnects.
@@ -307,7 +328,9 @@ export function createRelay (options: RelayOptions): Relay {
 
   const stopResync = fanout.onResync(() => {
     for (const room of rooms.values()) {
-      room.resync().catch((err: unknown) => { log.warn('resync failed', { room: room.name, error: errorMessage(err) }) })
+      room.resync().catch((err: unknown) => {
+        log.warn('resync failed', { room: room.name, error: errorMessage(err) })
+      })
     }
   })
 
@@ -315,17 +338,21 @@ export function createRelay (options: RelayOptions): Relay {
     instanceId,
     handleUpgrade,
     handleRequest: (req, res) => handleHttp(req, res, { metrics, gauges, closing: () => closing, metricsToken: options.metricsToken }),
-    attach (server) {
-      const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => { handleUpgrade(req, socket, head) }
+    attach(server) {
+      const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+        handleUpgrade(req, socket, head)
+      }
       server.on('upgrade', onUpgrade)
-      return () => { server.off('upgrade', onUpgrade) }
+      return () => {
+        server.off('upgrade', onUpgrade)
+      }
     },
-    async checkIntegrity () {
+    async checkIntegrity() {
       const damaged = await store.damagedRooms()
       for (const room of damaged) markDamaged(new RoomDamagedError(room, new Error('integrity check failed')))
       return damaged
     },
-    async close () {
+    async close() {
       if (closing) return
       closing = true
       clearInterval(pingTimer)
@@ -336,7 +363,7 @@ export function createRelay (options: RelayOptions): Relay {
       await batch.flush()
       for (const conn of open) conn.close('goingAway')
       // Give clients a moment to answer the close frame, then drop the rest.
-      await new Promise(resolve => setTimeout(resolve, open.length > 0 ? 200 : 0))
+      await new Promise((resolve) => setTimeout(resolve, open.length > 0 ? 200 : 0))
       for (const conn of open) conn.terminate('goingAway')
       await Promise.allSettled(Array.from(loading.values()))
       for (const room of Array.from(rooms.values())) unload(room, true)
@@ -346,6 +373,6 @@ export function createRelay (options: RelayOptions): Relay {
       log.info('relay closed', { connections: open.length })
     },
     metrics,
-    gauges
+    gauges,
   }
 }

@@ -4,7 +4,7 @@ import { renderMetrics } from './metrics.js'
 import type { RelayGauges, RelayMetrics } from './metrics.js'
 
 /** Whether the request carries `Authorization: Bearer <token>`, compared in constant time. */
-function hasBearer (req: IncomingMessage, token: string): boolean {
+function hasBearer(req: IncomingMessage, token: string): boolean {
   const expected = Buffer.from(`Bearer ${token}`)
   const given = Buffer.from(req.headers.authorization ?? '')
   return given.byteLength === expected.byteLength && timingSafeEqual(given, expected)
@@ -15,7 +15,11 @@ function hasBearer (req: IncomingMessage, token: string): boolean {
  * caller can answer it (404, or its own routes). With `metricsToken`,
  * `/metrics` answers 401 without `Authorization: Bearer <metricsToken>`.
  */
-export function handleHttp (req: IncomingMessage, res: ServerResponse, state: { metrics: RelayMetrics, gauges: () => RelayGauges, closing: () => boolean, metricsToken?: string }): boolean {
+export function handleHttp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: { metrics: RelayMetrics; gauges: () => RelayGauges; closing: () => boolean; metricsToken?: string },
+): boolean {
   const path = (req.url ?? '/').split('?')[0]
   if (req.method !== 'GET' && req.method !== 'HEAD') return false
   if (path === '/healthz') {

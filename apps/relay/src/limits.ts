@@ -54,13 +54,13 @@ export const defaultLimits: RelayLimits = {
   maxAwarenessBytesPerRoom: 1024 * 1024,
   awarenessBytesPerSecond: 64 * 1024,
   maxRoomsPerUser: 1000,
-  maxBytesPerUser: 256 * 1024 * 1024
+  maxBytesPerUser: 256 * 1024 * 1024,
 }
 
 /** A token bucket: `take()` is false once the burst is spent faster than the rate refills it. */
 export interface RateLimiter {
   /** Spend `amount` tokens (default 1); false, spending nothing, when fewer are left. */
-  take (amount?: number): boolean
+  take(amount?: number): boolean
 }
 
 /**
@@ -70,11 +70,11 @@ export interface RateLimiter {
  * const limiter = createRateLimiter(100, 500)
  * if (!limiter.take()) socket.close(CloseCode.rateLimited)
  */
-export function createRateLimiter (perSecond: number, burst: number, now: () => number = Date.now): RateLimiter {
+export function createRateLimiter(perSecond: number, burst: number, now: () => number = Date.now): RateLimiter {
   let tokens = burst
   let last = now()
   return {
-    take (amount = 1) {
+    take(amount = 1) {
       const t = now()
       if (t > last) {
         tokens = Math.min(burst, tokens + ((t - last) * perSecond) / 1000)
@@ -83,7 +83,7 @@ export function createRateLimiter (perSecond: number, burst: number, now: () => 
       if (tokens < amount) return false
       tokens -= amount
       return true
-    }
+    },
   }
 }
 
@@ -91,10 +91,10 @@ export function createRateLimiter (perSecond: number, burst: number, now: () => 
  * Rate limiters keyed by a string (remote address), forgotten once full again
  * so the map does not grow with every address ever seen.
  */
-export function createKeyedRateLimiter (perSecond: number, burst: number, now: () => number = Date.now): { take (key: string): boolean, size (): number } {
-  const buckets = new Map<string, { tokens: number, last: number }>()
+export function createKeyedRateLimiter(perSecond: number, burst: number, now: () => number = Date.now): { take(key: string): boolean; size(): number } {
+  const buckets = new Map<string, { tokens: number; last: number }>()
   return {
-    take (key) {
+    take(key) {
       const t = now()
       let b = buckets.get(key)
       if (b === undefined) {
@@ -111,6 +111,6 @@ export function createKeyedRateLimiter (perSecond: number, burst: number, now: (
       b.tokens -= 1
       return true
     },
-    size: () => buckets.size
+    size: () => buckets.size,
   }
 }

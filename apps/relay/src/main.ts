@@ -9,7 +9,7 @@ import { openBackend } from './open-backend.js'
 import { createFanoutStats } from './redis-fanout.js'
 import { revokeUser } from './revoke-command.js'
 
-async function main (): Promise<void> {
+async function main(): Promise<void> {
   const cmd = parseCli(process.argv.slice(2), process.env)
   if (cmd.kind === 'help') {
     process.stdout.write(usage + '\n')
@@ -18,7 +18,7 @@ async function main (): Promise<void> {
   if (cmd.kind === 'token') {
     if (cmd.devSecret) process.stderr.write('warning: signed with the development secret; set ENGRAM_RELAY_SECRET or --secret\n')
     const { scope, audience, issuer } = cmd
-    process.stdout.write(await mintToken(cmd.secret, cmd.user, cmd.ttlSeconds, { scope, audience, issuer }) + '\n')
+    process.stdout.write((await mintToken(cmd.secret, cmd.user, cmd.ttlSeconds, { scope, audience, issuer })) + '\n')
     return
   }
   if (cmd.kind === 'revoke') {
@@ -26,7 +26,8 @@ async function main (): Promise<void> {
     try {
       const result = await revokeUser(cmd.user, backend.store, backend.fanout)
       process.stdout.write(`revoked tokens of ${cmd.user} issued until ${new Date(result.at).toISOString()}\n`)
-      if (result.error !== undefined) process.stderr.write(`warning: stored, but not announced on Redis (${result.error}); instances apply it within a second\n`)
+      if (result.error !== undefined)
+        process.stderr.write(`warning: stored, but not announced on Redis (${result.error}); instances apply it within a second\n`)
     } finally {
       await backend.fanout?.close()
       await backend.store.close()
@@ -48,8 +49,11 @@ async function main (): Promise<void> {
     log,
     instanceId,
     ...(backend.fanout === null ? {} : { fanout: backend.fanout }),
-    tokens: { ...(cmd.tokenAudience === undefined ? {} : { audience: cmd.tokenAudience }), ...(cmd.tokenIssuer === undefined ? {} : { issuer: cmd.tokenIssuer }) },
-    ...(cmd.metricsToken === undefined ? {} : { metricsToken: cmd.metricsToken })
+    tokens: {
+      ...(cmd.tokenAudience === undefined ? {} : { audience: cmd.tokenAudience }),
+      ...(cmd.tokenIssuer === undefined ? {} : { issuer: cmd.tokenIssuer }),
+    },
+    ...(cmd.metricsToken === undefined ? {} : { metricsToken: cmd.metricsToken }),
   })
   if (backend.fanout !== null) relay.metrics.fanout = stats
   if (cmd.integrityCheck) {
@@ -72,17 +76,24 @@ async function main (): Promise<void> {
     stopping = true
     log.info('shutting down', { signal })
     server.close()
-    relay.close().then(() => {
-      server.closeAllConnections()
-      // stdout is asynchronous on pipes: let the last log lines out before exiting.
-      process.stdout.write('', () => process.exit(0))
-    }, (err: unknown) => {
-      log.error('shutdown failed', { error: errorMessage(err) })
-      process.exit(1)
-    })
+    relay.close().then(
+      () => {
+        server.closeAllConnections()
+        // stdout is asynchronous on pipes: let the last log lines out before exiting.
+        process.stdout.write('', () => process.exit(0))
+      },
+      (err: unknown) => {
+        log.error('shutdown failed', { error: errorMessage(err) })
+        process.exit(1)
+      },
+    )
   }
-  process.on('SIGTERM', () => { shutdown('SIGTERM') })
-  process.on('SIGINT', () => { shutdown('SIGINT') })
+  process.on('SIGTERM', () => {
+    shutdown('SIGTERM')
+  })
+  process.on('SIGINT', () => {
+    shutdown('SIGINT')
+  })
 }
 
 main().catch((err: unknown) => {

@@ -6,10 +6,12 @@ import * as Y from 'yjs'
  *
  * @throws Error when an update cannot be decoded (the room is damaged).
  */
-export function mergeUpdates (updates: Uint8Array[]): Uint8Array {
+export function mergeUpdates(updates: Uint8Array[]): Uint8Array {
   const doc = new Y.Doc({ gc: true })
   try {
-    doc.transact(() => { for (const update of updates) Y.applyUpdate(doc, update) })
+    doc.transact(() => {
+      for (const update of updates) Y.applyUpdate(doc, update)
+    })
     return Y.encodeStateAsUpdate(doc)
   } finally {
     doc.destroy()

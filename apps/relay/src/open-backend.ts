@@ -17,7 +17,7 @@ export interface Backend {
 }
 
 /** The URL without its password, for logs. */
-function redact (url: string): string {
+function redact(url: string): string {
   try {
     const parsed = new URL(url)
     if (parsed.password !== '') parsed.password = '***'
@@ -33,14 +33,16 @@ function redact (url: string): string {
  *
  * @throws Error when PostgreSQL cannot be reached or its tables cannot be created.
  */
-export async function openBackend (config: StorageConfig, instanceId: string, log: Logger, stats?: FanoutStats): Promise<Backend> {
-  const store = config.store === 'postgres'
-    ? await openPostgresStore({ url: config.postgres ?? '', log })
-    : openSqliteStore(resolve(config.data), { sync: config.sync, walLimitBytes: config.walLimitBytes })
+export async function openBackend(config: StorageConfig, instanceId: string, log: Logger, stats?: FanoutStats): Promise<Backend> {
+  const store =
+    config.store === 'postgres'
+      ? await openPostgresStore({ url: config.postgres ?? '', log })
+      : openSqliteStore(resolve(config.data), { sync: config.sync, walLimitBytes: config.walLimitBytes })
   const fanout = config.redis === undefined ? null : openRedisFanout({ url: config.redis, instanceId, log, ...(stats === undefined ? {} : { stats }) })
-  const describe: Record<string, string> = config.store === 'postgres'
-    ? { store: 'postgres', postgres: redact(config.postgres ?? '') }
-    : { store: 'sqlite', data: resolve(config.data), sync: config.sync }
+  const describe: Record<string, string> =
+    config.store === 'postgres'
+      ? { store: 'postgres', postgres: redact(config.postgres ?? '') }
+      : { store: 'sqlite', data: resolve(config.data), sync: config.sync }
   if (config.redis !== undefined) describe.redis = redact(config.redis)
   return { store, fanout, describe }
 }

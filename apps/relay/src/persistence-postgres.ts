@@ -25,13 +25,13 @@ const maxRowsPerInsert = 10_000
  * rather than `unnest(bytea[])`: node-postgres sends Buffer parameters as
  * binary, an array only as hex text that both sides must encode and parse.
  */
-function insertStatement (rows: number): string {
+function insertStatement(rows: number): string {
   const values: string[] = []
   for (let i = 0; i < rows; i++) values.push(`($${2 * i + 1}, $${2 * i + 2})`)
   return `INSERT INTO engram_relay_updates (room, data) VALUES ${values.join(', ')}`
 }
 
-function insertParams (entries: ReadonlyArray<StoredUpdate>): Array<string | Buffer> {
+function insertParams(entries: ReadonlyArray<StoredUpdate>): Array<string | Buffer> {
   const params: Array<string | Buffer> = []
   for (const e of entries) params.push(e.room, asBuffer(e.update))
   return params
@@ -49,13 +49,13 @@ const asBytes = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset
  * @example
  * const store = await openPostgresStore({ url: 'postgres://relay@db/engram', log })
  */
-export async function openPostgresStore (options: PostgresStoreOptions): Promise<RelayStore> {
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<RelayStore> {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
     // Fail fast while the database is away: the relay refuses with storeUnavailable and clients retry.
     connectionTimeoutMillis: 3000,
-    query_timeout: 15_000
+    query_timeout: 15_000,
   })
   let reported = false
   pool.on('error', (err: Error) => {
@@ -63,7 +63,9 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     if (!reported) options.log.warn('postgres connection lost', { error: errorMessage(err) })
     reported = true
   })
-  pool.on('connect', () => { reported = false })
+  pool.on('connect', () => {
+    reported = false
+  })
 
   const client = await pool.connect()
   try {
@@ -89,16 +91,16 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
   }
 
   return {
-    async load (room) {
+    async load(room) {
       const { rows } = await pool.query<{ data: Buffer }>('SELECT data FROM engram_relay_updates WHERE room = $1 ORDER BY id', [room])
       let bytes = 0
-      const updates = rows.map(r => {
+      const updates = rows.map((r) => {
         bytes += r.data.byteLength
         return asBytes(r.data)
       })
       return { updates, bytes }
     },
-    async appendMany (entries) {
+    async appendMany(entries) {
       if (entries.length === 0) return
       if (entries.length <= maxRowsPerInsert) {
         await pool.query(insertStatement(entries.length), insertParams(entries))
@@ -120,7 +122,7 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
         c.release()
       }
     },
-    async compact (room, merge) {
+    async compact(room, merge) {
       const c = await pool.connect()
       try {
         await c.query('BEGIN')
@@ -129,14 +131,14 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
           await c.query('ROLLBACK')
           return null
         }
-        const { rows } = await c.query<{ id: string, data: Buffer }>('SELECT id, data FROM engram_relay_updates WHERE room = $1 ORDER BY id', [room])
+        const { rows } = await c.query<{ id: string; data: Buffer }>('SELECT id, data FROM engram_relay_updates WHERE room = $1 ORDER BY id', [room])
         if (rows.length <= 1) {
           await c.query('COMMIT')
           return { bytes: rows[0]?.data.byteLength ?? 0, rows: rows.length }
         }
-        const snapshot = merge(rows.map(r => asBytes(r.data)))
+        const snapshot = merge(rows.map((r) => asBytes(r.data)))
         // Exactly the merged rows: an id below the last one may still commit later.
-        await c.query('DELETE FROM engram_relay_updates WHERE id = ANY($1::bigint[])', [rows.map(r => r.id)])
+        await c.query('DELETE FROM engram_relay_updates WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)])
         await c.query('INSERT INTO engram_relay_updates (room, data) VALUES ($1, $2)', [room, asBuffer(snapshot)])
         await c.query('COMMIT')
         return { bytes: snapshot.byteLength, rows: 1 }
@@ -147,29 +149,32 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
         c.release()
       }
     },
-    async usage (user) {
+    async usage(user) {
       // The column sorts bytewise (COLLATE "C"): rooms of `user` lie between `user/` and `user0`.
-      const { rows } = await pool.query<{ room: string, bytes: string }>(
+      const { rows } = await pool.query<{ room: string; bytes: string }>(
         'SELECT room, sum(length(data))::bigint AS bytes FROM engram_relay_updates WHERE room >= $1 AND room < $2 GROUP BY room',
-        [user + '/', user + '0']
+        [user + '/', user + '0'],
       )
-      return new Map(rows.map(r => [r.room, Number(r.bytes)]))
+      return new Map(rows.map((r) => [r.room, Number(r.bytes)]))
     },
-    async revoke (user, atMs) {
-      await pool.query(`INSERT INTO engram_relay_revocations (user_id, revoked_at) VALUES ($1, $2)
-        ON CONFLICT (user_id) DO UPDATE SET revoked_at = greatest(engram_relay_revocations.revoked_at, excluded.revoked_at)`, [user, Math.floor(atMs)])
+    async revoke(user, atMs) {
+      await pool.query(
+        `INSERT INTO engram_relay_revocations (user_id, revoked_at) VALUES ($1, $2)
+        ON CONFLICT (user_id) DO UPDATE SET revoked_at = greatest(engram_relay_revocations.revoked_at, excluded.revoked_at)`,
+        [user, Math.floor(atMs)],
+      )
     },
-    async revocations () {
-      const { rows } = await pool.query<{ user_id: string, revoked_at: string }>('SELECT user_id, revoked_at FROM engram_relay_revocations')
-      return new Map(rows.map(r => [r.user_id, Number(r.revoked_at)]))
+    async revocations() {
+      const { rows } = await pool.query<{ user_id: string; revoked_at: string }>('SELECT user_id, revoked_at FROM engram_relay_revocations')
+      return new Map(rows.map((r) => [r.user_id, Number(r.revoked_at)]))
     },
-    async damagedRooms () {
+    async damagedRooms() {
       // PostgreSQL checks its own pages (data checksums, amcheck); undecodable
       // updates are found when a room loads.
       return []
     },
-    async close () {
+    async close() {
       await pool.end()
-    }
+    },
   }
 }

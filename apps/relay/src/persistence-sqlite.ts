@@ -32,7 +32,7 @@ const pageBytes = 4096
  * @example
  * const store = openSqliteStore('./.data/relay')
  */
-export function openSqliteStore (dir: string, options: SqliteStoreOptions = {}): RelayStore {
+export function openSqliteStore(dir: string, options: SqliteStoreOptions = {}): RelayStore {
   mkdirSync(dir, { recursive: true })
   const file = join(dir, 'relay.sqlite')
   const db = new Database(file)
@@ -60,20 +60,24 @@ export function openSqliteStore (dir: string, options: SqliteStoreOptions = {}):
     revoked_at INTEGER NOT NULL
   );`)
 
-  const selectRoom = db.prepare<[string], { id: number, data: Buffer }>('SELECT id, data FROM updates WHERE room = ? ORDER BY id')
+  const selectRoom = db.prepare<[string], { id: number; data: Buffer }>('SELECT id, data FROM updates WHERE room = ? ORDER BY id')
   const insert = db.prepare<[string, Uint8Array]>('INSERT INTO updates (room, data) VALUES (?, ?)')
   const deleteUpTo = db.prepare<[string, number]>('DELETE FROM updates WHERE room = ? AND id <= ?')
-  const selectUsage = db.prepare<[string, string], { room: string, bytes: number }>('SELECT room, sum(length(data)) AS bytes FROM updates WHERE room >= ? AND room < ? GROUP BY room')
-  const upsertRevocation = db.prepare<[string, number]>('INSERT INTO revocations (user, revoked_at) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET revoked_at = max(revoked_at, excluded.revoked_at)')
-  const selectRevocations = db.prepare<[], { user: string, revoked_at: number }>('SELECT user, revoked_at FROM revocations')
+  const selectUsage = db.prepare<[string, string], { room: string; bytes: number }>(
+    'SELECT room, sum(length(data)) AS bytes FROM updates WHERE room >= ? AND room < ? GROUP BY room',
+  )
+  const upsertRevocation = db.prepare<[string, number]>(
+    'INSERT INTO revocations (user, revoked_at) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET revoked_at = max(revoked_at, excluded.revoked_at)',
+  )
+  const selectRevocations = db.prepare<[], { user: string; revoked_at: number }>('SELECT user, revoked_at FROM revocations')
   const appendTx = db.transaction((entries: ReadonlyArray<StoredUpdate>) => {
     for (const e of entries) insert.run(e.room, e.update)
   })
-  const readRoom = (room: string): { rows: Array<{ id: number, data: Buffer }>, room: StoredRoom } => {
+  const readRoom = (room: string): { rows: Array<{ id: number; data: Buffer }>; room: StoredRoom } => {
     try {
       const rows = selectRoom.all(room)
       let bytes = 0
-      const updates = rows.map(r => {
+      const updates = rows.map((r) => {
         bytes += r.data.byteLength
         return new Uint8Array(r.data.buffer, r.data.byteOffset, r.data.byteLength)
       })
@@ -94,34 +98,34 @@ export function openSqliteStore (dir: string, options: SqliteStoreOptions = {}):
   const maintenance = startSqliteMaintenance(file, {
     intervalMs: options.maintenanceIntervalMs ?? 1000,
     vacuumAbovePages: 64,
-    vacuumPagesPerRound: 4096
+    vacuumPagesPerRound: 4096,
   })
 
   return {
-    async load (room) {
+    async load(room) {
       return readRoom(room).room
     },
-    async appendMany (entries) {
+    async appendMany(entries) {
       appendTx(entries)
     },
-    async compact (room, merge) {
+    async compact(room, merge) {
       return compactTx(room, merge)
     },
-    async usage (user) {
+    async usage(user) {
       // Rooms of `user` sort between `user/` and `user0` ('0' follows '/').
-      return new Map(selectUsage.all(user + '/', user + '0').map(r => [r.room, r.bytes]))
+      return new Map(selectUsage.all(user + '/', user + '0').map((r) => [r.room, r.bytes]))
     },
-    async revoke (user, atMs) {
+    async revoke(user, atMs) {
       upsertRevocation.run(user, Math.floor(atMs))
     },
-    async revocations () {
-      return new Map(selectRevocations.all().map(r => [r.user, r.revoked_at]))
+    async revocations() {
+      return new Map(selectRevocations.all().map((r) => [r.user, r.revoked_at]))
     },
-    async damagedRooms () {
+    async damagedRooms() {
       const result = db.pragma('quick_check') as Array<{ quick_check: string }>
       if (result.length === 1 && result[0]?.quick_check === 'ok') return []
-      const rooms = (db.prepare('SELECT DISTINCT room FROM updates').all() as Array<{ room: string }>).map(r => r.room)
-      return rooms.filter(room => {
+      const rooms = (db.prepare('SELECT DISTINCT room FROM updates').all() as Array<{ room: string }>).map((r) => r.room)
+      return rooms.filter((room) => {
         try {
           readRoom(room)
           return false
@@ -130,11 +134,11 @@ export function openSqliteStore (dir: string, options: SqliteStoreOptions = {}):
         }
       })
     },
-    async close () {
+    async close() {
       await maintenance.stop()
       if (!db.open) return
       db.pragma('wal_checkpoint(TRUNCATE)')
       db.close()
-    }
+    },
   }
 }

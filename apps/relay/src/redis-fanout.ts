@@ -25,19 +25,19 @@ export interface FanoutStats {
 }
 
 /** Fresh zeroed fanout figures. */
-export function createFanoutStats (): FanoutStats {
+export function createFanoutStats(): FanoutStats {
   return { published: 0, received: 0, publishErrors: 0, resyncs: 0, connected: false }
 }
 
 const kinds: Array<FanoutMessage['kind']> = ['update', 'awareness', 'resync']
 
 /** `[kind][id length][instance id][payload]`: binary, so updates are not base64-inflated. */
-function encodeMessage (kind: FanoutMessage['kind'], instanceId: Buffer, payload: Uint8Array): Buffer {
+function encodeMessage(kind: FanoutMessage['kind'], instanceId: Buffer, payload: Uint8Array): Buffer {
   const head = Buffer.from([kinds.indexOf(kind), instanceId.byteLength])
   return Buffer.concat([head, instanceId, payload])
 }
 
-function decodeMessage (message: Buffer): FanoutMessage | null {
+function decodeMessage(message: Buffer): FanoutMessage | null {
   const kind = kinds[message[0] ?? 255]
   const idLength = message[1]
   if (kind === undefined || idLength === undefined || message.byteLength < 2 + idLength) return null
@@ -59,7 +59,7 @@ function decodeMessage (message: Buffer): FanoutMessage | null {
  * @example
  * const fanout = openRedisFanout({ url: 'redis://127.0.0.1:6379', instanceId: 'relay-a', log })
  */
-export function openRedisFanout (options: RedisFanoutOptions): Fanout {
+export function openRedisFanout(options: RedisFanoutOptions): Fanout {
   const prefix = options.prefix ?? 'engram-relay:'
   const { log } = options
   const stats = options.stats ?? createFanoutStats()
@@ -87,13 +87,22 @@ export function openRedisFanout (options: RedisFanoutOptions): Fanout {
 
   const announceUnpublished = (): void => {
     for (const room of unpublished) {
-      pub.publish(roomChannel(room), encodeMessage('resync', id, new Uint8Array(0))).then(() => { unpublished.delete(room) }, () => {})
+      pub.publish(roomChannel(room), encodeMessage('resync', id, new Uint8Array(0))).then(
+        () => {
+          unpublished.delete(room)
+        },
+        () => {},
+      )
     }
   }
   pub.on('ready', announceUnpublished)
 
-  pub.on('error', (err: Error) => { log.debug('redis publisher error', { error: errorMessage(err) }) })
-  sub.on('error', (err: Error) => { log.debug('redis subscriber error', { error: errorMessage(err) }) })
+  pub.on('error', (err: Error) => {
+    log.debug('redis publisher error', { error: errorMessage(err) })
+  })
+  sub.on('error', (err: Error) => {
+    log.debug('redis subscriber error', { error: errorMessage(err) })
+  })
   sub.on('close', () => {
     if (stats.connected && !closed) log.warn('redis connection lost; retrying', {})
     stats.connected = false
@@ -102,14 +111,19 @@ export function openRedisFanout (options: RedisFanoutOptions): Fanout {
     stats.connected = true
     const first = !readyOnce
     readyOnce = true
-    sub.subscribe(...wanted).then(() => {
-      // After a reconnect, or when rooms were joined before the first
-      // connection: messages may be missing, reread the rooms from the store.
-      if (first && rooms.size === 0) return
-      stats.resyncs++
-      log.info('redis subscribed; rereading loaded rooms', { rooms: rooms.size })
-      for (const listener of resyncListeners) listener()
-    }, (err: unknown) => { log.warn('redis subscribe failed', { error: errorMessage(err) }) })
+    sub.subscribe(...wanted).then(
+      () => {
+        // After a reconnect, or when rooms were joined before the first
+        // connection: messages may be missing, reread the rooms from the store.
+        if (first && rooms.size === 0) return
+        stats.resyncs++
+        log.info('redis subscribed; rereading loaded rooms', { rooms: rooms.size })
+        for (const listener of resyncListeners) listener()
+      },
+      (err: unknown) => {
+        log.warn('redis subscribe failed', { error: errorMessage(err) })
+      },
+    )
   })
   sub.on('messageBuffer', (channel: Buffer, message: Buffer) => {
     const name = channel.toString('utf8')
@@ -127,7 +141,7 @@ export function openRedisFanout (options: RedisFanoutOptions): Fanout {
 
   return {
     instanceId: options.instanceId,
-    async join (room, onMessage) {
+    async join(room, onMessage) {
       const channel = roomChannel(room)
       rooms.set(channel, onMessage)
       wanted.add(channel)
@@ -135,46 +149,60 @@ export function openRedisFanout (options: RedisFanoutOptions): Fanout {
       // the room follow on the next 'ready'.
       if (sub.status === 'ready') await sub.subscribe(channel).catch(() => {})
     },
-    leave (room) {
+    leave(room) {
       const channel = roomChannel(room)
       if (!rooms.delete(channel)) return
       wanted.delete(channel)
       if (sub.status === 'ready') sub.unsubscribe(channel).catch(() => {})
     },
-    publish (room, kind, payload) {
-      pub.publish(roomChannel(room), encodeMessage(kind, id, payload)).then(() => { stats.published++ }, () => {
-        stats.publishErrors++
-        // The update is in the store: the other instances reread it when told.
-        if (kind !== 'update') return
-        unpublished.add(room)
-        // The publisher may have come back before this failure was reported.
-        if (pub.status === 'ready') announceUnpublished()
-      })
+    publish(room, kind, payload) {
+      pub.publish(roomChannel(room), encodeMessage(kind, id, payload)).then(
+        () => {
+          stats.published++
+        },
+        () => {
+          stats.publishErrors++
+          // The update is in the store: the other instances reread it when told.
+          if (kind !== 'update') return
+          unpublished.add(room)
+          // The publisher may have come back before this failure was reported.
+          if (pub.status === 'ready') announceUnpublished()
+        },
+      )
     },
-    async publishRevocation (user, atMs) {
+    async publishRevocation(user, atMs) {
       if (pub.status !== 'ready') {
         // A one-shot command (engram-relay revoke) publishes right after connecting.
         await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => { reject(new Error('Redis not reachable within 5 s')) }, 5000)
-          pub.once('ready', () => { clearTimeout(timer); resolve() })
+          const timer = setTimeout(() => {
+            reject(new Error('Redis not reachable within 5 s'))
+          }, 5000)
+          pub.once('ready', () => {
+            clearTimeout(timer)
+            resolve()
+          })
         })
       }
       await pub.publish(revocationChannel, `${user}\n${atMs}`)
     },
-    onResync (listener) {
+    onResync(listener) {
       resyncListeners.add(listener)
-      return () => { resyncListeners.delete(listener) }
+      return () => {
+        resyncListeners.delete(listener)
+      }
     },
-    onRevocation (listener) {
+    onRevocation(listener) {
       revocationListeners.add(listener)
-      return () => { revocationListeners.delete(listener) }
+      return () => {
+        revocationListeners.delete(listener)
+      }
     },
-    async close () {
+    async close() {
       closed = true
       rooms.clear()
       // Nothing to flush on a bus, and QUIT would wait forever for a Redis that is away.
       pub.disconnect()
       sub.disconnect()
-    }
+    },
   }
 }

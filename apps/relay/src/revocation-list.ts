@@ -8,8 +8,8 @@ export interface RevocationList {
   /** Resolves once the store's revocations were read (at startup). */
   readonly ready: Promise<void>
   /** Whether a token of `user` issued at `issuedAtMs` is revoked. */
-  isRevoked (user: string, issuedAtMs: number): boolean
-  stop (): void
+  isRevoked(user: string, issuedAtMs: number): boolean
+  stop(): void
 }
 
 /** Where revocations come from and whom to tell. */
@@ -20,7 +20,7 @@ export interface RevocationListOptions {
   /** Milliseconds between rereads of the store. */
   pollMs: number
   /** A revocation was learnt: close the user's live connections whose token it covers. */
-  onRevoked (user: string, atMs: number): void
+  onRevoked(user: string, atMs: number): void
 }
 
 /**
@@ -28,7 +28,7 @@ export interface RevocationListOptions {
  * `pollMs` (so `engram-relay revoke` reaches a relay with no Redis), and
  * taken from the fanout as soon as any instance hears of one.
  */
-export function createRevocationList (options: RevocationListOptions): RevocationList {
+export function createRevocationList(options: RevocationListOptions): RevocationList {
   const revoked = new Map<string, number>()
   const learn = (user: string, atMs: number): void => {
     if (!Number.isFinite(atMs) || (revoked.get(user) ?? -Infinity) >= atMs) return
@@ -47,15 +47,17 @@ export function createRevocationList (options: RevocationListOptions): Revocatio
     }
   }
   const ready = poll()
-  const timer = setInterval(() => { void poll() }, options.pollMs)
+  const timer = setInterval(() => {
+    void poll()
+  }, options.pollMs)
   timer.unref()
   const stopListening = options.fanout.onRevocation(learn)
   return {
     ready,
     isRevoked: (user, issuedAtMs) => issuedAtMs <= (revoked.get(user) ?? -Infinity),
-    stop () {
+    stop() {
       clearInterval(timer)
       stopListening()
-    }
+    },
   }
 }

@@ -7,7 +7,12 @@ import type { RelayStore } from './persistence.js'
  * restarts) and, with Redis, announced so live connections close at once.
  * The user's app mints a fresh token to reconnect.
  */
-export async function revokeUser (user: string, store: RelayStore, fanout: Fanout | null, now = Date.now()): Promise<{ at: number, announced: boolean, error?: string }> {
+export async function revokeUser(
+  user: string,
+  store: RelayStore,
+  fanout: Fanout | null,
+  now = Date.now(),
+): Promise<{ at: number; announced: boolean; error?: string }> {
   await store.revoke(user, now)
   if (fanout === null) return { at: now, announced: false }
   try {

@@ -21,11 +21,11 @@ import type { WriteBatch } from './write-batch.js'
 
 /** One side of a room: a connection the room can send to. */
 export interface Peer {
-  send (message: Uint8Array): void
+  send(message: Uint8Array): void
   /** A read-only connection's document updates are dropped. */
   readonly readOnly?: boolean
   /** Spend `bytes` of the connection's awareness byte rate; false when it is spent. */
-  takeAwarenessBytes? (bytes: number): boolean
+  takeAwarenessBytes?(bytes: number): boolean
 }
 
 /** A loaded document with its connections. Create with `openRoom`. */
@@ -39,17 +39,17 @@ export interface Room {
   readonly awarenessBytes: number
   readonly unloaded: boolean
   /** Add a peer and send it sync step 1 and the current awareness states. */
-  join (peer: Peer): void
+  join(peer: Peer): void
   /** Remove a peer and its awareness states. */
-  leave (peer: Peer): void
+  leave(peer: Peer): void
   /** Handle one frame; returns a close reason when the peer must be disconnected. */
-  receive (peer: Peer, message: Uint8Array): CloseReason | null
+  receive(peer: Peer, message: Uint8Array): CloseReason | null
   /** Merge stored updates into one snapshot, within the room's compaction budget (`unloading`: bytes rule only). */
-  compact (options?: { unloading?: boolean }): Promise<void>
+  compact(options?: { unloading?: boolean }): Promise<void>
   /** Reread the store (after the fanout lost messages) and pass on what was missing. */
-  resync (): Promise<void>
+  resync(): Promise<void>
   /** Commit, compact and free the in-memory document (`flush: false` after a failed commit). */
-  unload (options?: { flush?: boolean }): Promise<void>
+  unload(options?: { flush?: boolean }): Promise<void>
 }
 
 /** What a room needs from its relay. */
@@ -80,7 +80,7 @@ const maxStep2Waits = 10
  *
  * @throws RoomDamagedError when the stored updates cannot be read or decoded.
  */
-export async function openRoom (name: string, ctx: RoomContext): Promise<Room> {
+export async function openRoom(name: string, ctx: RoomContext): Promise<Room> {
   const { store, metrics, log, limits, fanout, quotas } = ctx
   const user = roomOwner(name)
   const doc = new Y.Doc({ gc: true })
@@ -153,7 +153,7 @@ export async function openRoom (name: string, ctx: RoomContext): Promise<Room> {
     })
   })
 
-  awareness.on('update', ({ added, updated, removed }: { added: number[], updated: number[], removed: number[] }, origin: unknown) => {
+  awareness.on('update', ({ added, updated, removed }: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) => {
     const ids = peers.get(origin as Peer)
     if (ids !== undefined) {
       for (const id of added) ids.add(id)
@@ -168,7 +168,9 @@ export async function openRoom (name: string, ctx: RoomContext): Promise<Room> {
 
   const receiveRemote = (message: FanoutMessage): void => {
     if (message.kind === 'resync') {
-      void room?.resync().catch((err: unknown) => { log.warn('resync failed', { room: name, error: errorMessage(err) }) })
+      void room?.resync().catch((err: unknown) => {
+        log.warn('resync failed', { room: name, error: errorMessage(err) })
+      })
       return
     }
     try {
@@ -213,8 +215,11 @@ export async function openRoom (name: string, ctx: RoomContext): Promise<Room> {
     }
     // Structs waiting for missing dependencies are served by sync step 2 but are
     // not in any 'update' event: store the raw update so they survive a restart.
-    if ((doc.store.pendingStructs !== pendingStructs || doc.store.pendingDs !== pendingDs) &&
-        (doc.store.pendingStructs !== null || doc.store.pendingDs !== null)) persist(update)
+    if (
+      (doc.store.pendingStructs !== pendingStructs || doc.store.pendingDs !== pendingDs) &&
+      (doc.store.pendingStructs !== null || doc.store.pendingDs !== null)
+    )
+      persist(update)
     maybeCompact()
     return null
   }
@@ -283,22 +288,28 @@ export async function openRoom (name: string, ctx: RoomContext): Promise<Room> {
     name,
     doc,
     peers,
-    get storedBytes () { return storedBytes },
-    get awarenessBytes () { return ledger.bytes },
-    get unloaded () { return unloaded },
-    join (peer) {
+    get storedBytes() {
+      return storedBytes
+    },
+    get awarenessBytes() {
+      return ledger.bytes
+    },
+    get unloaded() {
+      return unloaded
+    },
+    join(peer) {
       peers.set(peer, new Set())
       peer.send(encodeSyncStep1(doc))
       const clients = Array.from(awareness.getStates().keys())
       for (const frame of encodeAwarenessFrames(awareness, clients, limits.maxMessageBytes)) peer.send(frame)
     },
-    leave (peer) {
+    leave(peer) {
       const ids = peers.get(peer)
       if (ids === undefined) return
       peers.delete(peer)
       if (ids.size > 0) awarenessProtocol.removeAwarenessStates(awareness, Array.from(ids), null)
     },
-    receive (peer, message) {
+    receive(peer, message) {
       try {
         const decoder = decoding.createDecoder(message)
         const type = decoding.readVarUint(decoder)
@@ -320,29 +331,38 @@ export async function openRoom (name: string, ctx: RoomContext): Promise<Room> {
         return 'malformedMessage'
       }
     },
-    async compact ({ unloading = false } = {}) {
+    async compact({ unloading = false } = {}) {
       if (compacting !== null) return await compacting
       if (unloaded || rows <= 1) return
       if (!budget.allows(bytesSinceSnapshot, performance.now(), unloading)) {
         // Throttled by time only: come back when the budget allows, once.
         const wait = budget.waitMs()
         if (wait > 0 && deferred === null && budget.allows(bytesSinceSnapshot, performance.now(), true)) {
-          deferred = setTimeout(() => { deferred = null; maybeCompact() }, wait)
+          deferred = setTimeout(() => {
+            deferred = null
+            maybeCompact()
+          }, wait)
           deferred.unref()
         }
         return
       }
-      compacting = runCompaction().catch((err: unknown) => {
-        log.error('compaction failed', { room: name, error: errorMessage(err) })
-      }).finally(() => { compacting = null })
+      compacting = runCompaction()
+        .catch((err: unknown) => {
+          log.error('compaction failed', { room: name, error: errorMessage(err) })
+        })
+        .finally(() => {
+          compacting = null
+        })
       await compacting
     },
-    async resync () {
+    async resync() {
       const latest = await store.load(name)
       if (unloaded) return
-      doc.transact(() => { for (const update of latest.updates) Y.applyUpdate(doc, update) }, remote)
+      doc.transact(() => {
+        for (const update of latest.updates) Y.applyUpdate(doc, update)
+      }, remote)
     },
-    async unload ({ flush = true } = {}) {
+    async unload({ flush = true } = {}) {
       if (unloaded) return
       if (flush) {
         await room?.compact({ unloading: true })
@@ -355,7 +375,7 @@ export async function openRoom (name: string, ctx: RoomContext): Promise<Room> {
       peers.clear()
       awareness.destroy()
       doc.destroy()
-    }
+    },
   }
   const buffered = early
   early = null

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 /** A background thread that keeps a WAL database's files small. */
 export interface SqliteMaintenance {
   /** Stop the thread; resolves once it has exited. */
-  stop (): Promise<void>
+  stop(): Promise<void>
 }
 
 /** How often and how hard the maintenance thread works. */
@@ -48,17 +48,21 @@ parentPort.on('message', () => { clearInterval(timer); db.close(); process.exit(
  * event loop; SQLite's automatic checkpoint would run inside whichever commit
  * crosses its threshold.
  */
-export function startSqliteMaintenance (file: string, options: SqliteMaintenanceOptions): SqliteMaintenance {
+export function startSqliteMaintenance(file: string, options: SqliteMaintenanceOptions): SqliteMaintenance {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3')
   const worker = new Worker(workerSource, { eval: true, workerData: { file, driver, ...options } })
   worker.unref()
-  const exited = new Promise<void>(resolve => { worker.once('exit', () => { resolve() }) })
+  const exited = new Promise<void>((resolve) => {
+    worker.once('exit', () => {
+      resolve()
+    })
+  })
   return {
-    async stop () {
+    async stop() {
       // Keep the process alive until the worker has closed its connection.
       worker.ref()
       worker.postMessage('stop')
       await exited
-    }
+    },
   }
 }

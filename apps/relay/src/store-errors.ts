@@ -5,7 +5,7 @@
  */
 export class RoomDamagedError extends Error {
   readonly room: string
-  constructor (room: string, cause: unknown) {
+  constructor(room: string, cause: unknown) {
     super(`room ${room} is damaged: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
     this.name = 'RoomDamagedError'
     this.room = room
@@ -13,7 +13,7 @@ export class RoomDamagedError extends Error {
 }
 
 /** Whether a SQLite error says the file is damaged rather than busy or full. */
-export function isCorruption (err: unknown): boolean {
+export function isCorruption(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code
   return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'))
 }

@@ -12,9 +12,9 @@ import type { RelayMetrics } from './metrics.js'
  */
 export interface WriteBatch {
   /** Queue an update; `onCommitted` runs once it is durable (never if the commit fails). */
-  add (room: string, update: Uint8Array, onCommitted?: () => void): void
+  add(room: string, update: Uint8Array, onCommitted?: () => void): void
   /** Resolves once everything queued so far is committed: true, or false when that commit failed (the failure handler has run). */
-  flush (): Promise<boolean>
+  flush(): Promise<boolean>
 }
 
 interface Pending {
@@ -26,7 +26,9 @@ interface Pending {
 
 const pending = (): Pending => {
   let settle: (ok: boolean) => void = () => {}
-  const done = new Promise<boolean>(resolve => { settle = resolve })
+  const done = new Promise<boolean>((resolve) => {
+    settle = resolve
+  })
   return { entries: [], callbacks: [], done, settle }
 }
 
@@ -35,7 +37,7 @@ const pending = (): Pending => {
  * whose queued updates were not stored: they must be unloaded, since their
  * in-memory documents hold data that is not in the store.
  */
-export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFailure: (rooms: Set<string>, err: unknown) => void, maxInFlight = 4): WriteBatch {
+export function createWriteBatch(store: RelayStore, metrics: RelayMetrics, onFailure: (rooms: Set<string>, err: unknown) => void, maxInFlight = 4): WriteBatch {
   let next = pending()
   const inFlight = new Set<Promise<boolean>>()
   let scheduled = false
@@ -46,7 +48,7 @@ export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFa
       await store.appendMany(batch.entries)
     } catch (err) {
       metrics.persistErrors++
-      onFailure(new Set(batch.entries.map(e => e.room)), err)
+      onFailure(new Set(batch.entries.map((e) => e.room)), err)
       return false
     }
     observe(metrics.persistLatency, (performance.now() - started) / 1000)
@@ -60,7 +62,7 @@ export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFa
     while (inFlight.size < maxInFlight && next.entries.length > 0) {
       const batch = next
       next = pending()
-      const committing: Promise<boolean> = commit(batch).then(ok => {
+      const committing: Promise<boolean> = commit(batch).then((ok) => {
         inFlight.delete(committing)
         batch.settle(ok)
         start()
@@ -71,7 +73,7 @@ export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFa
   }
 
   return {
-    add (room, update, onCommitted) {
+    add(room, update, onCommitted) {
       next.entries.push({ room, update })
       if (onCommitted !== undefined) next.callbacks.push(onCommitted)
       if (!scheduled) {
@@ -79,14 +81,14 @@ export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFa
         setImmediate(start)
       }
     },
-    async flush () {
+    async flush() {
       const waits = Array.from(inFlight)
       if (next.entries.length > 0) {
         waits.push(next.done)
         start()
       }
       const results = await Promise.all(waits)
-      return results.every(ok => ok)
-    }
+      return results.every((ok) => ok)
+    },
   }
 }

@@ -15,14 +15,21 @@ const open = async (path: string, target = relay): Promise<RawSocket> => {
   return s
 }
 beforeAll(async () => {
-  [relay, small] = await Promise.all([startRelay(), startRelay({
-    args: [
-      '--max-message-bytes', '200000',
-      '--max-awareness-bytes-per-connection', '100000',
-      '--max-awareness-bytes-per-room', '500000',
-      '--awareness-bytes-per-second', '1000000'
-    ]
-  })])
+  ;[relay, small] = await Promise.all([
+    startRelay(),
+    startRelay({
+      args: [
+        '--max-message-bytes',
+        '200000',
+        '--max-awareness-bytes-per-connection',
+        '100000',
+        '--max-awareness-bytes-per-room',
+        '500000',
+        '--awareness-bytes-per-second',
+        '1000000',
+      ],
+    }),
+  ])
 })
 afterAll(async () => {
   for (const s of sockets) s.ws.terminate()
@@ -40,8 +47,8 @@ it('closes a connection whose awareness state passes its byte budget (64 KiB by 
   const marker = awarenessFrame({ name: 'marker' })
   const other = await open(`aw1/room?token=${token}`)
   other.ws.send(marker.frame)
-  await waitFor(() => peer.frames.some(f => awarenessClients(f).includes(marker.client)), 5000, 'the marker state')
-  expect(Math.max(...peer.frames.map(f => f.byteLength))).toBeLessThan(1000)
+  await waitFor(() => peer.frames.some((f) => awarenessClients(f).includes(marker.client)), 5000, 'the marker state')
+  expect(Math.max(...peer.frames.map((f) => f.byteLength))).toBeLessThan(1000)
   const heapAfter = (await scrape(relay, true)).get('nodejs_heap_used_bytes') as number
   expect(heapAfter - heapBefore).toBeLessThan(20 * 1024 * 1024)
 })
@@ -57,7 +64,7 @@ it('refuses awareness past the room budget and never sends a frame over the fram
     w.ws.send(frame)
     writers.push(w)
     clients.push(client)
-    await waitFor(() => w.frames.some(f => awarenessClients(f).includes(client)), 5000, 'the echo of each state')
+    await waitFor(() => w.frames.some((f) => awarenessClients(f).includes(client)), 5000, 'the echo of each state')
   }
   const sixth = await open(`aw2/room?token=${token}`, small)
   sixth.ws.send(awarenessFrame({ blob: 'z'.repeat(90_000) }).frame)
@@ -65,8 +72,8 @@ it('refuses awareness past the room budget and never sends a frame over the fram
 
   // A joiner receives all five states (450 kB), split into frames under 200 kB.
   const joiner = await open(`aw2/room?token=${token}`, small)
-  await waitFor(() => clients.every(c => joiner.frames.some(f => awarenessClients(f).includes(c))), 5000, 'every state at the joiner')
-  expect(Math.max(...joiner.frames.map(f => f.byteLength))).toBeLessThanOrEqual(200_000)
+  await waitFor(() => clients.every((c) => joiner.frames.some((f) => awarenessClients(f).includes(c))), 5000, 'every state at the joiner')
+  expect(Math.max(...joiner.frames.map((f) => f.byteLength))).toBeLessThanOrEqual(200_000)
   const m = await scrape(small)
   expect(m.get('engram_relay_connections_closed_total{reason="awarenessTooLarge"}')).toBe(1)
 })

@@ -7,7 +7,7 @@ let relay: RelayProcess
 const clients: Client[] = []
 beforeAll(async () => {
   relay = await startRelay({
-    args: ['--max-document-bytes', '300000', '--compact-after-updates', '100000', '--messages-per-second', '10000', '--message-burst', '10000']
+    args: ['--max-document-bytes', '300000', '--compact-after-updates', '100000', '--messages-per-second', '10000', '--message-burst', '10000'],
   })
 })
 afterAll(async () => {

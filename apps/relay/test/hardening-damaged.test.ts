@@ -24,7 +24,7 @@ const connect = (relay: RelayProcess, room: string, token: string): Client => {
 const marker = 'DAMAGE-MARKER-0123456789-ABCDEFGHIJ'
 
 /** A stopped relay's data with two rooms; then the overflow page holding the marker gets a bad next-page pointer. */
-async function damagedData (): Promise<string> {
+async function damagedData(): Promise<string> {
   const data = tempDataDir('damaged')
   const token = await tokenFor('dmg')
   const relay = await startRelay({ data })
@@ -61,7 +61,7 @@ it('refuses a damaged room with 4410, reports it, and keeps serving the other ro
   const m = await scrape(relay)
   expect(m.get('engram_relay_rooms_damaged')).toBe(1)
   expect(m.get('engram_relay_connections_refused_total{reason="roomDamaged"}')).toBe(1)
-  expect(relay.output.some(l => l.includes('room damaged') && l.includes('dmg/bad'))).toBe(true)
+  expect(relay.output.some((l) => l.includes('room damaged') && l.includes('dmg/bad'))).toBe(true)
   // Refused again without touching the store.
   expect(await connect(relay, 'dmg/bad', token).firstClose).toBe(CloseCode.roomDamaged)
 }, 60_000)
@@ -70,5 +70,5 @@ it('finds damaged rooms at startup with --integrity-check', async () => {
   const data = await damagedData()
   const relay = await start(data, ['--integrity-check'])
   expect((await scrape(relay)).get('engram_relay_rooms_damaged')).toBe(1)
-  expect(relay.output.some(l => l.includes('"msg":"integrity check done"') && l.includes('"damagedRooms":1'))).toBe(true)
+  expect(relay.output.some((l) => l.includes('"msg":"integrity check done"') && l.includes('"damagedRooms":1'))).toBe(true)
 }, 60_000)

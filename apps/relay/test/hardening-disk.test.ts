@@ -43,7 +43,10 @@ it('keeps the write-ahead log bounded and returns compacted space to the disk wh
   await waitFor(() => size('relay.sqlite-wal') <= 1024 * 1024, 10_000, 'the log to be cut back to --wal-limit-bytes')
 
   const grown = size('relay.sqlite')
-  writer.doc.transact(() => { text.delete(0, text.length); text.insert(0, 'done') })
+  writer.doc.transact(() => {
+    text.delete(0, text.length)
+    text.insert(0, 'done')
+  })
   await waitFor(() => reader.doc.getText('t').toString() === 'done', 10_000, 'the last round at the reader')
   // Nothing left but a few bytes: the file shrinks while the relay runs, not at shutdown.
   writer.provider.disconnect()

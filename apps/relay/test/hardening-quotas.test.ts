@@ -18,7 +18,7 @@ afterAll(async () => {
   await relay.stop()
 })
 
-it('refuses a user\'s room past --max-rooms-per-user with 4405 and bytes past --max-bytes-per-user with 4407', async () => {
+it("refuses a user's room past --max-rooms-per-user with 4405 and bytes past --max-bytes-per-user with 4407", async () => {
   const token = await tokenFor('quota')
   const a = connect('quota/a', token)
   const b = connect('quota/b', token)
@@ -49,7 +49,7 @@ it('refuses a user\'s room past --max-rooms-per-user with 4405 and bytes past --
   expect(watcher.doc.getText('t').length).toBe(10_000)
 })
 
-it('reads a user\'s stored rooms back after a restart', async () => {
+it("reads a user's stored rooms back after a restart", async () => {
   const again = await startRelay({ data: relay.data, args: ['--max-rooms-per-user', '2'] })
   try {
     const c = connectClient(again, 'quota/c', await tokenFor('quota'))

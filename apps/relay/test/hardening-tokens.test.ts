@@ -19,7 +19,8 @@ afterAll(async () => {
   for (const c of clients) c.destroy()
   await relay.stop()
 })
-const metricsWith = async (headers: Record<string, string> = { authorization: 'Bearer scrape-me' }): Promise<Response> => await fetch(`${relay.httpUrl}/metrics`, { headers })
+const metricsWith = async (headers: Record<string, string> = { authorization: 'Bearer scrape-me' }): Promise<Response> =>
+  await fetch(`${relay.httpUrl}/metrics`, { headers })
 
 describe('tokens', () => {
   it('closes a live connection with 4419 when its token expires', async () => {
@@ -34,7 +35,7 @@ describe('tokens', () => {
     await Promise.all([writer.synced, viewer.synced])
     viewer.doc.getMap('m').set('from-viewer', 1)
     writer.doc.getMap('m').set('marker', 1)
-    await waitFor(() => viewer.doc.getMap('m').has('marker'), 5000, 'the writer\'s marker at the viewer')
+    await waitFor(() => viewer.doc.getMap('m').has('marker'), 5000, "the writer's marker at the viewer")
     const late = connect(relay, 'ro/p', await tokenFor('ro'))
     await late.synced
     await waitFor(() => late.doc.getMap('m').has('marker'), 5000, 'the marker at a late joiner')
@@ -52,7 +53,7 @@ describe('tokens', () => {
     expect((await fetch(`${relay.httpUrl}/healthz`)).status).toBe(200)
   })
 
-  it('revokes a user\'s live connections with `engram-relay revoke --user` (4420) and refuses their old tokens', async () => {
+  it("revokes a user's live connections with `engram-relay revoke --user` (4420) and refuses their old tokens", async () => {
     const token = await tokenFor('rev')
     const a = connect(relay, 'rev/a', token)
     const b = connect(relay, 'rev/b', token)
@@ -66,8 +67,12 @@ describe('tokens', () => {
     expect(await connect(relay, 'rev/a', token).firstClose).toBe(CloseCode.tokenRevoked)
     expect(bystander.provider.wsconnected).toBe(true)
     // A token issued after the revocation is accepted.
-    const fresh = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('rev')
-      .setIssuedAt(Math.floor(Date.now() / 1000) + 2).setExpirationTime('10m').sign(new TextEncoder().encode(testSecret))
+    const fresh = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('rev')
+      .setIssuedAt(Math.floor(Date.now() / 1000) + 2)
+      .setExpirationTime('10m')
+      .sign(new TextEncoder().encode(testSecret))
     await connect(relay, 'rev/a', fresh).synced
   })
 })
@@ -79,7 +84,9 @@ describe('aud and iss', () => {
       const claims = { audience: 'engram', issuer: 'https://app.example' }
       expect(await connect(strict, 'aud/p', await tokenFor('aud')).firstClose).toBe(CloseCode.tokenInvalid)
       expect(await connect(strict, 'aud/p', await mintToken(testSecret, 'aud', 600, { ...claims, audience: 'other' })).firstClose).toBe(CloseCode.tokenInvalid)
-      expect(await connect(strict, 'aud/p', await mintToken(testSecret, 'aud', 600, { ...claims, issuer: 'https://evil.example' })).firstClose).toBe(CloseCode.tokenInvalid)
+      expect(await connect(strict, 'aud/p', await mintToken(testSecret, 'aud', 600, { ...claims, issuer: 'https://evil.example' })).firstClose).toBe(
+        CloseCode.tokenInvalid,
+      )
       await connect(strict, 'aud/p', await mintToken(testSecret, 'aud', 600, claims)).synced
     } finally {
       await strict.stop()

@@ -18,7 +18,7 @@ const relays: RelayProcess[] = []
 const clients: Client[] = []
 const balancers: Balancer[] = []
 beforeAll(async () => {
-  [postgres, redis] = await Promise.all([startPostgres(), startRedis()])
+  ;[postgres, redis] = await Promise.all([startPostgres(), startRedis()])
 }, 60_000)
 afterEach(async () => {
   for (const c of clients.splice(0)) c.destroy()
@@ -88,7 +88,7 @@ describe('several instances on PostgreSQL and Redis', () => {
         if (!killed) writer.doc.getArray<string>('log').push([`w${i}`])
         mover.doc.getArray<string>('log').push([`m${i}`])
         if (i === 100) {
-          await waitFor(() => entries(reader).filter(e => e.startsWith('w')).length >= 50, 10_000, 'the reader to see the writer')
+          await waitFor(() => entries(reader).filter((e) => e.startsWith('w')).length >= 50, 10_000, 'the reader to see the writer')
           // The writer dies with the instance: only the store can bring back what the reader saw.
           seenAtKill = entries(reader)
           killed = true
@@ -96,7 +96,7 @@ describe('several instances on PostgreSQL and Redis', () => {
           reader.destroy()
           await a.stop('SIGKILL')
         }
-        await new Promise(resolve => setImmediate(resolve))
+        await new Promise((resolve) => setImmediate(resolve))
       }
     })()
     await traffic
@@ -104,13 +104,13 @@ describe('several instances on PostgreSQL and Redis', () => {
     // The mover reconnects through the balancer to b and its edits get there.
     const check = connect(b, 'kill/room', token)
     await check.synced
-    await waitFor(() => entries(check).filter(e => e.startsWith('m')).length === 200, 20_000, 'every edit of the moved client')
+    await waitFor(() => entries(check).filter((e) => e.startsWith('m')).length === 200, 20_000, 'every edit of the moved client')
     // Everything the reader had seen before the kill is in PostgreSQL: a fresh instance serves it.
     const c = await instance('kill-c')
     const fresh = connect(c, 'kill/room', token)
     await fresh.synced
     const stored = new Set(entries(fresh))
-    expect(seenAtKill.filter(e => !stored.has(e))).toEqual([])
+    expect(seenAtKill.filter((e) => !stored.has(e))).toEqual([])
   }, 60_000)
 
   it('resubscribes after Redis restarts and brings the other instance up to date', async () => {
@@ -174,7 +174,7 @@ describe('several instances on PostgreSQL and Redis', () => {
 })
 
 describe('revocation across instances', () => {
-  it('closes the user\'s connections on every instance after `engram-relay revoke` with --redis', async () => {
+  it("closes the user's connections on every instance after `engram-relay revoke` with --redis", async () => {
     const [a, b] = await Promise.all([instance('rev-a'), instance('rev-b')])
     const token = await tokenFor('revm')
     const onA = connect(a, 'revm/room', token)
@@ -195,9 +195,11 @@ describe('compaction lock', () => {
     const store = await openPostgresStore({ url: postgres.url, log: silentLogger })
     const doc = new Y.Doc()
     const updates: Uint8Array[] = []
-    doc.on('update', (u: Uint8Array) => { updates.push(u) })
+    doc.on('update', (u: Uint8Array) => {
+      updates.push(u)
+    })
     for (let i = 0; i < 5; i++) doc.getArray('a').push([i])
-    await store.appendMany(updates.map(update => ({ room: 'lock/room', update })))
+    await store.appendMany(updates.map((update) => ({ room: 'lock/room', update })))
     const holder = new pg.Client({ connectionString: postgres.url })
     await holder.connect()
     try {

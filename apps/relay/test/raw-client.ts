@@ -14,17 +14,27 @@ export interface RawSocket {
 }
 
 /** Open `path` (`u1/room?token=…`) and resolve once the relay's first frame arrived. */
-export async function openRaw (relay: RelayProcess, path: string): Promise<RawSocket> {
+export async function openRaw(relay: RelayProcess, path: string): Promise<RawSocket> {
   const ws = new WebSocket(`${relay.wsUrl}/${path}`)
   const frames: Uint8Array[] = []
-  const closed = new Promise<number>(resolve => ws.once('close', code => { resolve(code) }))
-  ws.on('message', (data: Buffer) => { frames.push(new Uint8Array(data)) })
-  await new Promise((resolve, reject) => { ws.once('message', resolve); ws.once('error', reject); void closed.then(resolve) })
+  const closed = new Promise<number>((resolve) =>
+    ws.once('close', (code) => {
+      resolve(code)
+    }),
+  )
+  ws.on('message', (data: Buffer) => {
+    frames.push(new Uint8Array(data))
+  })
+  await new Promise((resolve, reject) => {
+    ws.once('message', resolve)
+    ws.once('error', reject)
+    void closed.then(resolve)
+  })
   return { ws, frames, closed }
 }
 
 /** An awareness frame announcing one fresh client with `state`. */
-export function awarenessFrame (state: Record<string, unknown>): { frame: Uint8Array, client: number } {
+export function awarenessFrame(state: Record<string, unknown>): { frame: Uint8Array; client: number } {
   const doc = new Y.Doc()
   const awareness = new awarenessProtocol.Awareness(doc)
   awareness.setLocalState(state)
@@ -36,7 +46,7 @@ export function awarenessFrame (state: Record<string, unknown>): { frame: Uint8A
 }
 
 /** The awareness clients announced (non-null) in a frame, or none when it is not an awareness frame. */
-export function awarenessClients (frame: Uint8Array): number[] {
+export function awarenessClients(frame: Uint8Array): number[] {
   if (frame[0] !== 1) return []
   const target = new awarenessProtocol.Awareness(new Y.Doc())
   target.setLocalState(null)

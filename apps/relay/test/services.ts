@@ -12,14 +12,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 /** A free TCP port on 127.0.0.1. */
-export async function freePort (): Promise<number> {
+export async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
     const srv = createServer()
     srv.once('error', reject)
     srv.listen(0, '127.0.0.1', () => {
       const address = srv.address()
       const port = typeof address === 'object' && address !== null ? address.port : 0
-      srv.close(() => { resolve(port) })
+      srv.close(() => {
+        resolve(port)
+      })
     })
   })
 }
@@ -31,17 +33,19 @@ export interface Service {
   /** The server's process id while it runs (PostgreSQL: the postmaster). */
   readonly pid: number | undefined
   /** Stop it (`SIGKILL` for a crash; the default is a clean shutdown). */
-  stop (signal?: NodeJS.Signals): Promise<void>
+  stop(signal?: NodeJS.Signals): Promise<void>
   /** Start it again after `stop`, same port and data. */
-  start (): Promise<void>
+  start(): Promise<void>
 }
 
 /** Spawn and resolve once a line matching `ready` is printed. */
-async function spawnUntil (command: string, args: string[], ready: RegExp, options: { uid?: number, gid?: number } = {}): Promise<ChildProcess> {
+async function spawnUntil(command: string, args: string[], ready: RegExp, options: { uid?: number; gid?: number } = {}): Promise<ChildProcess> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options })
   const output: string[] = []
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => { reject(new Error(`${command} did not start:\n${output.join('')}`)) }, 30_000)
+    const timer = setTimeout(() => {
+      reject(new Error(`${command} did not start:\n${output.join('')}`))
+    }, 30_000)
     const onData = (chunk: Buffer): void => {
       output.push(chunk.toString())
       if (ready.test(output.join(''))) {
@@ -51,22 +55,36 @@ async function spawnUntil (command: string, args: string[], ready: RegExp, optio
     }
     child.stdout?.on('data', onData)
     child.stderr?.on('data', onData)
-    child.once('error', err => { clearTimeout(timer); reject(err) })
-    child.once('exit', code => { clearTimeout(timer); reject(new Error(`${command} exited (${String(code)}):\n${output.join('')}`)) })
+    child.once('error', (err) => {
+      clearTimeout(timer)
+      reject(err)
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${command} exited (${String(code)}):\n${output.join('')}`))
+    })
   })
   child.removeAllListeners('exit')
   running.add(child)
-  child.once('exit', () => { running.delete(child) })
+  child.once('exit', () => {
+    running.delete(child)
+  })
   return child
 }
 
 /** Services still running: a test process that ends without stopping them must not leave them behind. */
 const running = new Set<ChildProcess>()
-process.once('exit', () => { for (const child of running) child.kill('SIGKILL') })
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL')
+})
 
-async function kill (child: ChildProcess | null, signal: NodeJS.Signals): Promise<void> {
+async function kill(child: ChildProcess | null, signal: NodeJS.Signals): Promise<void> {
   if (child === null || child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>(resolve => { child.once('exit', () => { resolve() }) })
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      resolve()
+    })
+  })
   child.kill(signal)
   await exited
 }
@@ -76,7 +94,7 @@ async function kill (child: ChildProcess | null, signal: NodeJS.Signals): Promis
  *
  * @throws Error when `redis-server` is not installed (`apt-get install redis-server`).
  */
-export async function startRedis (): Promise<Service> {
+export async function startRedis(): Promise<Service> {
   const bin = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find(existsSync)
   if (bin === undefined) throw new Error('redis-server is not installed: apt-get install -y redis-server')
   const port = await freePort()
@@ -85,20 +103,26 @@ export async function startRedis (): Promise<Service> {
   const service: Service = {
     url: `redis://127.0.0.1:${port}`,
     port,
-    get pid () { return child?.pid },
-    async start () {
-      child = await spawnUntil(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], /Ready to accept connections/)
+    get pid() {
+      return child?.pid
     },
-    async stop (signal = 'SIGTERM') {
+    async start() {
+      child = await spawnUntil(
+        bin,
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+        /Ready to accept connections/,
+      )
+    },
+    async stop(signal = 'SIGTERM') {
       await kill(child, signal)
       child = null
-    }
+    },
   }
   await service.start()
   return service
 }
 
-function postgresBin (): string {
+function postgresBin(): string {
   const root = '/usr/lib/postgresql'
   const version = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a))[0] : undefined
   const bin = version === undefined ? undefined : join(root, version, 'bin')
@@ -107,11 +131,11 @@ function postgresBin (): string {
 }
 
 /** PostgreSQL refuses to run as root: as root, run it as the `postgres` user. */
-function postgresUser (): { uid?: number, gid?: number } {
+function postgresUser(): { uid?: number; gid?: number } {
   if (process.getuid?.() !== 0) return {}
   return {
     uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
-    gid: Number(execFileSync('id', ['-g', 'postgres']).toString())
+    gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
   }
 }
 
@@ -121,7 +145,7 @@ function postgresUser (): { uid?: number, gid?: number } {
  *
  * @throws Error when PostgreSQL is not installed (`apt-get install postgresql`).
  */
-export async function startPostgres (): Promise<Service> {
+export async function startPostgres(): Promise<Service> {
   const bin = postgresBin()
   const user = postgresUser()
   const port = await freePort()
@@ -132,17 +156,22 @@ export async function startPostgres (): Promise<Service> {
   const service: Service = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
-    get pid () { return child?.pid },
-    async start () {
-      child = await spawnUntil(join(bin, 'postgres'), [
-        '-D', join(dir, 'data'), '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'
-      ], /database system is ready to accept connections/, user)
+    get pid() {
+      return child?.pid
     },
-    async stop (signal = 'SIGINT') {
+    async start() {
+      child = await spawnUntil(
+        join(bin, 'postgres'),
+        ['-D', join(dir, 'data'), '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'],
+        /database system is ready to accept connections/,
+        user,
+      )
+    },
+    async stop(signal = 'SIGINT') {
       // SIGINT is PostgreSQL's fast shutdown: sessions are ended, the data is kept.
       await kill(child, signal)
       child = null
-    }
+    },
   }
   await service.start()
   return service

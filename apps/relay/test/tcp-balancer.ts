@@ -7,7 +7,7 @@ export interface Balancer {
   readonly port: number
   /** ws://127.0.0.1:port */
   readonly wsUrl: string
-  close (): Promise<void>
+  close(): Promise<void>
 }
 
 /**
@@ -15,7 +15,7 @@ export interface Balancer {
  * refuses the TCP connection (a killed instance) is skipped, as a health
  * checking load balancer would.
  */
-export async function startBalancer (backends: number[]): Promise<Balancer> {
+export async function startBalancer(backends: number[]): Promise<Balancer> {
   let next = 0
   const open = new Set<Socket>()
   const pipeTo = (client: Socket, attempt: number): void => {
@@ -28,8 +28,13 @@ export async function startBalancer (backends: number[]): Promise<Balancer> {
     upstream.once('connect', () => {
       open.add(upstream)
       client.pipe(upstream).pipe(client)
-      upstream.once('close', () => { open.delete(upstream); client.destroy() })
-      client.once('close', () => { upstream.destroy() })
+      upstream.once('close', () => {
+        open.delete(upstream)
+        client.destroy()
+      })
+      client.once('close', () => {
+        upstream.destroy()
+      })
       client.resume()
     })
     upstream.once('error', () => {
@@ -38,21 +43,29 @@ export async function startBalancer (backends: number[]): Promise<Balancer> {
       pipeTo(client, attempt + 1)
     })
   }
-  const server = createServer({ pauseOnConnect: true }, client => {
+  const server = createServer({ pauseOnConnect: true }, (client) => {
     open.add(client)
     client.on('error', () => {})
-    client.once('close', () => { open.delete(client) })
+    client.once('close', () => {
+      open.delete(client)
+    })
     pipeTo(client, 0)
   })
-  await new Promise<void>(resolve => { server.listen(0, '127.0.0.1', resolve) })
+  await new Promise<void>((resolve) => {
+    server.listen(0, '127.0.0.1', resolve)
+  })
   const address = server.address()
   const port = typeof address === 'object' && address !== null ? address.port : 0
   return {
     port,
     wsUrl: `ws://127.0.0.1:${port}`,
-    async close () {
+    async close() {
       for (const s of open) s.destroy()
-      await new Promise<void>(resolve => { server.close(() => { resolve() }) })
-    }
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve()
+        })
+      })
+    },
   }
 }

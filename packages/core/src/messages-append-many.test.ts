@@ -19,7 +19,10 @@ describe('messages.appendMany', () => {
     await memory.projects.create({ name: 'P', id: 'p' })
     await memory.sessions.create('p', { id: 's' })
     await memory.messages.append('s', { role: 'user', content: 'first' })
-    const batch = Array.from({ length: 2500 }, (_, i) => ({ role: i % 2 ? 'assistant' as const : 'user' as const, content: `message ${i} about ${i % 7 === 0 ? 'lanterns' : 'rivers'}` }))
+    const batch = Array.from({ length: 2500 }, (_, i) => ({
+      role: i % 2 ? ('assistant' as const) : ('user' as const),
+      content: `message ${i} about ${i % 7 === 0 ? 'lanterns' : 'rivers'}`,
+    }))
     const written = await memory.messages.appendMany('s', batch)
     expect(written.map((m) => m.seq)).toEqual(batch.map((_, i) => i + 2))
     expect((await memory.messages.append('s', { role: 'user', content: 'next' })).seq).toBe(2502)
@@ -33,7 +36,10 @@ describe('messages.appendMany', () => {
     const memory = await openTestMemory()
     await memory.projects.create({ name: 'P', id: 'p' })
     await memory.sessions.create('p', { id: 's' })
-    const bad = [{ role: 'user', content: 'fine' }, { role: 'robot', content: 'not a role' }] as never
+    const bad = [
+      { role: 'user', content: 'fine' },
+      { role: 'robot', content: 'not a role' },
+    ] as never
     expect(await codeOf(memory.messages.appendMany('s', bad))).toMatch(/^invalid_input: .*messages\[1\]\.role/)
     expect(await codeOf(memory.messages.appendMany('s', [] as never))).toMatch(/^invalid_input/)
     expect(await codeOf(memory.messages.appendMany('s', 'x' as never))).toMatch(/^invalid_input/)

@@ -16,8 +16,19 @@ export function storeOf(ctx: ModuleContext): StoreContext {
 
 /** The namespaces every store has, whatever modules it was composed from. */
 export type BaseKeys =
-  | 'appId' | 'userId' | 'deviceId' | 'mode' | 'projects' | 'changes' | 'status' | 'sync'
-  | 'stats' | 'export' | 'persist' | 'close' | 'closed'
+  | 'appId'
+  | 'userId'
+  | 'deviceId'
+  | 'mode'
+  | 'projects'
+  | 'changes'
+  | 'status'
+  | 'sync'
+  | 'stats'
+  | 'export'
+  | 'persist'
+  | 'close'
+  | 'closed'
 
 /** What sync needs of a store: its base (any composition of modules can sync). */
 export type SyncableMemory = Pick<Memory, BaseKeys>

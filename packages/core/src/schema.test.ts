@@ -14,23 +14,37 @@ import { EngramDb, SCHEMA, SCHEMA_V1 } from './schema.js'
  */
 
 /** One index as IndexedDB stores it. */
-interface IndexShape { name: string; keyPath: string | string[]; unique: boolean; multiEntry: boolean }
+interface IndexShape {
+  name: string
+  keyPath: string | string[]
+  unique: boolean
+  multiEntry: boolean
+}
 /** One object store as IndexedDB stores it. */
-interface StoreShape { keyPath: string | string[] | null; autoIncrement: boolean; indexes: IndexShape[] }
+interface StoreShape {
+  keyPath: string | string[] | null
+  autoIncrement: boolean
+  indexes: IndexShape[]
+}
 
 /** Parses a Dexie store spec (`'++seq, &docId, [a+b], *tags'`) into the IndexedDB shape it creates. */
 function parseSpec(spec: string): StoreShape {
-  const parts = spec.split(',').map((p) => p.trim()).filter(Boolean)
+  const parts = spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
   const [primary = '', ...rest] = parts
   const path = (s: string): string | string[] => (s.startsWith('[') ? s.slice(1, -1).split('+') : s)
   const bare = primary.replace(/^(\+\+|&)/, '')
   return {
     keyPath: bare === '' ? null : path(bare),
     autoIncrement: primary.startsWith('++'),
-    indexes: rest.map((p) => {
-      const name = p.replace(/^[&*]/, '')
-      return { name, keyPath: path(name), unique: p.startsWith('&'), multiEntry: p.startsWith('*') }
-    }).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    indexes: rest
+      .map((p) => {
+        const name = p.replace(/^[&*]/, '')
+        return { name, keyPath: path(name), unique: p.startsWith('&'), multiEntry: p.startsWith('*') }
+      })
+      .sort((a, b) => (a.name < b.name ? -1 : 1)),
   }
 }
 
@@ -50,10 +64,12 @@ async function readShape(indexedDB: IDBFactory, name: string): Promise<{ version
       stores[storeName] = {
         keyPath: store.keyPath as string | string[] | null,
         autoIncrement: store.autoIncrement,
-        indexes: [...store.indexNames].map((n) => {
-          const idx = store.index(n)
-          return { name: n, keyPath: idx.keyPath as string | string[], unique: idx.unique, multiEntry: idx.multiEntry }
-        }).sort((a, b) => (a.name < b.name ? -1 : 1)),
+        indexes: [...store.indexNames]
+          .map((n) => {
+            const idx = store.index(n)
+            return { name: n, keyPath: idx.keyPath as string | string[], unique: idx.unique, multiEntry: idx.multiEntry }
+          })
+          .sort((a, b) => (a.name < b.name ? -1 : 1)),
       }
     }
   }
@@ -67,7 +83,11 @@ async function readShape(indexedDB: IDBFactory, name: string): Promise<{ version
  * declaring `stores` as version `version`, with `seed` run against it; then
  * closes it and reopens the same database with the current EngramDb.
  */
-async function writtenBy(version: number, stores: Record<string, string>, seed: (db: Dexie) => Promise<void>): Promise<{ db: EngramDb; indexedDB: IDBFactory; name: string }> {
+async function writtenBy(
+  version: number,
+  stores: Record<string, string>,
+  seed: (db: Dexie) => Promise<void>,
+): Promise<{ db: EngramDb; indexedDB: IDBFactory; name: string }> {
   const indexedDB = new IDBFactory()
   const name = `engram:schema-test:v${version}`
   const old = new Dexie(name, { indexedDB, IDBKeyRange })
@@ -129,7 +149,8 @@ describe('schema', () => {
 
   it('parses specs the way Dexie does', () => {
     expect(parseSpec('++seq, &docId, [a+b], *tags')).toEqual({
-      keyPath: 'seq', autoIncrement: true,
+      keyPath: 'seq',
+      autoIncrement: true,
       indexes: [
         { name: '[a+b]', keyPath: ['a', 'b'], unique: false, multiEntry: false },
         { name: 'docId', keyPath: 'docId', unique: true, multiEntry: false },
@@ -210,10 +231,37 @@ async function writeVersion1Store(): Promise<IDBFactory> {
   ])
   const hlc = `${String(T).padStart(13, '0')}.00000.dev0000000000001`
   await old.table('facts').bulkPut([
-    { id: 'f1', projectId: 'p', key: 'pet', value: 'a greyhound called Pixel', confidence: 1, tags: [], tagKeys: [], createdAt: T, updatedAt: T, version: 1, hlc },
-    { id: 'f2', projectId: 'p', key: 'old', value: 'a removed greyhound note', confidence: 1, tags: [], tagKeys: [], createdAt: T, updatedAt: T, version: 2, hlc, deletedAt: T + 5 },
+    {
+      id: 'f1',
+      projectId: 'p',
+      key: 'pet',
+      value: 'a greyhound called Pixel',
+      confidence: 1,
+      tags: [],
+      tagKeys: [],
+      createdAt: T,
+      updatedAt: T,
+      version: 1,
+      hlc,
+    },
+    {
+      id: 'f2',
+      projectId: 'p',
+      key: 'old',
+      value: 'a removed greyhound note',
+      confidence: 1,
+      tags: [],
+      tagKeys: [],
+      createdAt: T,
+      updatedAt: T,
+      version: 2,
+      hlc,
+      deletedAt: T + 5,
+    },
   ])
-  await old.table('factVersions').put({ projectId: 'p', key: 'pet', version: 1, value: 'a greyhound called Pixel', validFrom: T, deleted: false, confidence: 1, hlc, origin: 'local' })
+  await old
+    .table('factVersions')
+    .put({ projectId: 'p', key: 'pet', version: 1, value: 'a greyhound called Pixel', validFrom: T, deleted: false, confidence: 1, hlc, origin: 'local' })
   await old.table('summaries').put({ id: 'x', projectId: 'p', kind: 'project', text: 'Planning a cycling trip to Porto', createdAt: T + 3, hlc })
   await old.table('passages').put({ id: 'a', projectId: 'p', text: 'The library closes at nine on weekdays', tags: [], createdAt: T + 4 })
   old.close()

@@ -23,7 +23,16 @@ describe('storage estimate and persistence', () => {
     const memory = await openTestMemory()
     expect((await memory.stats()).storage).toBeUndefined()
     expect(await memory.persist()).toBe(false)
-    vi.stubGlobal('navigator', { storage: { estimate: async () => { throw new Error('opaque origin') }, persist: async () => { throw new Error('denied') } } })
+    vi.stubGlobal('navigator', {
+      storage: {
+        estimate: async () => {
+          throw new Error('opaque origin')
+        },
+        persist: async () => {
+          throw new Error('denied')
+        },
+      },
+    })
     expect((await memory.stats()).storage).toBeUndefined()
     expect(await memory.persist()).toBe(false)
     memory.close()

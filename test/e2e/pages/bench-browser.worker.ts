@@ -8,11 +8,31 @@ import { SCHEMA_V1 } from '../../../packages/core/src/schema.js'
 import { makeCorpus } from './bench-corpus.js'
 
 /** What Node asks for. */
-export interface BrowserBenchConfig { /** Skip the write figures (search only; the large store is imported directly). */ searchOnly?: boolean; writes: number; appendMany: number; importN: number; searchSizes: number[]; queries: number; builds: number }
+export interface BrowserBenchConfig {
+  /** Skip the write figures (search only; the large store is imported directly). */ searchOnly?: boolean
+  writes: number
+  appendMany: number
+  importN: number
+  searchSizes: number[]
+  queries: number
+  builds: number
+}
 /** One figure: ours beside a baseline (same unit). */
-export interface Figure { table: string; name: string; ours: number; baseline: number; unit: string; baselineName: string; goal: string; today?: string }
+export interface Figure {
+  table: string
+  name: string
+  ours: number
+  baseline: number
+  unit: string
+  baselineName: string
+  goal: string
+  today?: string
+}
 /** What the worker answers. */
-export interface BrowserBenchResult { figures: Figure[]; notes: string[] }
+export interface BrowserBenchResult {
+  figures: Figure[]
+  notes: string[]
+}
 
 const T0 = Date.UTC(2026, 0, 1)
 const run = `${Date.now().toString(36)}`
@@ -75,9 +95,26 @@ function messageRows(texts: readonly string[], perSession: number, from = 0): { 
     const s = Math.floor(i / perSession)
     const sessionId = `0190${String(s).padStart(4, '0')}-0000-7000-8000-000000000000`
     const createdAt = T0 + i * 60_000
-    if (i % perSession === 0 || j === 0) sessions.push({ id: sessionId, projectId: 'bench', status: 'closed', startedAt: createdAt, lastActiveAt: createdAt + perSession * 60_000, lastSeq: perSession })
+    if (i % perSession === 0 || j === 0)
+      sessions.push({
+        id: sessionId,
+        projectId: 'bench',
+        status: 'closed',
+        startedAt: createdAt,
+        lastActiveAt: createdAt + perSession * 60_000,
+        lastSeq: perSession,
+      })
     const id = `0190${String(i).padStart(8, '0')}-${String(i % 10000).padStart(4, '0')}-7000-8000-00000000000${i % 10}`
-    messages.push({ id, sessionId, projectId: 'bench', seq: (i % perSession) + 1, role: i % 2 ? 'assistant' : 'user', content, tokens: Math.ceil(content.length / 4), createdAt })
+    messages.push({
+      id,
+      sessionId,
+      projectId: 'bench',
+      seq: (i % perSession) + 1,
+      role: i % 2 ? 'assistant' : 'user',
+      content,
+      tokens: Math.ceil(content.length / 4),
+      createdAt,
+    })
   })
   return { sessions, messages }
 }
@@ -119,7 +156,11 @@ async function storageVariant(variant: StorageVariant, n: number): Promise<numbe
     for (let s = 0; s * 100 < texts.length; s++) {
       const session = await memory.sessions.create('bench')
       const chunk = texts.slice(s * 100, s * 100 + 100)
-      for (let i = 0; i < chunk.length; i += 20) await memory.messages.appendMany(session.id, chunk.slice(i, i + 20).map((content, j) => ({ role: (i + j) % 2 ? 'assistant' as const : 'user' as const, content })))
+      for (let i = 0; i < chunk.length; i += 20)
+        await memory.messages.appendMany(
+          session.id,
+          chunk.slice(i, i + 20).map((content, j) => ({ role: (i + j) % 2 ? ('assistant' as const) : ('user' as const), content })),
+        )
     }
     if (variant === 'engram') await watch.settled()
     memory.close()
@@ -152,16 +193,30 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
   await memory.projects.create({ name: 'P', id: 'p' })
   const raw = await openRaw()
   await raw.table('projects').put({ ...PROJECT, id: 'p' })
-  const [factsOurs, factsRaw] = await interleaved(n,
+  const [factsOurs, factsRaw] = await interleaved(
+    n,
     (i) => memory.facts.set('p', `key${i}`, { n: i, label: `value ${i}` }),
-    (i) => raw.transaction('rw', ['facts', 'factVersions'], async () => {
-      const key = `key${i}`
-      const hlc = `${String(T0 + i).padStart(13, '0')}.00000.dev`
-      const value = { n: i, label: `value ${i}` }
-      await raw.table('facts').put({ id: `p/${key}`, projectId: 'p', key, value, confidence: 1, tags: [], tagKeys: [], createdAt: T0 + i, updatedAt: T0 + i, version: 1, hlc })
-      await raw.table('factVersions').put({ projectId: 'p', key, version: 1, value, validFrom: T0 + i, deleted: false, confidence: 1, hlc, origin: 'local' })
-    }))
-  figures.push({ table: 'writes', name: `facts.set one by one, median (${n} calls, index on)`, ours: median(factsOurs), baseline: median(factsRaw), unit: 'ms', baselineName: 'raw Dexie put fact + version row, 1 tx', goal: '≤ 1.5×', today: '2.4 ms vs 1.0 ms (2.4×)' })
+    (i) =>
+      raw.transaction('rw', ['facts', 'factVersions'], async () => {
+        const key = `key${i}`
+        const hlc = `${String(T0 + i).padStart(13, '0')}.00000.dev`
+        const value = { n: i, label: `value ${i}` }
+        await raw
+          .table('facts')
+          .put({ id: `p/${key}`, projectId: 'p', key, value, confidence: 1, tags: [], tagKeys: [], createdAt: T0 + i, updatedAt: T0 + i, version: 1, hlc })
+        await raw.table('factVersions').put({ projectId: 'p', key, version: 1, value, validFrom: T0 + i, deleted: false, confidence: 1, hlc, origin: 'local' })
+      }),
+  )
+  figures.push({
+    table: 'writes',
+    name: `facts.set one by one, median (${n} calls, index on)`,
+    ours: median(factsOurs),
+    baseline: median(factsRaw),
+    unit: 'ms',
+    baselineName: 'raw Dexie put fact + version row, 1 tx',
+    goal: '≤ 1.5×',
+    today: '2.4 ms vs 1.0 ms (2.4×)',
+  })
 
   const session = await memory.sessions.create('p')
   const sessionRow: Row = { id: 's', projectId: 'p', status: 'active', startedAt: T0, lastActiveAt: T0, lastSeq: 0 }
@@ -169,15 +224,35 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
   let seq = 0
   const rawMessage = (content: string): Row => {
     seq++
-    return { id: `0190${String(seq).padStart(8, '0')}-0000-7000-8000-000000000000`, sessionId: 's', projectId: 'p', seq, role: seq % 2 ? 'user' : 'assistant', content, tokens: Math.ceil(content.length / 4), createdAt: T0 + seq }
+    return {
+      id: `0190${String(seq).padStart(8, '0')}-0000-7000-8000-000000000000`,
+      sessionId: 's',
+      projectId: 'p',
+      seq,
+      role: seq % 2 ? 'user' : 'assistant',
+      content,
+      tokens: Math.ceil(content.length / 4),
+      createdAt: T0 + seq,
+    }
   }
-  const [exOurs, exRaw] = await interleaved(n,
+  const [exOurs, exRaw] = await interleaved(
+    n,
     (i) => memory.messages.appendExchange(session.id, texts[(2 * i) % texts.length]!, texts[(2 * i + 1) % texts.length]!),
-    (i) => raw.transaction('rw', ['messages', 'sessions'], async () => {
-      await raw.table('messages').bulkPut([rawMessage(texts[(2 * i) % texts.length]!), rawMessage(texts[(2 * i + 1) % texts.length]!)])
-      await raw.table('sessions').put({ ...sessionRow, lastSeq: seq, lastActiveAt: T0 + i })
-    }))
-  figures.push({ table: 'writes', name: `messages.appendExchange one by one, median (${n} calls)`, ours: median(exOurs), baseline: median(exRaw), unit: 'ms', baselineName: 'raw Dexie bulkPut 2 messages + session, 1 tx', goal: '≤ 2×' })
+    (i) =>
+      raw.transaction('rw', ['messages', 'sessions'], async () => {
+        await raw.table('messages').bulkPut([rawMessage(texts[(2 * i) % texts.length]!), rawMessage(texts[(2 * i + 1) % texts.length]!)])
+        await raw.table('sessions').put({ ...sessionRow, lastSeq: seq, lastActiveAt: T0 + i })
+      }),
+  )
+  figures.push({
+    table: 'writes',
+    name: `messages.appendExchange one by one, median (${n} calls)`,
+    ours: median(exOurs),
+    baseline: median(exRaw),
+    unit: 'ms',
+    baselineName: 'raw Dexie bulkPut 2 messages + session, 1 tx',
+    goal: '≤ 2×',
+  })
 
   // appendMany: batches of 1,000 into one session; the baseline writes the same rows and the session row.
   const bulk = await memory.sessions.create('p')
@@ -186,14 +261,29 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
   let rawMs = 0
   for (let i = 0; i < many; i += batch) {
     const chunk = texts.slice(i, i + batch)
-    oursMs += await time(() => memory.messages.appendMany(bulk.id, chunk.map((content, j) => ({ role: j % 2 ? 'assistant' as const : 'user' as const, content }))))
+    oursMs += await time(() =>
+      memory.messages.appendMany(
+        bulk.id,
+        chunk.map((content, j) => ({ role: j % 2 ? ('assistant' as const) : ('user' as const), content })),
+      ),
+    )
     const rows = chunk.map(rawMessage)
-    rawMs += await time(() => raw.transaction('rw', ['messages', 'sessions'], async () => {
-      await raw.table('messages').bulkPut(rows)
-      await raw.table('sessions').put({ ...sessionRow, lastSeq: seq })
-    }))
+    rawMs += await time(() =>
+      raw.transaction('rw', ['messages', 'sessions'], async () => {
+        await raw.table('messages').bulkPut(rows)
+        await raw.table('sessions').put({ ...sessionRow, lastSeq: seq })
+      }),
+    )
   }
-  figures.push({ table: 'writes', name: `messages.appendMany, ${many.toLocaleString('en')} messages in batches of ${batch}`, ours: many / (oursMs / 1000), baseline: many / (rawMs / 1000), unit: 'msg/s', baselineName: 'raw Dexie bulkPut of the same rows + session', goal: '≥ 5,000 msg/s' })
+  figures.push({
+    table: 'writes',
+    name: `messages.appendMany, ${many.toLocaleString('en')} messages in batches of ${batch}`,
+    ours: many / (oursMs / 1000),
+    baseline: many / (rawMs / 1000),
+    unit: 'msg/s',
+    baselineName: 'raw Dexie bulkPut of the same rows + session',
+    goal: '≥ 5,000 msg/s',
+  })
   memory.close()
   raw.close()
 
@@ -201,11 +291,13 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
   const dump = dumpOf(texts.slice(0, importN))
   const rawImport = async () => {
     const db = await openRaw()
-    const ms = await time(() => db.transaction('rw', ['projects', 'sessions', 'messages'], async () => {
-      await db.table('projects').bulkPut(dump.tables.projects!)
-      await db.table('sessions').bulkPut(dump.tables.sessions!)
-      await db.table('messages').bulkPut(dump.tables.messages!)
-    }))
+    const ms = await time(() =>
+      db.transaction('rw', ['projects', 'sessions', 'messages'], async () => {
+        await db.table('projects').bulkPut(dump.tables.projects!)
+        await db.table('sessions').bulkPut(dump.tables.sessions!)
+        await db.table('messages').bulkPut(dump.tables.messages!)
+      }),
+    )
     db.close()
     return ms
   }
@@ -217,8 +309,24 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
   const indexed = await openEngram()
   const indexedMs = await time(() => indexed.import(dump, { mode: 'merge' }))
   const base = (before + (await rawImport())) / 2
-  figures.push({ table: 'writes', name: `import ${importN.toLocaleString('en')} messages, index on`, ours: indexedMs, baseline: base, unit: 'ms', baselineName: 'raw Dexie bulkPut, 1 tx (mean of a run before and after)', goal: '≤ 1.3×' })
-  figures.push({ table: 'writes', name: `import ${importN.toLocaleString('en')} messages, no index (rows only)`, ours: plainMs, baseline: base, unit: 'ms', baselineName: 'raw Dexie bulkPut, 1 tx (mean of a run before and after)', goal: '' })
+  figures.push({
+    table: 'writes',
+    name: `import ${importN.toLocaleString('en')} messages, index on`,
+    ours: indexedMs,
+    baseline: base,
+    unit: 'ms',
+    baselineName: 'raw Dexie bulkPut, 1 tx (mean of a run before and after)',
+    goal: '≤ 1.3×',
+  })
+  figures.push({
+    table: 'writes',
+    name: `import ${importN.toLocaleString('en')} messages, no index (rows only)`,
+    ours: plainMs,
+    baseline: base,
+    unit: 'ms',
+    baselineName: 'raw Dexie bulkPut, 1 tx (mean of a run before and after)',
+    goal: '',
+  })
   return indexed
 }
 
@@ -242,8 +350,25 @@ async function searchAt(size: number, queries: number, big: Memory | undefined, 
     theirs.push(await time(() => mini.search(q).slice(0, 10)))
   }
   const label = size.toLocaleString('en')
-  figures.push({ table: 'search', name: `search median, ${label} messages`, ours: median(ours), baseline: median(theirs), unit: 'ms', baselineName: 'MiniSearch in the same worker', goal: size >= 20_000 ? '< 1× (ahead)' : '≤ 3×', today: size < 10_000 ? '3.4 vs 0.5 ms at 5.9k (6.8×)' : size < 50_000 ? '5.4 vs 13.6 ms at 23.5k (0.40×)' : '' })
-  figures.push({ table: 'search', name: `search p95, ${label} messages`, ours: percentile(ours, 95), baseline: percentile(theirs, 95), unit: 'ms', baselineName: 'MiniSearch in the same worker', goal: size >= 100_000 ? '≤ 20 ms' : '' })
+  figures.push({
+    table: 'search',
+    name: `search median, ${label} messages`,
+    ours: median(ours),
+    baseline: median(theirs),
+    unit: 'ms',
+    baselineName: 'MiniSearch in the same worker',
+    goal: size >= 20_000 ? '< 1× (ahead)' : '≤ 3×',
+    today: size < 10_000 ? '3.4 vs 0.5 ms at 5.9k (6.8×)' : size < 50_000 ? '5.4 vs 13.6 ms at 23.5k (0.40×)' : '',
+  })
+  figures.push({
+    table: 'search',
+    name: `search p95, ${label} messages`,
+    ours: percentile(ours, 95),
+    baseline: percentile(theirs, 95),
+    unit: 'ms',
+    baselineName: 'MiniSearch in the same worker',
+    goal: size >= 100_000 ? '≤ 20 ms' : '',
+  })
   if (big) {
     // Open → first search on the closed store (cold caches, nothing rebuilt).
     const userId = memory.userId
@@ -253,14 +378,30 @@ async function searchAt(size: number, queries: number, big: Memory | undefined, 
       openMs = await time(async () => void (memory = await openMemory({ appId: 'bench', userId })))
       await memory!.search('bench', qs[qs.length - 1]!, { mode: 'text' })
     })
-    figures.push({ table: 'search', name: `openMemory → first search answered, ${label} messages`, ours: first, baseline: openMs, unit: 'ms', baselineName: 'of which openMemory', goal: '≤ 300 ms' })
+    figures.push({
+      table: 'search',
+      name: `openMemory → first search answered, ${label} messages`,
+      ours: first,
+      baseline: openMs,
+      unit: 'ms',
+      baselineName: 'of which openMemory',
+      goal: '≤ 300 ms',
+    })
     const s = await memory!.sessions.create('bench')
     await memory!.messages.appendExchange(s.id, 'Hi again, a quick question.', 'Of course.')
     const b: number[] = []
     for (let i = 0; i < builds; i++) b.push(await time(() => memory!.context.build('bench', { sessionId: s.id, query: qs[i % qs.length]!, budget: 4000 })))
     const searchOnly: number[] = []
     for (let i = 0; i < builds; i++) searchOnly.push(await time(() => memory!.search('bench', qs[i % qs.length]!, { limit: 20 })))
-    figures.push({ table: 'search', name: `context.build at 4k tokens, median, ${label} messages`, ours: median(b), baseline: median(searchOnly), unit: 'ms', baselineName: 'one search (limit 20) of the same query', goal: '≤ 25 ms' })
+    figures.push({
+      table: 'search',
+      name: `context.build at 4k tokens, median, ${label} messages`,
+      ours: median(b),
+      baseline: median(searchOnly),
+      unit: 'ms',
+      baselineName: 'one search (limit 20) of the same query',
+      goal: '≤ 25 ms',
+    })
   }
   memory!.close()
 }
@@ -287,14 +428,16 @@ self.addEventListener('message', (event: MessageEvent) => {
   if (data?.cmd === 'storage') {
     storageVariant(data.variant!, data.n!).then(
       (bytes) => self.postMessage({ type: 'done', result: bytes }),
-      (error: unknown) => self.postMessage({ type: 'error', message: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),
+      (error: unknown) =>
+        self.postMessage({ type: 'error', message: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),
     )
     return
   }
   if (data?.cmd !== 'run') return
   runAll(data.config!).then(
     (result) => self.postMessage({ type: 'done', result }),
-    (error: unknown) => self.postMessage({ type: 'error', message: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),
+    (error: unknown) =>
+      self.postMessage({ type: 'error', message: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),
   )
 })
 self.postMessage({ type: 'ready' })

@@ -31,8 +31,20 @@ describe.each([
   { script: 'Japanese', text: '昨日は東京で寿司を食べました。', word: '寿司', words: ['東京', '寿司'], sharesCharacters: '司会者が会場に来ました。' },
   { script: 'Thai', text: 'ฉันชอบกินข้าวผัดกับไข่ดาว', word: 'ข้าวผัด', words: ['ฉัน', 'ชอบ', 'กิน'], sharesCharacters: 'แมวชอบนอนบนโซฟา' },
   { script: 'Hindi', text: 'मुझे हिन्दी में किताबें पढ़ना पसंद है।', word: 'हिन्दी', words: ['मुझे', 'हिन्दी', 'किताबें', 'पसंद'], sharesCharacters: 'हिरन नदी के पास दौड़ता है।' },
-  { script: 'Korean', text: '저는 서울에서 한국어를 공부합니다.', word: '서울에서', words: ['저는', '서울에서', '한국어를', '공부합니다'], sharesCharacters: '울산은 바다가 아름답습니다.' },
-  { script: 'Russian', text: 'Я люблю читать книги по вечерам.', word: 'книги', words: ['люблю', 'читать', 'книги', 'по', 'вечерам'], sharesCharacters: 'Книжный магазин закрыт.' },
+  {
+    script: 'Korean',
+    text: '저는 서울에서 한국어를 공부합니다.',
+    word: '서울에서',
+    words: ['저는', '서울에서', '한국어를', '공부합니다'],
+    sharesCharacters: '울산은 바다가 아름답습니다.',
+  },
+  {
+    script: 'Russian',
+    text: 'Я люблю читать книги по вечерам.',
+    word: 'книги',
+    words: ['люблю', 'читать', 'книги', 'по', 'вечерам'],
+    sharesCharacters: 'Книжный магазин закрыт.',
+  },
   { script: 'Arabic', text: 'أحب قراءة الكتب في المساء', word: 'الكتب', words: ['أحب', 'قراءة', 'الكتب', 'المساء'], sharesCharacters: 'الكاتب مشهور جدا' },
 ])('words in $script', ({ text, word, words, sharesCharacters }) => {
   it('are found whole, with their vowel signs', () => {

@@ -42,17 +42,25 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
 
   function schedule(ms: number): void {
     if (stopped || timer !== undefined || !embedder) return
-    timer = setTimeout(() => {
-      timer = undefined
-      void drain()
-    }, Math.max(0, ms))
+    timer = setTimeout(
+      () => {
+        timer = undefined
+        void drain()
+      },
+      Math.max(0, ms),
+    )
     ;(timer as { unref?: () => void }).unref?.()
   }
 
   async function drainOnce(): Promise<number> {
     if (!embedder) return 0
     const now = Date.now()
-    const queued = await engine.db.transaction('r', ['embedQueue'], () => t.embedQueue.orderBy('seq').limit(batchSize * 8).toArray())
+    const queued = await engine.db.transaction('r', ['embedQueue'], () =>
+      t.embedQueue
+        .orderBy('seq')
+        .limit(batchSize * 8)
+        .toArray(),
+    )
     const ready = queued.filter((row) => row.notBefore <= now).slice(0, batchSize)
     if (ready.length === 0) {
       if (queued.length > 0) schedule(Math.min(...queued.map((row) => row.notBefore)) - now)
@@ -61,7 +69,8 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
     let vectors: Float32Array[]
     try {
       vectors = await embedder.embed(ready.map((row) => row.text))
-      if (!Array.isArray(vectors) || vectors.length !== ready.length) throw new Error(`embed() returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${ready.length} texts`)
+      if (!Array.isArray(vectors) || vectors.length !== ready.length)
+        throw new Error(`embed() returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${ready.length} texts`)
     } catch (error) {
       ctx.status.fail('embedder', error)
       await postpone(ready)
@@ -70,14 +79,23 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
     ctx.status.recover('embedder')
     const stored: VectorRow[] = []
     await engine.db.transaction('rw', ['embedQueue', 'textDocs', 'vectors'], async () => {
-      const [current, docs] = await Promise.all([t.embedQueue.bulkGet(ready.map((row) => row.seq!)), Promise.all(ready.map((row) => t.textDocs.where('d').equals(row.docId).last()))])
+      const [current, docs] = await Promise.all([
+        t.embedQueue.bulkGet(ready.map((row) => row.seq!)),
+        Promise.all(ready.map((row) => t.textDocs.where('d').equals(row.docId).last())),
+      ])
       for (let i = 0; i < ready.length; i++) {
         const queuedRow = current[i]
         const doc = docs[i]
         const vector = vectors[i]
         // Removed or re-written while we embedded: its new queue row (if any) gets its own turn.
         if (!queuedRow || !doc || !(vector instanceof Float32Array) || vector.length !== embedder.dimensions) continue
-        const row: VectorRow = { docId: queuedRow.docId, projectId: queuedRow.projectId, kind: kindOf(queuedRow.docId), at: queuedRow.at ?? doc.a, vector: normalize(Float32Array.from(vector)) }
+        const row: VectorRow = {
+          docId: queuedRow.docId,
+          projectId: queuedRow.projectId,
+          kind: kindOf(queuedRow.docId),
+          at: queuedRow.at ?? doc.a,
+          vector: normalize(Float32Array.from(vector)),
+        }
         if (queuedRow.sid !== undefined) row.sid = queuedRow.sid
         stored.push(row)
       }
@@ -90,9 +108,13 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
   async function postpone(rows: EmbedQueueRow[]): Promise<void> {
     await engine.db.transaction('rw', ['embedQueue'], async () => {
       const current = await t.embedQueue.bulkGet(rows.map((row) => row.seq!))
-      const next = current.filter((row): row is EmbedQueueRow => row !== undefined).map((row) => ({
-        ...row, attempts: row.attempts + 1, notBefore: Date.now() + Math.min(maxBackoffMs, backoffMs * 2 ** row.attempts),
-      }))
+      const next = current
+        .filter((row): row is EmbedQueueRow => row !== undefined)
+        .map((row) => ({
+          ...row,
+          attempts: row.attempts + 1,
+          notBefore: Date.now() + Math.min(maxBackoffMs, backoffMs * 2 ** row.attempts),
+        }))
       await t.embedQueue.bulkPut(next)
     })
     schedule(Math.min(maxBackoffMs, backoffMs * 2 ** Math.min(...rows.map((row) => row.attempts))))

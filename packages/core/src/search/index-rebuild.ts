@@ -22,10 +22,21 @@ export async function rebuildIndex(tx: Transaction, analyzer: Analyzer): Promise
     tx.table<PassageRow>('passages').toArray(),
   ])
   const docs: IndexedDoc[] = []
-  for (const m of messages) docs.push({ docId: `message:${m.id}`, kind: 'message', projectId: m.projectId, sessionId: m.sessionId, text: m.content, createdAt: m.createdAt })
-  for (const f of facts) if (f.deletedAt === undefined) docs.push({ docId: `fact:${f.id}`, kind: 'fact', projectId: f.projectId, text: factText(f.key, f.value), createdAt: f.updatedAt })
+  for (const m of messages)
+    docs.push({ docId: `message:${m.id}`, kind: 'message', projectId: m.projectId, sessionId: m.sessionId, text: m.content, createdAt: m.createdAt })
+  for (const f of facts)
+    if (f.deletedAt === undefined)
+      docs.push({ docId: `fact:${f.id}`, kind: 'fact', projectId: f.projectId, text: factText(f.key, f.value), createdAt: f.updatedAt })
   for (const s of summaries) {
-    if (s.deletedAt === undefined) docs.push({ docId: `summary:${s.id}`, kind: 'summary', projectId: s.projectId, ...(s.sessionId === undefined ? {} : { sessionId: s.sessionId }), text: s.text, createdAt: s.createdAt })
+    if (s.deletedAt === undefined)
+      docs.push({
+        docId: `summary:${s.id}`,
+        kind: 'summary',
+        projectId: s.projectId,
+        ...(s.sessionId === undefined ? {} : { sessionId: s.sessionId }),
+        text: s.text,
+        createdAt: s.createdAt,
+      })
   }
   for (const p of passages) docs.push({ docId: `passage:${p.id}`, kind: 'passage', projectId: p.projectId, text: p.text, createdAt: p.createdAt })
   docs.sort((a, b) => a.createdAt - b.createdAt || (a.docId < b.docId ? -1 : 1))

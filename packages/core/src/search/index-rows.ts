@@ -62,12 +62,33 @@ export interface TextBlockRow {
 }
 
 /** A project's number and the statistics of its merged, live documents. */
-export interface TextCorpusRow { p: string; q: number; docs: number; length: number }
+export interface TextCorpusRow {
+  p: string
+  q: number
+  docs: number
+  length: number
+}
 
 /** A stored embedding (unit length), beside the fields vector search filters on. */
-export interface VectorRow { docId: string; projectId: string; kind: HitKind; sid?: string; at: number; vector: Float32Array }
+export interface VectorRow {
+  docId: string
+  projectId: string
+  kind: HitKind
+  sid?: string
+  at: number
+  vector: Float32Array
+}
 /** A document waiting to be embedded, off the write path. */
-export interface EmbedQueueRow { seq?: number; docId: string; projectId: string; text: string; attempts: number; notBefore: number; /** Created at, and the session, of the document (for its vector row). */ at?: number; sid?: string }
+export interface EmbedQueueRow {
+  seq?: number
+  docId: string
+  projectId: string
+  text: string
+  attempts: number
+  notBefore: number /** Created at, and the session, of the document (for its vector row). */
+  at?: number
+  sid?: string
+}
 
 /** Separates the terms in {@link TextDocRow.t} (analyzers never emit it). */
 export const TERM_SEPARATOR = '\u0000'

@@ -2,9 +2,23 @@ import type { PostingList } from './posting-codec.js'
 import { termsOf, tfAt, type TextCorpusRow, type TextDocRow } from './index-rows.js'
 
 /** A document of the unmerged tail, as queries score it. */
-export interface TailDoc { n: number; q: number; d: string; a: number; l: number; k: number; terms: string[]; tfs: number[] }
+export interface TailDoc {
+  n: number
+  q: number
+  d: string
+  a: number
+  l: number
+  k: number
+  terms: string[]
+  tfs: number[]
+}
 /** A removed document whose postings may still sit in merged blocks; `merged` false when it was removed before any merge took it. */
-export interface DeadDoc { n: number; q: number; l: number; merged?: boolean }
+export interface DeadDoc {
+  n: number
+  q: number
+  l: number
+  merged?: boolean
+}
 
 /** What one committed transaction did to the index, replayed on the in-memory state after commit. */
 export interface IndexChanges {
@@ -20,10 +34,19 @@ export interface IndexChanges {
 }
 
 /** What a merge committed: the new mark, documents merged, dead ones purged from blocks, dead ones recorded as markers. */
-export interface MergeResult { mark: number; merged: number[]; purged: number[]; recorded: number[]; corpus: TextCorpusRow[] }
+export interface MergeResult {
+  mark: number
+  merged: number[]
+  purged: number[]
+  recorded: number[]
+  corpus: TextCorpusRow[]
+}
 
 /** A decoded list of merged postings, valid while no merge or purge changed the blocks. */
-interface CachedList { list: PostingList; blockEpoch: number }
+interface CachedList {
+  list: PostingList
+  blockEpoch: number
+}
 
 const statKey = (q: number) => q
 
@@ -56,7 +79,10 @@ export class IndexState {
   private cachedPostings = 0
   private loading: Promise<void> | undefined
 
-  constructor(private readonly maxCachedPostings = 400_000, private readonly maxCachedDocs = 50_000) {}
+  constructor(
+    private readonly maxCachedPostings = 400_000,
+    private readonly maxCachedDocs = 50_000,
+  ) {}
 
   /**
    * Loads the state (retrying when a commit raced the load). Loads outside a

@@ -9,10 +9,31 @@ function lcg(seed: number): () => number {
   return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32
 }
 
-const WORDS = ['river', 'garden', 'budget', 'flight', 'cello', 'pixel', 'oslo', 'porto', 'tomato', 'basil', 'meeting', 'dentist', 'zebra', 'lantern', 'harbor', 'quartz']
+const WORDS = [
+  'river',
+  'garden',
+  'budget',
+  'flight',
+  'cello',
+  'pixel',
+  'oslo',
+  'porto',
+  'tomato',
+  'basil',
+  'meeting',
+  'dentist',
+  'zebra',
+  'lantern',
+  'harbor',
+  'quartz',
+]
 type Store = Awaited<ReturnType<typeof openTestMemory>>
 /** Hits as comparable across two stores (ids differ): kind, text and score, ties in text order. */
-const view = (hits: { kind: string; text: string; score: number }[]) => hits.map((h) => `${h.score.toFixed(9)} ${h.kind} ${h.text}`).sort().reverse()
+const view = (hits: { kind: string; text: string; score: number }[]) =>
+  hits
+    .map((h) => `${h.score.toFixed(9)} ${h.kind} ${h.text}`)
+    .sort()
+    .reverse()
 
 /**
  * The same writes go to a store that merges after every write and one that
@@ -27,7 +48,16 @@ describe('the merged index answers as the unmerged one', () => {
     let merges = 0
     let purged = 0
     let onMerge: () => void = () => {}
-    const merging = await openTestMemory({ mergeAt: 1, mergeDelayMs: 0, purgeAt: 4, onMerge: (m: { purged: number }) => { merges++; purged += m.purged; onMerge() } } as Record<string, unknown>)
+    const merging = await openTestMemory({
+      mergeAt: 1,
+      mergeDelayMs: 0,
+      purgeAt: 4,
+      onMerge: (m: { purged: number }) => {
+        merges++
+        purged += m.purged
+        onMerge()
+      },
+    } as Record<string, unknown>)
     const tailOnly = await openTestMemory({ mergeAt: Infinity, mergeDelayMs: Infinity } as Record<string, unknown>)
     const stores: Store[] = [merging, tailOnly]
     const sentence = () => Array.from({ length: 2 + Math.floor(rand() * 9) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ')
@@ -63,7 +93,10 @@ describe('the merged index answers as the unmerged one', () => {
     expect(merges).toBeGreaterThan(10)
     expect(purged).toBeGreaterThan(0)
     await compare(stores, rand)
-    const reopened = await openTestMemory({ indexedDB: merging.indexedDB, userId: merging.userId, mergeAt: Infinity, mergeDelayMs: Infinity } as Record<string, unknown>)
+    const reopened = await openTestMemory({ indexedDB: merging.indexedDB, userId: merging.userId, mergeAt: Infinity, mergeDelayMs: Infinity } as Record<
+      string,
+      unknown
+    >)
     merging.close()
     await compare([reopened, tailOnly], rand)
     // Blocks hold what was merged, and dead rows were purged down to fewer than purgeAt a project.

@@ -15,7 +15,15 @@ async function tables(): Promise<{ db: Dexie; t: MergeTables }> {
   return { db, t }
 }
 
-const doc = (i: number): TextDocRow => ({ q: 1, d: `message:${i}`, a: i, l: 3 + (i % 5), t: i % 3 === 0 ? 'river\u0000lamp' : 'river', f: i % 3 === 0 ? Uint16Array.of(1 + (i % 4), 2) : Uint16Array.of(1 + (i % 4)), k: i % 4 })
+const doc = (i: number): TextDocRow => ({
+  q: 1,
+  d: `message:${i}`,
+  a: i,
+  l: 3 + (i % 5),
+  t: i % 3 === 0 ? 'river\u0000lamp' : 'river',
+  f: i % 3 === 0 ? Uint16Array.of(1 + (i % 4), 2) : Uint16Array.of(1 + (i % 4)),
+  k: i % 4,
+})
 
 describe('mergeTail', () => {
   it('appends across sealed blocks batch by batch and purges dead documents, keeping every live posting exact', async () => {

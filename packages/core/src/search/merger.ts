@@ -19,9 +19,18 @@ export const BLOCK_POSTINGS = 1024
 export const PURGE_AT = 64
 
 /** A merge's outcome; `more` when the tail held more documents than the batch. */
-export interface MergeOutcome extends MergeResult { more: boolean }
+export interface MergeOutcome extends MergeResult {
+  more: boolean
+}
 
-interface Adds { q: number; w: string; docs: number[]; tfs: number[]; kinds: number[]; lens: number[] }
+interface Adds {
+  q: number
+  w: string
+  docs: number[]
+  tfs: number[]
+  kinds: number[]
+  lens: number[]
+}
 
 /**
  * Folds the unmerged tail (documents numbered above the merged mark, at most
@@ -31,13 +40,22 @@ interface Adds { q: number; w: string; docs: number[]; tfs: number[]; kinds: num
  * with many dead documents has all its blocks rewritten without them. Corpus statistics and the mark move with
  * the blocks, so the index is consistent after every merge.
  */
-export async function mergeTail(t: MergeTables, limit = Infinity, added: readonly TextDocRow[] = [], purgeAt = PURGE_AT, record: readonly DeadDoc[] = []): Promise<MergeOutcome> {
+export async function mergeTail(
+  t: MergeTables,
+  limit = Infinity,
+  added: readonly TextDocRow[] = [],
+  purgeAt = PURGE_AT,
+  record: readonly DeadDoc[] = [],
+): Promise<MergeOutcome> {
   const [markRow, corpusRows] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
   const mark = typeof markRow?.value === 'number' ? markRow.value : 0
   // Rows the caller just added (the highest numbers) need not be read back.
   const below = added.length > 0 ? added[0]!.n! : Infinity
   const tailQuery = Number.isFinite(below) ? t.textDocs.where(':id').between(mark, below, false, false) : t.textDocs.where(':id').above(mark)
-  const [stored, markers] = await Promise.all([Number.isFinite(limit) ? tailQuery.limit(limit).toArray() : tailQuery.toArray(), t.textDocs.where('x').equals(1).toArray()])
+  const [stored, markers] = await Promise.all([
+    Number.isFinite(limit) ? tailQuery.limit(limit).toArray() : tailQuery.toArray(),
+    t.textDocs.where('x').equals(1).toArray(),
+  ])
   // Dead documents the caller knows of that have no marker yet (their rows were deleted).
   const known = new Set(markers.map((row) => row.n!))
   const fresh = record.filter((d) => d.n <= mark && !known.has(d.n)).map((d): TextDocRow => ({ n: d.n, q: d.q, a: 0, l: d.l, t: '', k: 0, x: 1 }))
@@ -102,7 +120,9 @@ export async function mergeTail(t: MergeTables, limit = Infinity, added: readonl
   }
   const purgeByTerm = new Map<string, ReadonlySet<number>>()
   if (purgeQs.size > 0) {
-    const keysOfQ = await Promise.all([...purgeQs].map((q) => t.textBlocks.where('[q+w+b]').between([q, Dexie.minKey, Dexie.minKey], [q, Dexie.maxKey, Dexie.maxKey]).primaryKeys()))
+    const keysOfQ = await Promise.all(
+      [...purgeQs].map((q) => t.textBlocks.where('[q+w+b]').between([q, Dexie.minKey, Dexie.minKey], [q, Dexie.maxKey, Dexie.maxKey]).primaryKeys()),
+    )
     for (const keys of keysOfQ) for (const [q, w] of keys) purgeByTerm.set(`${q}\u0001${w}`, deadSet)
   }
 
@@ -116,10 +136,12 @@ export async function mergeTail(t: MergeTables, limit = Infinity, added: readonl
   for (const key of keys) (purgeByTerm.has(key) ? whole : appendOnly).push(key)
   // Appending needs only each term's open block: one point read per term, all in one round trip.
   const [wholeBlocks, openBlocks] = await Promise.all([
-    Promise.all(whole.map((key) => {
-      const [q, w] = split(key)
-      return t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).toArray()
-    })),
+    Promise.all(
+      whole.map((key) => {
+        const [q, w] = split(key)
+        return t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).toArray()
+      }),
+    ),
     readOpenBlocks(t, appendOnly.map(split), new Set(corpusRows.filter((row) => row.docs === 0).map((row) => row.q))),
   ])
 
@@ -193,7 +215,11 @@ class BlockBuilder {
   private writer: PostingWriter
   private sealed: number
 
-  constructor(private readonly q: number, private readonly w: string, open: TextBlockRow | undefined) {
+  constructor(
+    private readonly q: number,
+    private readonly w: string,
+    open: TextBlockRow | undefined,
+  ) {
     this.sealed = open?.s ?? 0
     this.writer = open ? PostingWriter.from(open.p, open.c, open.z) : new PostingWriter(0)
   }

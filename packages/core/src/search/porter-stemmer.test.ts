@@ -11,7 +11,11 @@ import { porterStem } from './porter-stemmer.js'
  */
 function vocabulary(): Array<[string, string]> {
   const dir = join(dirname(createRequire(import.meta.url).resolve('porter-stemmer/package.json')), 'test')
-  const lines = (file: string) => readFileSync(join(dir, file), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean)
+  const lines = (file: string) =>
+    readFileSync(join(dir, file), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
   const words = lines('input.txt')
   const stems = lines('output.txt')
   expect(words.length).toBe(stems.length)

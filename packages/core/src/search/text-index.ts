@@ -4,7 +4,16 @@ import type { EngramDb, MetaRow } from '../schema.js'
 import type { Embedder, IndexedDoc, PutManyOptions, TextIndex } from '../store-context.js'
 import type { WriteScope } from '../write.js'
 import { englishAnalyzer, type Analyzer } from './analyzer.js'
-import { kindCodeOf, MERGED_MARK_KEY, TERM_SEPARATOR, type EmbedQueueRow, type TextBlockRow, type TextCorpusRow, type TextDocRow, type VectorRow } from './index-rows.js'
+import {
+  kindCodeOf,
+  MERGED_MARK_KEY,
+  TERM_SEPARATOR,
+  type EmbedQueueRow,
+  type TextBlockRow,
+  type TextCorpusRow,
+  type TextDocRow,
+  type VectorRow,
+} from './index-rows.js'
 import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
 import { mergeTail } from './merger.js'
 import { VectorCache } from './vector-cache.js'
@@ -72,7 +81,13 @@ export function searchEngineOf(index: TextIndex): SearchEngine | undefined {
 }
 
 /** What one transaction did to the index. */
-interface TxLog { changes: IndexChanges; embed: boolean; assigning: Promise<unknown>; qs: Map<string, Promise<number>>; onComplete: Array<() => void> }
+interface TxLog {
+  changes: IndexChanges
+  embed: boolean
+  assigning: Promise<unknown>
+  qs: Map<string, Promise<number>>
+  onComplete: Array<() => void>
+}
 
 /** A settled Dexie promise: awaiting it keeps Dexie's transaction zone (a native one may not, after ~100 in a row). */
 const done = (): Promise<void> => Dexie.Promise.resolve() as unknown as Promise<void>
@@ -121,7 +136,10 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     if (!log) {
       const created: TxLog = {
         changes: { added: [], killed: [], assigned: [], removedProjects: [], vectorProjects: new Set(), reset: false },
-        embed: false, assigning: Dexie.Promise.resolve() as unknown as Promise<unknown>, qs: new Map(), onComplete: [],
+        embed: false,
+        assigning: Dexie.Promise.resolve() as unknown as Promise<unknown>,
+        qs: new Map(),
+        onComplete: [],
       }
       log = created
       logs.set(w.tx, created)
@@ -190,7 +208,13 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       vectorsMayExist = true
     }
     for (const p of projects) log.changes.vectorProjects.add(p)
-    await Promise.all([t.vectors.bulkDelete([...ids]), t.embedQueue.where('docId').anyOf([...ids]).delete()])
+    await Promise.all([
+      t.vectors.bulkDelete([...ids]),
+      t.embedQueue
+        .where('docId')
+        .anyOf([...ids])
+        .delete(),
+    ])
   }
 
   async function putDocs(w: WriteScope, input: readonly IndexedDoc[], fresh: boolean): Promise<void> {
@@ -221,14 +245,18 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       writes.push(t.embedQueue.bulkAdd(queued))
       log.embed = true
     }
-    const [keys, old] = await Promise.all([added, older, ...writes]) as [number[], TextDocRow[] | undefined]
+    const [keys, old] = (await Promise.all([added, older, ...writes])) as [number[], TextDocRow[] | undefined]
     rows.forEach((row, i) => {
       row.n = keys[i]!
       log.changes.added.push(tailDocOf(row))
     })
     if (old && old.length > 0) {
       const fresh = new Set(keys)
-      await kill(log, old.filter((row) => !fresh.has(row.n!)), mark!)
+      await kill(
+        log,
+        old.filter((row) => !fresh.has(row.n!)),
+        mark!,
+      )
     }
     if (rows.length >= INLINE_MERGE_AT) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
   }
@@ -237,7 +265,10 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   async function olderCopies(ids: readonly string[], qs: ReadonlySet<number>): Promise<TextDocRow[]> {
     const holding = await Promise.all([...qs].map((q) => t.textDocs.where('q').equals(q).limit(1).primaryKeys()))
     if (holding.every((keys) => keys.length === 0)) return []
-    return t.textDocs.where('d').anyOf([...ids]).toArray()
+    return t.textDocs
+      .where('d')
+      .anyOf([...ids])
+      .toArray()
   }
 
   function scheduleMerge(): void {
@@ -286,7 +317,13 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   }
 
   const engine: SearchEngine = {
-    db, t, analyzer, state, vectors, embedder, enabled,
+    db,
+    t,
+    analyzer,
+    state,
+    vectors,
+    embedder,
+    enabled,
     tables: enabled ? INDEX_TABLES : [],
     onEnqueue: () => {},
 
@@ -339,10 +376,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         const log = logOf(w)
         const row = await t.textCorpus.get(projectId)
         log.changes.vectorProjects.add(projectId)
-        const work: Promise<unknown>[] = [
-          t.vectors.where('projectId').equals(projectId).delete(),
-          t.embedQueue.where('projectId').equals(projectId).delete(),
-        ]
+        const work: Promise<unknown>[] = [t.vectors.where('projectId').equals(projectId).delete(), t.embedQueue.where('projectId').equals(projectId).delete()]
         if (row) {
           work.push(
             t.textDocs.where('q').equals(row.q).delete(),
@@ -361,7 +395,10 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         const log = logOf(w)
         // Project numbers stay assigned (another connection may still hold them in memory).
         await Promise.all([
-          t.textDocs.clear(), t.textBlocks.clear(), t.vectors.clear(), t.embedQueue.clear(),
+          t.textDocs.clear(),
+          t.textBlocks.clear(),
+          t.vectors.clear(),
+          t.embedQueue.clear(),
           t.textCorpus.toCollection().modify((row) => {
             row.docs = 0
             row.length = 0

@@ -7,7 +7,14 @@ import { decodeBlocks, type PostingList } from './posting-codec.js'
 import type { SearchEngine } from './text-index.js'
 
 /** A query term with its live document frequency and idf. */
-interface QueryTerm { term: string; df: number; idf: number; list: PostingList | undefined; tail: number[]; /** Merged postings in `list` (those at or below the mark). */ end: number }
+interface QueryTerm {
+  term: string
+  df: number
+  idf: number
+  list: PostingList | undefined
+  tail: number[] /** Merged postings in `list` (those at or below the mark). */
+  end: number
+}
 
 /** Scratch score accumulator indexed by document number (grown on demand, reset after each query). */
 let scratch = new Float64Array(1 << 16)
@@ -24,7 +31,13 @@ const MAX_DENSE = 1 << 23
  * microseconds per thousand. Only the rows of the best documents are read.
  * Runs inside the caller's read transaction.
  */
-export async function textCandidates(engine: SearchEngine, projectId: string, tokens: readonly string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
+export async function textCandidates(
+  engine: SearchEngine,
+  projectId: string,
+  tokens: readonly string[],
+  filter: PostingFilter,
+  depth: number,
+): Promise<Candidate[]> {
   const { state } = engine
   for (;;) {
     if (!state.ready) await engine.ready()
@@ -53,7 +66,12 @@ async function mergedList(engine: SearchEngine, q: number, w: string): Promise<P
 }
 
 /** Scored documents: numbers, scores, kind codes and lengths, in no particular order. */
-interface Ranked { docs: Uint32Array; scores: Float64Array; kinds: Uint8Array; lens: Uint32Array }
+interface Ranked {
+  docs: Uint32Array
+  scores: Float64Array
+  kinds: Uint8Array
+  lens: Uint32Array
+}
 
 /** Postings of a list at or below `mark` (lists are in increasing document number). */
 function mergedEnd(list: PostingList, mark: number): number {
@@ -67,7 +85,13 @@ function mergedEnd(list: PostingList, mark: number): number {
   return lo
 }
 
-function rank(state: IndexState, stats: { q: number; docs: number; length: number }, tokens: readonly string[], lists: ReadonlyArray<PostingList | undefined>, filter: PostingFilter): Ranked {
+function rank(
+  state: IndexState,
+  stats: { q: number; docs: number; length: number },
+  tokens: readonly string[],
+  lists: ReadonlyArray<PostingList | undefined>,
+  filter: PostingFilter,
+): Ranked {
   const { mark, dead, tail } = state
   const checkDead = dead.size > 0
   const query: QueryTerm[] = []
