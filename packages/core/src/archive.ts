@@ -1,4 +1,5 @@
 import { Dexie } from 'dexie'
+import { maxKey } from './keys.js'
 import { checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from './paging.js'
 import { checkSource } from './facts-input.js'
 import { newId } from './ids.js'
@@ -80,7 +81,7 @@ export function createArchive(ctx: StoreContext): ArchiveApi {
       const rows = await read(ctx, ['passages'], () =>
         ctx.db.passages
           .where('[projectId+createdAt]')
-          .between([projectId, Dexie.minKey], [projectId, Dexie.maxKey])
+          .between([projectId, Dexie.minKey], [projectId, maxKey()])
           .reverse()
           .filter((r) => isAfterDescending(r.createdAt, r.id, cursor))
           .limit(o.limit + 1)

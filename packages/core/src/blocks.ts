@@ -1,4 +1,5 @@
 import { Dexie } from 'dexie'
+import { maxKey } from './keys.js'
 import { invalidInput, MemoryError } from './errors.js'
 import { compareHlc } from './hlc.js'
 import { requireProject } from './projects.js'
@@ -194,9 +195,7 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
 
     async list(projectId) {
       checkId('projectId', projectId)
-      const rows = await read(ctx, ['blocks'], () =>
-        db.blocks.where('[projectId+label]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray(),
-      )
+      const rows = await read(ctx, ['blocks'], () => db.blocks.where('[projectId+label]').between([projectId, Dexie.minKey], [projectId, maxKey()]).toArray())
       return rows.filter((r) => r.deletedAt === undefined).map(toBlock)
     },
   }

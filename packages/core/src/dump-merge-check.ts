@@ -1,5 +1,6 @@
 /** Merge-time checks of an import: append-only history, stored counters, auto-key duplicates. */
 import { Dexie } from 'dexie'
+import { maxKey } from './keys.js'
 import type { Dump } from './dump-validate.js'
 import { primaryKeyOf } from './dump-scope.js'
 import { MemoryError } from './errors.js'
@@ -50,7 +51,7 @@ export async function checkMergeHistory(ctx: StoreContext, dump: Dump): Promise<
     else bySession.set(id, [m])
   }
   for (const [sessionId, rows] of bySession) {
-    const stored = await ctx.db.messages.where('[sessionId+seq]').between([sessionId, Dexie.minKey], [sessionId, Dexie.maxKey]).toArray()
+    const stored = await ctx.db.messages.where('[sessionId+seq]').between([sessionId, Dexie.minKey], [sessionId, maxKey()]).toArray()
     const idAt = new Map(stored.map((m) => [m.seq, m.id]))
     const other = rows.find((m) => idAt.has(m.seq as number) && idAt.get(m.seq as number) !== m.id)
     if (other) throw diverged('session', sessionId, other.seq)

@@ -1,4 +1,5 @@
 import { Dexie, type Collection, type Table } from 'dexie'
+import { maxKey } from './keys.js'
 import type { EngramDb } from './schema.js'
 
 /**
@@ -77,8 +78,8 @@ export function collectionOf(db: EngramDb, table: string, scope: ProjectScope | 
   if (index === undefined) return t.filter((row) => belongsTo(table, row, scope))
   if (index.width === 1) return t.where(index.name).equals(scope.projectId)
   const rest = index.width - 1
-  // One fresh array per position: IndexedDB refuses a key that holds the same array object twice (Dexie.maxKey is one).
-  const upper = Array.from({ length: rest }, () => structuredClone(Dexie.maxKey))
+  // One fresh array per position: IndexedDB refuses a key that holds the same array object twice (maxKey() is one).
+  const upper = Array.from({ length: rest }, () => maxKey())
   return t.where(index.name).between([scope.projectId, ...Array<unknown>(rest).fill(Dexie.minKey)], [scope.projectId, ...upper])
 }
 

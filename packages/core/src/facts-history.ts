@@ -1,4 +1,5 @@
 import { Dexie } from 'dexie'
+import { maxKey } from './keys.js'
 import type { Origin } from './change-feed.js'
 import type { FactVersion } from './facts.js'
 import type { FactRow, FactVersionRow } from './schema.js'
@@ -40,12 +41,12 @@ export async function appendVersion(ctx: StoreContext, row: FactRow, origin: Ori
 
 /** All stored versions of one key, oldest first. */
 export function versionsOf(ctx: StoreContext, projectId: string, key: string): Promise<FactVersionRow[]> {
-  return ctx.db.factVersions.where('[projectId+key+version]').between([projectId, key, Dexie.minKey], [projectId, key, Dexie.maxKey]).toArray()
+  return ctx.db.factVersions.where('[projectId+key+version]').between([projectId, key, Dexie.minKey], [projectId, key, maxKey()]).toArray()
 }
 
 /** Deletes every version of one key (purge). */
 export function deleteVersionsOf(ctx: StoreContext, projectId: string, key: string): Promise<number> {
-  return ctx.db.factVersions.where('[projectId+key+version]').between([projectId, key, Dexie.minKey], [projectId, key, Dexie.maxKey]).delete()
+  return ctx.db.factVersions.where('[projectId+key+version]').between([projectId, key, Dexie.minKey], [projectId, key, maxKey()]).delete()
 }
 
 /** The public shape of a version row. */

@@ -1,4 +1,5 @@
 import { invalidInput } from './errors.js'
+import { maxKey } from './keys.js'
 import { checkSource } from './facts-input.js'
 import { factId, purgeFactRow, storeFactRow, tagKeysOf } from './facts-rows.js'
 import { compareHlc } from './hlc.js'
@@ -23,7 +24,7 @@ export const syncedFacts: SyncedKind<FactRow> = {
     const key = keyOfFactId(projectId, id)
     return key === undefined ? undefined : ctx.db.facts.get([projectId, key])
   },
-  readProject: (ctx, projectId) => ctx.db.facts.where('[projectId+key]').between([projectId, ''], [projectId, '\uffff']).toArray(),
+  readProject: (ctx, projectId) => ctx.db.facts.where('[projectId+key]').between([projectId, ''], [projectId, maxKey()]).toArray(),
   toRecord: (row) => ({
     kind: 'facts',
     projectId: row.projectId,

@@ -1,4 +1,5 @@
 import { Dexie } from 'dexie'
+import { maxKey } from './keys.js'
 import { checkFactInput } from './facts-input.js'
 import { toFactVersion, valueAt, versionsOf } from './facts-history.js'
 import { factId, factTables, purgedTombstone, purgeFactRow, storeFactRow, tagKeysOf, toFact } from './facts-rows.js'
@@ -188,7 +189,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
                 .where('tagKeys')
                 .equals(tagKeysOf(projectId, [tag])[0]!)
                 .toArray()
-            : await db.facts.where('[projectId+key]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
+            : await db.facts.where('[projectId+key]').between([projectId, Dexie.minKey], [projectId, maxKey()]).toArray()
         const active = candidates.filter((r) => r.deletedAt === undefined && r.projectId === projectId)
         const now = ctx.now()
         for (const row of active) await softDelete(w, row, now)
@@ -212,9 +213,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
       checkId('projectId', projectId)
       const { after, limit } = checkPageOptions(options, [])
       const cursor = after === undefined ? undefined : decodeCursor(after)
-      const rows = await read(ctx, ['facts'], () =>
-        db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray(),
-      )
+      const rows = await read(ctx, ['facts'], () => db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, maxKey()]).toArray())
       // Newest deletion first, ties by key; purged tombstones are no deleted facts any more.
       const sorted = rows
         .filter((r) => !r.purged)
@@ -231,7 +230,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
         const found =
           key !== undefined
             ? [await db.facts.get([projectId, key])].filter((r): r is FactRow => r !== undefined)
-            : await db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
+            : await db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, maxKey()]).toArray()
         const rows = found.filter((r) => !r.purged)
         // In a synced project the purge must reach the other devices: a tombstone without content stays.
         const tombstone = ctx.syncedProjects.has(projectId)
@@ -258,10 +257,10 @@ export function createFacts(ctx: StoreContext): FactsApi {
 }
 
 /** The smallest string greater than every string that starts with `prefix` (exclusive upper bound). */
-function prefixUpper(prefix: string): string | typeof Dexie.maxKey {
+function prefixUpper(prefix: string): string | unknown[] {
   for (let i = prefix.length - 1; i >= 0; i--) {
     const unit = prefix.charCodeAt(i)
     if (unit < 0xffff) return prefix.slice(0, i) + String.fromCharCode(unit + 1)
   }
-  return Dexie.maxKey
+  return maxKey()
 }

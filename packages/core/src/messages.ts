@@ -1,4 +1,5 @@
 import type { Page, PageOptions } from './paging.js'
+import { maxKey } from './keys.js'
 import { Dexie } from 'dexie'
 import { MemoryError } from './errors.js'
 import { newId } from './ids.js'
@@ -164,7 +165,7 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       if (n === 0) return sessionRange(sessionId, async () => [])
       return sessionRange(sessionId, async (s) => {
         const from = Math.max(1, s.lastSeq - n + 1)
-        return db.messages.where('[sessionId+seq]').between([sessionId, from], [sessionId, Dexie.maxKey]).limit(n).toArray()
+        return db.messages.where('[sessionId+seq]').between([sessionId, from], [sessionId, maxKey()]).limit(n).toArray()
       })
     },
 
@@ -174,7 +175,7 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       const after = o.after === undefined ? 0 : checkNumber('after', o.after, { min: 0, integer: true })
       const limit = checkLimit('limit', o.limit, 100)
       return sessionRange(sessionId, async (s) => {
-        const items = await db.messages.where('[sessionId+seq]').between([sessionId, after], [sessionId, Dexie.maxKey], false, true).limit(limit).toArray()
+        const items = await db.messages.where('[sessionId+seq]').between([sessionId, after], [sessionId, maxKey()], false, true).limit(limit).toArray()
         const last = items[items.length - 1]
         return last !== undefined && items.length === limit && last.seq < s.lastSeq ? { items, next: last.seq } : { items }
       })

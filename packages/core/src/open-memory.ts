@@ -1,4 +1,4 @@
-import { type Summarizer } from './context/context.js'
+import type { Summarizer } from './context/context.js'
 import { BASE_OPTIONS, type BaseMemoryOptions, composeMemory } from './create-memory.js'
 import { MemoryError } from './errors.js'
 import type { Memory } from './memory.js'

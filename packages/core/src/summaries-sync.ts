@@ -1,4 +1,5 @@
 import { Dexie } from 'dexie'
+import { maxKey } from './keys.js'
 import { invalidInput } from './errors.js'
 import { compareHlc } from './hlc.js'
 import type { SummaryRow } from './schema.js'
@@ -14,7 +15,7 @@ export const syncedSummaries: SyncedKind<SummaryRow> = {
   kind: 'summaries',
   tables: ['summaries'],
   read: (ctx, _projectId, id) => ctx.db.summaries.get(id),
-  readProject: (ctx, projectId) => ctx.db.summaries.where('[projectId+createdAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray(),
+  readProject: (ctx, projectId) => ctx.db.summaries.where('[projectId+createdAt]').between([projectId, Dexie.minKey], [projectId, maxKey()]).toArray(),
   toRecord: (row) => ({ kind: 'summaries', projectId: row.projectId, id: row.id, hlc: row.hlc, row: travelling(row) }),
   check(record) {
     const r = checkEnvelope(record, 'summaries', FIELDS)

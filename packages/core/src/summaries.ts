@@ -1,4 +1,5 @@
 import { Dexie } from 'dexie'
+import { maxKey } from './keys.js'
 import { invalidInput, MemoryError } from './errors.js'
 import { compareHlc } from './hlc.js'
 import { newId } from './ids.js'
@@ -125,7 +126,7 @@ export function createSummaries(ctx: StoreContext): SummariesApi {
       const row = await read(ctx, ['summaries'], () => {
         const c =
           o.sessionId !== undefined
-            ? db.summaries.where('[sessionId+createdAt]').between([o.sessionId, Dexie.minKey], [o.sessionId, Dexie.maxKey])
+            ? db.summaries.where('[sessionId+createdAt]').between([o.sessionId, Dexie.minKey], [o.sessionId, maxKey()])
             : byKind(projectId, kind)
         return c
           .reverse()
@@ -153,7 +154,7 @@ export function createSummaries(ctx: StoreContext): SummariesApi {
 
   function byKind(projectId: string, kind: 'session' | 'project' | undefined) {
     return kind === undefined
-      ? db.summaries.where('[projectId+createdAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey])
-      : db.summaries.where('[projectId+kind+createdAt]').between([projectId, kind, Dexie.minKey], [projectId, kind, Dexie.maxKey])
+      ? db.summaries.where('[projectId+createdAt]').between([projectId, Dexie.minKey], [projectId, maxKey()])
+      : db.summaries.where('[projectId+kind+createdAt]').between([projectId, kind, Dexie.minKey], [projectId, kind, maxKey()])
   }
 }

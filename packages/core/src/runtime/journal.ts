@@ -1,4 +1,5 @@
 import { Dexie, type Table } from 'dexie'
+import { maxKey } from '../keys.js'
 import { invalidInput } from '../errors.js'
 import type { StoreContext } from '../store-context.js'
 import { DEFAULT_PAGE_SIZE, checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from '../paging.js'
@@ -169,7 +170,7 @@ export async function appendEntry(ctx: StoreContext, w: WriteScope, sessionId: s
 export async function recountJournalSessions(ctx: StoreContext, sessionIds: readonly string[]): Promise<void> {
   const journal = journalTable(ctx)
   for (const sessionId of sessionIds) {
-    const rows = await journal.where('[sessionId+seq]').between([sessionId, Dexie.minKey], [sessionId, Dexie.maxKey]).toArray()
+    const rows = await journal.where('[sessionId+seq]').between([sessionId, Dexie.minKey], [sessionId, maxKey()]).toArray()
     if (rows.length === 0) {
       await sessionsTable(ctx).delete(sessionId)
       continue
@@ -211,7 +212,7 @@ export function createJournal(ctx: StoreContext): JournalApi {
   const bySeq = (sessionId: string, after = 0) =>
     journalTable(ctx)
       .where('[sessionId+seq]')
-      .between([sessionId, after], [sessionId, Dexie.maxKey], after === 0, true)
+      .between([sessionId, after], [sessionId, maxKey()], after === 0, true)
 
   return {
     async append(sessionId, entry) {
@@ -288,7 +289,7 @@ export function createJournal(ctx: StoreContext): JournalApi {
       return read(ctx, tables, async () => {
         const latest = await journalTable(ctx)
           .where('[sessionId+resumeToken+seq]')
-          .between([sessionId, resumeToken, Dexie.minKey], [sessionId, resumeToken, Dexie.maxKey])
+          .between([sessionId, resumeToken, Dexie.minKey], [sessionId, resumeToken, maxKey()])
           .last()
         return latest?.kind === APPROVAL_PENDING ? toRecord(latest) : undefined
       })

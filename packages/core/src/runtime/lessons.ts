@@ -1,4 +1,5 @@
 import { Dexie, type Table } from 'dexie'
+import { maxKey } from '../keys.js'
 import { requireProject } from '../projects.js'
 import type { Source } from '../schema.js'
 import { USER_PROJECT, type StoreContext } from '../store-context.js'
@@ -115,7 +116,7 @@ export function createLessons(ctx: StoreContext): LessonsApi {
       return write(ctx, TABLES, async (w) => {
         await requireProject(ctx, projectId)
         const now = ctx.now()
-        const inDomain = await lessons().where('[projectId+domain+key]').between([projectId, domain, ''], [projectId, domain, '\uffff']).toArray()
+        const inDomain = await lessons().where('[projectId+domain+key]').between([projectId, domain, ''], [projectId, domain, maxKey()]).toArray()
         const touched = Math.max(0, ...inDomain.map((r) => r.touched)) + 1
         const existing = inDomain.find((r) => r.key === key)
         const row: LessonRow = existing
@@ -150,7 +151,7 @@ export function createLessons(ctx: StoreContext): LessonsApi {
       const limit = checkLimit('options.limit', o.limit, DEFAULT_PAGE_SIZE)
       const rows = await read(ctx, TABLES, () =>
         domain === undefined
-          ? outcomes().where('[projectId+domain]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
+          ? outcomes().where('[projectId+domain]').between([projectId, Dexie.minKey], [projectId, maxKey()]).toArray()
           : outcomes().where('[projectId+domain]').equals([projectId, domain]).toArray(),
       )
       return pageFrom(

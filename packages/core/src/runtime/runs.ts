@@ -1,4 +1,5 @@
 import { Dexie, type Table } from 'dexie'
+import { maxKey } from '../keys.js'
 import type { StoreContext } from '../store-context.js'
 import { DEFAULT_PAGE_SIZE, type Page, type PageOptions, pageFrom } from '../paging.js'
 import { checkId, checkJson, checkLimit, checkNumber, checkOptionalNumber, checkOptionalString, checkOptions, checkString, type Json } from '../validate.js'
@@ -91,7 +92,7 @@ export function createRuns(ctx: StoreContext): RunsApi {
   const ofRun = (runId: string) =>
     [
       [runId, Dexie.minKey],
-      [runId, Dexie.maxKey],
+      [runId, maxKey()],
     ] as const
 
   return {
@@ -186,7 +187,7 @@ export function createRuns(ctx: StoreContext): RunsApi {
       const rows = await read(ctx, TABLES, () =>
         toolEvents()
           .where('[runId+seq]')
-          .between([runId, after], [runId, Dexie.maxKey], false, true)
+          .between([runId, after], [runId, maxKey()], false, true)
           .limit(limit + 1)
           .toArray(),
       )

@@ -1,4 +1,5 @@
 import { Dexie, type Table } from 'dexie'
+import { maxKey } from '../keys.js'
 import type { MetaRow } from '../schema.js'
 import type { DeadDoc, MergeResult } from './index-state.js'
 import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDocRow } from './index-rows.js'
@@ -121,7 +122,7 @@ export async function mergeTail(
   const purgeByTerm = new Map<string, ReadonlySet<number>>()
   if (purgeQs.size > 0) {
     const keysOfQ = await Promise.all(
-      [...purgeQs].map((q) => t.textBlocks.where('[q+w+b]').between([q, Dexie.minKey, Dexie.minKey], [q, Dexie.maxKey, Dexie.maxKey]).primaryKeys()),
+      [...purgeQs].map((q) => t.textBlocks.where('[q+w+b]').between([q, Dexie.minKey, Dexie.minKey], [q, maxKey(), maxKey()]).primaryKeys()),
     )
     for (const keys of keysOfQ) for (const [q, w] of keys) purgeByTerm.set(`${q}\u0001${w}`, deadSet)
   }
@@ -139,7 +140,7 @@ export async function mergeTail(
     Promise.all(
       whole.map((key) => {
         const [q, w] = split(key)
-        return t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).toArray()
+        return t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, maxKey()]).toArray()
       }),
     ),
     readOpenBlocks(t, appendOnly.map(split), new Set(corpusRows.filter((row) => row.docs === 0).map((row) => row.q))),

@@ -1,4 +1,5 @@
 import { Dexie, type Transaction } from 'dexie'
+import { maxKey } from '../keys.js'
 import { reportError } from '../report-error.js'
 import type { EngramDb, MetaRow } from '../schema.js'
 import type { Embedder, IndexedDoc, PutManyOptions, TextIndex } from '../store-context.js'
@@ -380,7 +381,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         if (row) {
           work.push(
             t.textDocs.where('q').equals(row.q).delete(),
-            t.textBlocks.where('[q+w+b]').between([row.q, Dexie.minKey, Dexie.minKey], [row.q, Dexie.maxKey, Dexie.maxKey]).delete(),
+            t.textBlocks.where('[q+w+b]').between([row.q, Dexie.minKey, Dexie.minKey], [row.q, maxKey(), maxKey()]).delete(),
             t.textCorpus.put({ ...row, docs: 0, length: 0 }),
           )
           log.changes.removedProjects.push(row.q)

@@ -1,4 +1,5 @@
 import { Dexie } from 'dexie'
+import { maxKey } from '../keys.js'
 import { B, compareCandidates, K1, type Candidate, type PostingFilter } from './bm25.js'
 import { KIND_CODES, recordIdOf, type TextDocRow } from './index-rows.js'
 import type { IndexState } from './index-state.js'
@@ -58,7 +59,7 @@ async function mergedList(engine: SearchEngine, q: number, w: string): Promise<P
   const cached = engine.state.list(key)
   if (cached) return cached
   const blockEpoch = engine.state.blockEpoch
-  const blocks = await engine.t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, Dexie.maxKey]).toArray()
+  const blocks = await engine.t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, maxKey()]).toArray()
   if (blocks.length === 0) return undefined
   const list = decodeBlocks(inTermOrder(blocks))
   engine.state.keepList(key, list, blockEpoch)
