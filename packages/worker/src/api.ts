@@ -49,7 +49,7 @@ export interface ConnectSyncOptions {
 export interface ConnectOptions {
   appId: string
   userId: string
-  /** Start sync in the worker (only the elected tab runs it; see `RemoteSync.isLeader`). */
+  /** Start sync in the worker (only the elected tab runs it; see `memory.sync.isLeader()`). */
   sync?: ConnectSyncOptions
   /** Runs in the UI thread; the worker calls it through a proxy. */
   embedder?: Embedder
