@@ -34,6 +34,18 @@ export default defineConfig({
         },
       },
       {
+        // The store's own tests again, on the global IndexedDB (nothing injected), as a browser app opens it.
+        extends: true,
+        test: {
+          name: 'globals',
+          environment: 'node',
+          include: ['packages/core/src/**/*.test.ts'],
+          setupFiles: ['./test/support/globals-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'e2e',

@@ -8,6 +8,7 @@ let counter = 0
  * test, nothing shared. Pass `indexedDB` to reopen the same database.
  */
 export async function openTestMemory(options: Partial<MemoryOptions> = {}): Promise<Memory & { indexedDB: IDBFactory }> {
+  if (process.env.ENGRAM_TEST_GLOBALS === '1') return openOnGlobals(options)
   const indexedDB = (options.indexedDB as IDBFactory | undefined) ?? new IDBFactory()
   const memory = await openMemory({
     appId: 'test',
@@ -17,6 +18,17 @@ export async function openTestMemory(options: Partial<MemoryOptions> = {}): Prom
     IDBKeyRange,
   })
   return Object.assign(memory, { indexedDB })
+}
+
+/**
+ * The same store on the global IndexedDB (`fake-indexeddb/auto`, one per test
+ * file), nothing injected: how an app in a browser opens it. The factory a test
+ * gets back stands for the global one.
+ */
+async function openOnGlobals(options: Partial<MemoryOptions>): Promise<Memory & { indexedDB: IDBFactory }> {
+  const { indexedDB: _given, IDBKeyRange: _range, ...rest } = options
+  const memory = await openMemory({ appId: 'test', userId: `u${++counter}`, ...rest })
+  return Object.assign(memory, { indexedDB: globalThis.indexedDB })
 }
 
 /** A clock for tests: starts at `start` and moves only when told. */
