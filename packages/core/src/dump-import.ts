@@ -3,6 +3,7 @@ import { blockId } from './blocks.js'
 import type { Change } from './change-feed.js'
 import { invalidInput } from './errors.js'
 import { factText, tagKeysOf } from './facts-rows.js'
+import { withTaskHandles } from './dump-task-handles.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type ProjectScope } from './dump-scope.js'
 import type { Dump } from './dump-validate.js'
 import { checkMergeHistory, withoutStoredCopies } from './dump-merge-check.js'
@@ -65,7 +66,8 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
     const auto = primaryKeyOf(db, table).auto
     const source = auto && !wholeStoreReplace ? await withoutStoredCopies(ctx, table, rowsOf(table)) : rowsOf(table)
     if (source.length === 0) continue
-    const rows = prepareRows(ctx, w, table, source, wholeStoreReplace, sessionSeq)
+    const prepared = prepareRows(ctx, w, table, source, wholeStoreReplace, sessionSeq)
+    const rows = table === 'tasks' ? await withTaskHandles(ctx, prepared) : prepared
     const keys = auto ? await db.table(table).bulkPut(rows, { allKeys: true }) : await db.table(table).bulkPut(rows)
     count += rows.length
     await indexRows(ctx, w, table, rows)

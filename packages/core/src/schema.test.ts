@@ -1,7 +1,8 @@
 import { Dexie } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
-import { EngramDb, SCHEMA_V1 } from './schema.js'
+import { isHandle } from './runtime/task-handle.js'
+import { EngramDb, SCHEMA, SCHEMA_V1 } from './schema.js'
 
 /*
  * Schema tests. Every Dexie version bump adds one entry to MIGRATIONS: the
@@ -86,9 +87,8 @@ interface Migration {
 }
 
 /**
- * Version 1 is the first schema, so there is no bump yet; its entry checks that a
- * database any Dexie client wrote with the v1 stores opens with EngramDb unchanged.
- * The next bump adds `{ from: 1, stores: SCHEMA_V1, seed, check }` here.
+ * Version 1 → 2 (MODULES_VERSION): rows of every kind survive, tasks get unique
+ * handles, the modules' new tables exist.
  */
 const MIGRATIONS: Migration[] = [
   {
@@ -99,25 +99,33 @@ const MIGRATIONS: Migration[] = [
       await db.table('sessions').put({ id: 's', projectId: 'p', status: 'active', startedAt: 1, lastActiveAt: 2, lastSeq: 1 })
       await db.table('messages').put({ id: 'm', sessionId: 's', projectId: 'p', seq: 1, role: 'user', content: 'hi', tokens: 1, createdAt: 2 })
       await db.table('summaries').put({ id: 'x', projectId: 'p', kind: 'project', text: 't', createdAt: 3, hlc: 'h' })
+      for (const id of ['t1', 't2', 't3']) {
+        await db.table('tasks').put({ id, projectId: 'p', description: id, dueAt: 5, repeat: null, status: 'pending', retries: 0, createdAt: 1, norm: id, slotAt: 5, anchorDay: 1 })
+      }
     },
     check: async (db) => {
       expect(await db.sessions.get('s')).toMatchObject({ lastSeq: 1 })
       expect(await db.messages.where('[sessionId+seq]').equals(['s', 1]).first()).toMatchObject({ content: 'hi' })
       expect(await db.summaries.where('[projectId+kind+createdAt]').between(['p', 'project', 0], ['p', 'project', 10]).count()).toBe(1)
       expect(await db.projects.get('p')).toMatchObject({ name: 'P' })
+      const tasks = await db.table('tasks').toArray()
+      expect(tasks.map((t) => t.description)).toEqual(['t1', 't2', 't3'])
+      expect(tasks.every((t) => isHandle(t.handle))).toBe(true)
+      expect(new Set(tasks.map((t) => t.handle)).size).toBe(3)
+      expect(await db.table('tasks').where('handle').equals(tasks[0].handle).count()).toBe(1)
     },
   },
 ]
 
 describe('schema', () => {
-  it('creates every table of SCHEMA_V1 with its key and indexes', async () => {
+  it('creates every table of SCHEMA with its key and indexes', async () => {
     const indexedDB = new IDBFactory()
     const db = new EngramDb('engram:schema-test:fresh', { indexedDB, IDBKeyRange })
     await db.open()
     db.close()
     const { stores } = await readShape(indexedDB, 'engram:schema-test:fresh')
-    expect(Object.keys(stores).sort()).toEqual(Object.keys(SCHEMA_V1).sort())
-    for (const [table, spec] of Object.entries(SCHEMA_V1)) expect({ table, ...stores[table] }).toEqual({ table, ...parseSpec(spec) })
+    expect(Object.keys(stores).sort()).toEqual(Object.keys(SCHEMA).sort())
+    for (const [table, spec] of Object.entries(SCHEMA)) expect({ table, ...stores[table] }).toEqual({ table, ...parseSpec(spec) })
   })
 
   it('parses specs the way Dexie does', () => {
@@ -139,6 +147,7 @@ describe('schema', () => {
       db.close()
     }
     const { stores } = await readShape(indexedDB, name)
-    expect(Object.keys(stores).sort()).toEqual(Object.keys(SCHEMA_V1).sort())
+    expect(Object.keys(stores).sort()).toEqual(Object.keys(SCHEMA).sort())
+    for (const [table, spec] of Object.entries(SCHEMA)) expect({ table, ...stores[table] }).toEqual({ table, ...parseSpec(spec) })
   })
 })

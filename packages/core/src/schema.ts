@@ -1,4 +1,5 @@
 import { Dexie, type Table } from 'dexie'
+import { freshHandle } from './runtime/task-handle.js'
 import type { Json } from './validate.js'
 
 /*
@@ -69,6 +70,14 @@ export class EngramDb extends Dexie {
   constructor(name: string, deps: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
     super(name, { ...(deps.indexedDB ? { indexedDB: deps.indexedDB } : {}), ...(deps.IDBKeyRange ? { IDBKeyRange: deps.IDBKeyRange } : {}), chromeTransactionDurability: 'relaxed' })
     this.version(1).stores(SCHEMA_V1)
+    // Task handles and the tables of the people, limitations, patterns, spaces and artifacts modules.
+    this.version(MODULES_VERSION).stores(SCHEMA_MODULES).upgrade(async (tx) => {
+      const taken = new Set<string>()
+      await tx.table('tasks').toCollection().modify((task: { handle?: string }) => {
+        task.handle = freshHandle(taken)
+        taken.add(task.handle)
+      })
+    })
   }
 }
 
@@ -102,5 +111,19 @@ export const SCHEMA_V1: Record<string, string> = {
   turns: '[sessionId+turnId], [sessionId+status], updatedAt',
 }
 
+/** The version that adds {@link SCHEMA_MODULES}. */
+export const MODULES_VERSION = 2
+
+/**
+ * What version {@link MODULES_VERSION} changes: tasks get a unique `handle`
+ * (existing tasks get one in the upgrade); new tables of the modules.
+ */
+export const SCHEMA_MODULES: Record<string, string> = {
+  tasks: 'id, projectId, [status+dueAt], [projectId+status], &handle',
+}
+
+/** The current schema: table → Dexie index spec. */
+export const SCHEMA: Record<string, string> = { ...SCHEMA_V1, ...SCHEMA_MODULES }
+
 /** Every table name, for transactions that span the whole store (import, purge). */
-export const ALL_TABLES = Object.keys(SCHEMA_V1)
+export const ALL_TABLES = Object.keys(SCHEMA)

@@ -18,7 +18,7 @@ describe('tasks', () => {
     const { clock, memory } = await setup()
     const t = await memory.tasks.create('p', { description: '  Water the plants ', dueAt: clock.now() + HOUR, kind: 'reminder' })
     expect(t).toEqual({
-      id: expect.any(String), projectId: 'p', description: 'Water the plants', dueAt: clock.now() + HOUR, repeat: null, kind: 'reminder',
+      handle: expect.stringMatching(/^[0-9a-hjkmnp-tv-z]{5}$/), id: expect.any(String), projectId: 'p', description: 'Water the plants', dueAt: clock.now() + HOUR, repeat: null, kind: 'reminder',
       status: 'pending', retries: 0, createdAt: clock.now(),
     })
     await expect(memory.tasks.create('nope', { description: 'x', dueAt: 1 })).rejects.toMatchObject({ code: 'not_found' })
