@@ -19,6 +19,7 @@ const ADDS: Record<string, string[]> = {
   context: ['context'],
   runtime: ['journal', 'runs', 'tasks', 'usage', 'lessons', 'turns'],
   importer: ['import'],
+  limitations: ['limitations'],
 }
 const members = (memory: object) => Object.keys(memory).sort()
 

@@ -4,6 +4,7 @@ import type { Change } from './change-feed.js'
 import { invalidInput } from './errors.js'
 import { factText, tagKeysOf } from './facts-rows.js'
 import { withTaskHandles } from './dump-task-handles.js'
+import { limitationKey } from './limitations.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type ProjectScope } from './dump-scope.js'
 import type { Dump } from './dump-validate.js'
 import { checkMergeHistory, withoutStoredCopies } from './dump-merge-check.js'
@@ -181,6 +182,8 @@ function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[
       return { ...row, readOnly: typeof row.readOnly === 'boolean' ? row.readOnly : false, updatedAt: typeof row.updatedAt === 'number' ? row.updatedAt : ctx.now() }
     })
   }
+  // A limitation's key is its folded title: recomputed so a hand-edited dump cannot split one title in two.
+  if (table === 'limitations') return rows.map((r) => ({ ...r, key: limitationKey(String(r.title)) }))
   if (table === 'sessions') {
     return rows.map((s) => {
       const seq = Math.max(typeof s.lastSeq === 'number' ? s.lastSeq : 0, sessionSeq.get(s.id as string) ?? 0)
@@ -253,6 +256,7 @@ function changeOf(table: string, row: Row): Change | undefined {
     case 'usage': return make('usage', row.seq)
     case 'lessons': return make('lessons', lessonChangeId(String(row.domain), String(row.key)))
     case 'outcomes': return make('lessons', `outcome:${String(row.seq)}`)
+    case 'limitations': return make('limitations', row.key)
     default: return undefined
   }
 }

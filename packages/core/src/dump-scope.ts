@@ -10,6 +10,7 @@ import type { EngramDb } from './schema.js'
 export const MEMORY_TABLES = [
   'projects', 'facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages',
   'journal', 'runs', 'checkpoints', 'toolEvents', 'tasks', 'usage', 'lessons', 'outcomes', 'turns',
+  'limitations',
 ] as const
 /** A table a dump may hold. */
 export type MemoryTable = (typeof MEMORY_TABLES)[number]

@@ -31,6 +31,7 @@ const REQUIRED: Partial<Record<MemoryTable, Record<string, FieldType>>> = {
   lessons: { projectId: 'string', domain: 'string', key: 'string' },
   outcomes: { projectId: 'string' },
   turns: { projectId: 'string', status: 'string' },
+  limitations: { title: 'string', status: ['open', 'resolved'], createdAt: 'number', updatedAt: 'number' },
 }
 
 /** Fields checked only when present (import fills the defaults of missing ones). */

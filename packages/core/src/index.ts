@@ -9,6 +9,7 @@ export { searchModule, type SearchModuleOptions } from './modules/search-module.
 export { contextModule, type ContextModuleOptions } from './modules/context-module.js'
 export { runtimeModule, type RuntimeModuleOptions } from './modules/runtime-module.js'
 export { importerModule } from './modules/importer-module.js'
+export { limitationsModule } from './modules/limitations-module.js'
 export type { Page, PageOptions } from './paging.js'
 export type { StatusApi, MemoryStatus, ComponentStatus, BackgroundProblem, BackgroundSource, SyncState, Unsubscribe } from './status.js'
 export type { SyncApi, SyncEngine, SyncStateDetails, SyncProjectDetails, SyncRecordProblem } from './sync-api.js'
@@ -43,3 +44,4 @@ export type { Task, TaskInput, ListTasksOptions, Repeat, TasksApi } from './runt
 export type { UsageSummary, UsageRecord, UsageEntry, UsageApi, ModelPrice, PricingTable } from './runtime/usage.js'
 export type { Lesson, LessonsApi, Outcome, OutcomeInput, ListOutcomesOptions } from './runtime/lessons.js'
 export type { TurnsApi, TurnBeginInput, TurnEndInput, TurnPartialInput, TurnEndResult, Extractor, MemoryOperation, Exchange, MemoryView } from './runtime/turns.js'
+export type { Limitation, LimitationInput, LimitationsApi } from './limitations.js'

@@ -8,6 +8,7 @@ import type { MessagesApi } from './messages.js'
 import type { ProjectsApi } from './projects.js'
 import type { JournalApi } from './runtime/journal.js'
 import type { LessonsApi } from './runtime/lessons.js'
+import type { LimitationsApi } from './limitations.js'
 import type { RunsApi } from './runtime/runs.js'
 import type { TasksApi } from './runtime/tasks.js'
 import type { TurnsApi } from './runtime/turns.js'
@@ -47,6 +48,8 @@ export interface Memory {
   readonly usage: UsageApi
   readonly lessons: LessonsApi
   readonly turns: TurnsApi
+  /** What the agent knows it cannot do yet (store-wide). */
+  readonly limitations: LimitationsApi
   readonly changes: ChangesApi
   /** Background state (embedder, summarizer, extractor, sync) and its failures, in one place. */
   readonly status: StatusApi

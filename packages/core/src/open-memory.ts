@@ -8,6 +8,7 @@ import { conversationsModule } from './modules/conversations-module.js'
 import { factsModule } from './modules/facts-module.js'
 import { importerModule } from './modules/importer-module.js'
 import { runtimeModule } from './modules/runtime-module.js'
+import { limitationsModule } from './modules/limitations-module.js'
 import { searchModule } from './modules/search-module.js'
 import type { Extractor } from './runtime/turns.js'
 import type { PricingTable } from './runtime/usage.js'
@@ -62,6 +63,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
     contextModule(opts.summarizer ? { summarizer: opts.summarizer } : {}),
     importerModule(),
     runtimeModule({ ...(opts.extractor ? { extractor: opts.extractor } : {}), ...(opts.pricing ? { pricing: opts.pricing } : {}) }),
+    limitationsModule(),
   ]
   const base: BaseMemoryOptions = { appId: opts.appId, userId: opts.userId }
   for (const key of BASE_OPTIONS) if (opts[key] !== undefined) Object.assign(base, { [key]: opts[key] })

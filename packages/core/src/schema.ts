@@ -120,6 +120,8 @@ export const MODULES_VERSION = 2
  */
 export const SCHEMA_MODULES: Record<string, string> = {
   tasks: 'id, projectId, [status+dueAt], [projectId+status], &handle',
+  // limitations.ts: keyed by the folded title
+  limitations: 'key, status',
 }
 
 /** The current schema: table → Dexie index spec. */

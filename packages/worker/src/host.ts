@@ -201,6 +201,7 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     get usage() { return need().usage },
     get lessons() { return need().lessons },
     get turns() { return need().turns },
+    get limitations() { return need().limitations },
     changes: {
       async subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<Unsubscribe> {
         const s = needStore()

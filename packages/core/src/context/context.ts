@@ -8,7 +8,7 @@ import { fitBudget, SECTION_ORDER, type Draft, type FittedSection } from './fit-
 import { clampLine, draftSections, type Gathered } from './section-drafts.js'
 
 /** A section of a built context. */
-export type SectionName = 'blocks' | 'facts' | 'recalled' | 'summaries' | 'recent' | 'lessons'
+export type SectionName = 'blocks' | 'facts' | 'recalled' | 'summaries' | 'recent' | 'lessons' | 'limitations'
 /** What `context.build` returns. */
 export interface Context {
   sections: { name: SectionName; text: string; tokens: number; items: number }[]
@@ -126,11 +126,11 @@ async function condenseRecent(summarizer: Summarizer, g: Gathered, draft: Draft[
 async function gather(memory: Partial<Memory>, projectId: string, sessionId: string | undefined, query: string | undefined, wanted: ReadonlySet<SectionName>): Promise<Gathered> {
   const withUser = projectId !== USER_PROJECT
   // Sections whose module the store was composed without are simply empty.
-  const { blocks: b, facts: f, search, summaries: s, messages: m, lessons: l } = memory
+  const { blocks: b, facts: f, search, summaries: s, messages: m, lessons: l, limitations: lim } = memory
   const has = (name: SectionName) => wanted.has(name)
   const searching = search !== undefined && query !== undefined && query.trim() !== '' && (has('recalled') || has('facts'))
   const allFacts = async (id: string) => (await f!.list(id, { limit: MAX_FACTS })).items
-  const [blocks, userBlocks, facts, userFacts, hits, userHits, projectSummary, sessionSummary, recent, lessons] = await Promise.all([
+  const [blocks, userBlocks, facts, userFacts, hits, userHits, projectSummary, sessionSummary, recent, lessons, limitations] = await Promise.all([
     b && has('blocks') ? b.list(projectId) : [],
     b && has('blocks') && withUser ? b.list(USER_PROJECT) : [],
     f && has('facts') ? allFacts(projectId) : [],
@@ -141,6 +141,7 @@ async function gather(memory: Partial<Memory>, projectId: string, sessionId: str
     s && has('summaries') && sessionId ? s.latest(projectId, { sessionId, kind: 'session' }) : undefined,
     m && has('recent') && sessionId ? m.tail(sessionId, RECENT_WINDOW) : [],
     l && has('lessons') ? l.list(projectId) : [],
+    lim && has('limitations') ? lim.open() : [],
   ])
   return {
     projectId,
@@ -150,5 +151,6 @@ async function gather(memory: Partial<Memory>, projectId: string, sessionId: str
     summaries: [projectSummary, sessionSummary].filter((s): s is NonNullable<typeof s> => s !== undefined),
     recent,
     lessons,
+    limitations,
   }
 }

@@ -16,6 +16,7 @@ export interface Gathered {
   summaries: NonNullable<Awaited<ReturnType<Memory['summaries']['latest']>>>[]
   recent: Awaited<ReturnType<Memory['messages']['tail']>>
   lessons: Awaited<ReturnType<Memory['lessons']['list']>>
+  limitations: Awaited<ReturnType<Memory['limitations']['open']>>
 }
 
 const valueText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
@@ -82,5 +83,7 @@ export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: 
     { name: 'summaries', items: summaries, contiguous: false },
     { name: 'recent', items: recent, contiguous: true },
     { name: 'lessons', items: lessons, contiguous: false },
+    // Open limitations, oldest first: what the agent cannot do yet, and its plan.
+    { name: 'limitations', items: g.limitations.map((l, i) => item(clamp(`- ${escapeMemoryText(l.title)}${l.plan ? ` (plan: ${escapeMemoryText(l.plan)})` : ''}`), i, tokenizer)), contiguous: false },
   ]
 }

@@ -1,0 +1,45 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { describe, expect, it } from 'vitest'
+import { MemoryError, openMemory, type Memory } from '@engram/core'
+import { connectMemory, exposeMemory } from '@engram/worker'
+
+let counter = 0
+
+/** The same store, opened in process and reached through a worker host over a MessageChannel. */
+const opens: [string, () => Promise<Memory>][] = [
+  ['in process', () => openMemory({ appId: 'modules-parity', userId: `u${++counter}`, indexedDB: new IDBFactory(), IDBKeyRange })],
+  ['through a worker', async () => {
+    const { port1, port2 } = new MessageChannel()
+    exposeMemory({ endpoint: port1, memory: { indexedDB: new IDBFactory(), IDBKeyRange }, locks: null })
+    return connectMemory(port2, { appId: 'modules-parity', userId: `u${++counter}` })
+  }],
+]
+
+/** The code of a rejected call, checking it is a MemoryError on both sides of the boundary. */
+async function codeOf(call: Promise<unknown>): Promise<string> {
+  const error = await call.then(() => undefined, (e: unknown) => e)
+  expect(error).toBeInstanceOf(MemoryError)
+  return (error as MemoryError).code
+}
+
+describe.each(opens)('task handles, limitations %s', (_where, open) => {
+  it('cancel a task by its handle', async () => {
+    const memory = await open()
+    const t = await memory.tasks.create('user', { description: 'water plants', dueAt: 5 })
+    expect(t.handle).toMatch(/^[0-9a-hjkmnp-tv-z]{5}$/)
+    expect(await memory.tasks.cancel(`#${t.handle.toUpperCase()}`)).toBe(true)
+    await memory.close()
+  })
+
+  it('store, list and resolve limitations, with their error codes', async () => {
+    const memory = await open()
+    expect(await memory.limitations.store({ title: 'Cannot read PDFs' })).toMatchObject({ isNew: true })
+    expect(await memory.limitations.store({ title: 'cannot read pdfs' })).toMatchObject({ isNew: false })
+    expect((await memory.limitations.open()).map((l) => l.title)).toEqual(['Cannot read PDFs'])
+    expect(await memory.limitations.resolve('CANNOT READ PDFS')).toBe(true)
+    expect(await codeOf(memory.limitations.store({ title: '' }))).toBe('invalid_input')
+    expect(await codeOf(memory.limitations.store({ title: 'x'.repeat(201) }))).toBe('limit_exceeded')
+    await memory.close()
+    expect(await codeOf(memory.limitations.open())).toBe('closed')
+  })
+})
