@@ -20,6 +20,7 @@ const ADDS: Record<string, string[]> = {
   runtime: ['journal', 'runs', 'tasks', 'usage', 'lessons', 'turns'],
   importer: ['import'],
   limitations: ['limitations'],
+  patterns: ['patterns'],
 }
 const members = (memory: object) => Object.keys(memory).sort()
 

@@ -15,13 +15,14 @@ import { USER_PROJECT, type IndexedDoc, type StoreContext } from './store-contex
 import { indexSummary } from './summaries.js'
 import { journalChangeId, recountJournalSessions } from './runtime/journal.js'
 import { lessonChangeId } from './runtime/lessons.js'
+import { MIRRORED_KINDS } from './synced-kind.js'
 import { write, type WriteScope } from './write.js'
 
 type Row = Record<string, unknown>
 type Mode = 'merge' | 'replace'
 
 /** Kinds mirrored by sync: their rows need an `hlc`, and a replace reports the ones it removed. */
-const MIRRORED_TABLES = ['facts', 'blocks', 'summaries'] as const
+const MIRRORED_TABLES = MIRRORED_KINDS
 
 /**
  * Writes a validated dump in one transaction (memory tables, the search index
@@ -248,7 +249,7 @@ function changeOf(table: string, row: Row): Change | undefined {
   const op: Change['op'] = row.deletedAt === undefined ? 'put' : 'delete'
   const make = (kind: Change['kind'], id: unknown): Change => ({ kind, op, id: String(id), projectId, origin: 'local' })
   switch (table) {
-    case 'projects': case 'facts': case 'sessions': case 'messages': case 'summaries': case 'passages': case 'tasks':
+    case 'projects': case 'facts': case 'sessions': case 'messages': case 'summaries': case 'passages': case 'tasks': case 'patterns':
       return make(table, row.id)
     case 'blocks': return make('blocks', blockId(projectId, row.label as string))
     case 'journal': return make('journal', journalChangeId(String(row.sessionId), Number(row.seq)))

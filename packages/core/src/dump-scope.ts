@@ -10,13 +10,13 @@ import type { EngramDb } from './schema.js'
 export const MEMORY_TABLES = [
   'projects', 'facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages',
   'journal', 'runs', 'checkpoints', 'toolEvents', 'tasks', 'usage', 'lessons', 'outcomes', 'turns',
-  'limitations',
+  'limitations', 'patterns',
 ] as const
 /** A table a dump may hold. */
 export type MemoryTable = (typeof MEMORY_TABLES)[number]
 
 /** Tables whose every row carries `projectId` (scoped through their projectId index). */
-const PROJECT_ROWS = new Set<string>(['facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages', 'tasks', 'lessons', 'outcomes'])
+const PROJECT_ROWS = new Set<string>(['facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages', 'tasks', 'lessons', 'outcomes', 'patterns'])
 
 type Row = Record<string, unknown>
 

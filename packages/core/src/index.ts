@@ -10,6 +10,7 @@ export { contextModule, type ContextModuleOptions } from './modules/context-modu
 export { runtimeModule, type RuntimeModuleOptions } from './modules/runtime-module.js'
 export { importerModule } from './modules/importer-module.js'
 export { limitationsModule } from './modules/limitations-module.js'
+export { patternsModule } from './modules/patterns-module.js'
 export type { Page, PageOptions } from './paging.js'
 export type { StatusApi, MemoryStatus, ComponentStatus, BackgroundProblem, BackgroundSource, SyncState, Unsubscribe } from './status.js'
 export type { SyncApi, SyncEngine, SyncStateDetails, SyncProjectDetails, SyncRecordProblem } from './sync-api.js'
@@ -45,3 +46,4 @@ export type { UsageSummary, UsageRecord, UsageEntry, UsageApi, ModelPrice, Prici
 export type { Lesson, LessonsApi, Outcome, OutcomeInput, ListOutcomesOptions } from './runtime/lessons.js'
 export type { TurnsApi, TurnBeginInput, TurnEndInput, TurnPartialInput, TurnEndResult, Extractor, MemoryOperation, Exchange, MemoryView } from './runtime/turns.js'
 export type { Limitation, LimitationInput, LimitationsApi } from './limitations.js'
+export type { Pattern, PatternsApi, ObservePatternOptions, ListPatternsOptions } from './patterns.js'

@@ -9,6 +9,7 @@ import type { ProjectsApi } from './projects.js'
 import type { JournalApi } from './runtime/journal.js'
 import type { LessonsApi } from './runtime/lessons.js'
 import type { LimitationsApi } from './limitations.js'
+import type { PatternsApi } from './patterns.js'
 import type { RunsApi } from './runtime/runs.js'
 import type { TasksApi } from './runtime/tasks.js'
 import type { TurnsApi } from './runtime/turns.js'
@@ -50,6 +51,8 @@ export interface Memory {
   readonly turns: TurnsApi
   /** What the agent knows it cannot do yet (store-wide). */
   readonly limitations: LimitationsApi
+  /** What the agent noticed the user tends to do, per project; synced like facts. */
+  readonly patterns: PatternsApi
   readonly changes: ChangesApi
   /** Background state (embedder, summarizer, extractor, sync) and its failures, in one place. */
   readonly status: StatusApi

@@ -9,6 +9,7 @@ import { factsModule } from './modules/facts-module.js'
 import { importerModule } from './modules/importer-module.js'
 import { runtimeModule } from './modules/runtime-module.js'
 import { limitationsModule } from './modules/limitations-module.js'
+import { patternsModule } from './modules/patterns-module.js'
 import { searchModule } from './modules/search-module.js'
 import type { Extractor } from './runtime/turns.js'
 import type { PricingTable } from './runtime/usage.js'
@@ -64,6 +65,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
     importerModule(),
     runtimeModule({ ...(opts.extractor ? { extractor: opts.extractor } : {}), ...(opts.pricing ? { pricing: opts.pricing } : {}) }),
     limitationsModule(),
+    patternsModule(),
   ]
   const base: BaseMemoryOptions = { appId: opts.appId, userId: opts.userId }
   for (const key of BASE_OPTIONS) if (opts[key] !== undefined) Object.assign(base, { [key]: opts[key] })

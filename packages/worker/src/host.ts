@@ -202,6 +202,7 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     get lessons() { return need().lessons },
     get turns() { return need().turns },
     get limitations() { return need().limitations },
+    get patterns() { return need().patterns },
     changes: {
       async subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<Unsubscribe> {
         const s = needStore()

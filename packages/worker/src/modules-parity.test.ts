@@ -22,7 +22,7 @@ async function codeOf(call: Promise<unknown>): Promise<string> {
   return (error as MemoryError).code
 }
 
-describe.each(opens)('task handles, limitations %s', (_where, open) => {
+describe.each(opens)('task handles, limitations, patterns %s', (_where, open) => {
   it('cancel a task by its handle', async () => {
     const memory = await open()
     const t = await memory.tasks.create('user', { description: 'water plants', dueAt: 5 })
@@ -41,5 +41,16 @@ describe.each(opens)('task handles, limitations %s', (_where, open) => {
     expect(await codeOf(memory.limitations.store({ title: 'x'.repeat(201) }))).toBe('limit_exceeded')
     await memory.close()
     expect(await codeOf(memory.limitations.open())).toBe('closed')
+  })
+
+  it('observe and list patterns, with their error codes', async () => {
+    const memory = await open()
+    await memory.patterns.observe('user', 'Works late', { confidence: 0.5 })
+    expect(await memory.patterns.observe('user', 'works LATE!', { confidence: 0.5 })).toMatchObject({ confidence: 0.75, observations: 2 })
+    expect((await memory.patterns.list('user', { minConfidence: 0.7 })).map((p) => p.text)).toEqual(['works LATE!'])
+    expect(await codeOf(memory.patterns.observe('user', 'x', { confidence: 2 }))).toBe('invalid_input')
+    expect(await codeOf(memory.patterns.observe('nope', 'x'))).toBe('not_found')
+    expect(await codeOf(memory.patterns.observe('user', 'x'.repeat(2001)))).toBe('limit_exceeded')
+    await memory.close()
   })
 })
