@@ -21,6 +21,7 @@ const ADDS: Record<string, string[]> = {
   importer: ['import'],
   limitations: ['limitations'],
   patterns: ['patterns'],
+  spaces: ['spaces'],
 }
 const members = (memory: object) => Object.keys(memory).sort()
 

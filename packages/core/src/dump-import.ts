@@ -47,10 +47,10 @@ export async function importDump(ctx: StoreContext, dump: Dump, mode: Mode): Pro
 async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mode): Promise<number> {
   const { db } = ctx
   // A dump never turns sync on: an imported project keeps this device's setting, a new one starts unsynced.
-  const projects = await withLocalSync(ctx, (dump.tables.projects ?? []) as Row[])
-  const rowsOf = (name: string): Row[] => (name === 'projects' ? projects : (dump.tables[name] ?? []) as Row[])
   const scope = dump.projectId === undefined ? undefined : await loadProjectScope(db, dump.projectId)
   const wholeStoreReplace = mode === 'replace' && scope === undefined
+  const projects = await inKnownSpaces(ctx, dump, wholeStoreReplace, await withLocalSync(ctx, (dump.tables.projects ?? []) as Row[]))
+  const rowsOf = (name: string): Row[] => (name === 'projects' ? projects : (dump.tables[name] ?? []) as Row[])
   await checkReferences(ctx, dump, mode)
   const sessionSeq = highestSeqs(rowsOf('messages') as unknown as MessageRow[])
   if (mode === 'merge') {
@@ -94,6 +94,18 @@ async function withLocalSync(ctx: StoreContext, rows: Row[]): Promise<Row[]> {
   if (rows.length === 0) return rows
   const stored = await ctx.db.projects.bulkGet(rows.map((r) => r.id as string))
   return rows.map((r, i) => ({ ...r, sync: { ...(stored[i]?.sync ?? { enabled: false }) } }))
+}
+
+/** A project naming a space that is neither in the dump nor (unless it is replaced) in the store lands outside any space. */
+async function inKnownSpaces(ctx: StoreContext, dump: Dump, wholeStoreReplace: boolean, rows: Row[]): Promise<Row[]> {
+  if (!rows.some((r) => r.spaceId !== undefined)) return rows
+  const known = new Set(((dump.tables.spaces ?? []) as Row[]).map((s) => s.id))
+  if (!wholeStoreReplace) for (const id of await ctx.db.table('spaces').toCollection().primaryKeys()) known.add(id)
+  return rows.map((r) => {
+    if (r.spaceId === undefined || known.has(r.spaceId)) return r
+    const { spaceId: _dropped, ...rest } = r
+    return rest
+  })
 }
 
 /** Kinds whose change id is not a row's own key: several rows may name the same record. */
@@ -258,6 +270,7 @@ function changeOf(table: string, row: Row): Change | undefined {
     case 'lessons': return make('lessons', lessonChangeId(String(row.domain), String(row.key)))
     case 'outcomes': return make('lessons', `outcome:${String(row.seq)}`)
     case 'limitations': return make('limitations', row.key)
+    case 'spaces': return make('spaces', row.id)
     default: return undefined
   }
 }

@@ -8,7 +8,7 @@ import type { EngramDb } from './schema.js'
  * never dumped.
  */
 export const MEMORY_TABLES = [
-  'projects', 'facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages',
+  'spaces', 'projects', 'facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages',
   'journal', 'runs', 'checkpoints', 'toolEvents', 'tasks', 'usage', 'lessons', 'outcomes', 'turns',
   'limitations', 'patterns',
 ] as const

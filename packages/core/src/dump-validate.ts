@@ -31,6 +31,7 @@ const REQUIRED: Partial<Record<MemoryTable, Record<string, FieldType>>> = {
   lessons: { projectId: 'string', domain: 'string', key: 'string' },
   outcomes: { projectId: 'string' },
   turns: { projectId: 'string', status: 'string' },
+  spaces: { id: 'string', name: 'string', sync: 'object', createdAt: 'number', updatedAt: 'number' },
   limitations: { title: 'string', status: ['open', 'resolved'], createdAt: 'number', updatedAt: 'number' },
 }
 

@@ -11,6 +11,7 @@ export { runtimeModule, type RuntimeModuleOptions } from './modules/runtime-modu
 export { importerModule } from './modules/importer-module.js'
 export { limitationsModule } from './modules/limitations-module.js'
 export { patternsModule } from './modules/patterns-module.js'
+export { spacesModule } from './modules/spaces-module.js'
 export type { Page, PageOptions } from './paging.js'
 export type { StatusApi, MemoryStatus, ComponentStatus, BackgroundProblem, BackgroundSource, SyncState, Unsubscribe } from './status.js'
 export type { SyncApi, SyncEngine, SyncStateDetails, SyncProjectDetails, SyncRecordProblem } from './sync-api.js'
@@ -47,3 +48,4 @@ export type { Lesson, LessonsApi, Outcome, OutcomeInput, ListOutcomesOptions } f
 export type { TurnsApi, TurnBeginInput, TurnEndInput, TurnPartialInput, TurnEndResult, Extractor, MemoryOperation, Exchange, MemoryView } from './runtime/turns.js'
 export type { Limitation, LimitationInput, LimitationsApi } from './limitations.js'
 export type { Pattern, PatternsApi, ObservePatternOptions, ListPatternsOptions } from './patterns.js'
+export type { Space, SpaceInput, SpacesApi } from './spaces.js'

@@ -10,6 +10,7 @@ import type { JournalApi } from './runtime/journal.js'
 import type { LessonsApi } from './runtime/lessons.js'
 import type { LimitationsApi } from './limitations.js'
 import type { PatternsApi } from './patterns.js'
+import type { SpacesApi } from './spaces.js'
 import type { RunsApi } from './runtime/runs.js'
 import type { TasksApi } from './runtime/tasks.js'
 import type { TurnsApi } from './runtime/turns.js'
@@ -53,6 +54,8 @@ export interface Memory {
   readonly limitations: LimitationsApi
   /** What the agent noticed the user tends to do, per project; synced like facts. */
   readonly patterns: PatternsApi
+  /** Groups of projects; a space's sync setting is the default of its new projects. */
+  readonly spaces: SpacesApi
   readonly changes: ChangesApi
   /** Background state (embedder, summarizer, extractor, sync) and its failures, in one place. */
   readonly status: StatusApi

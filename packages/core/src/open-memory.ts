@@ -10,6 +10,7 @@ import { importerModule } from './modules/importer-module.js'
 import { runtimeModule } from './modules/runtime-module.js'
 import { limitationsModule } from './modules/limitations-module.js'
 import { patternsModule } from './modules/patterns-module.js'
+import { spacesModule } from './modules/spaces-module.js'
 import { searchModule } from './modules/search-module.js'
 import type { Extractor } from './runtime/turns.js'
 import type { PricingTable } from './runtime/usage.js'
@@ -66,6 +67,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
     runtimeModule({ ...(opts.extractor ? { extractor: opts.extractor } : {}), ...(opts.pricing ? { pricing: opts.pricing } : {}) }),
     limitationsModule(),
     patternsModule(),
+    spacesModule(),
   ]
   const base: BaseMemoryOptions = { appId: opts.appId, userId: opts.userId }
   for (const key of BASE_OPTIONS) if (opts[key] !== undefined) Object.assign(base, { [key]: opts[key] })

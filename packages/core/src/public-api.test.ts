@@ -98,6 +98,7 @@ const everyNamespace: Call[] = [
   ['turns', (m) => m.turns.begin('p', { sessionId: 's', turnId: 't9', prompt: 'x', budget: 10 })],
   ['limitations', (m) => m.limitations.open()],
   ['patterns', (m) => m.patterns.list('p')],
+  ['spaces', (m) => m.spaces.list()],
   ['changes', async (m) => m.changes.subscribe({}, () => {})],
   ['status', (m) => m.status.get()],
   ['status.subscribe', (m) => m.status.subscribe(() => {})],
@@ -178,7 +179,7 @@ describe('the change feed', () => {
 })
 
 describe('garbage arguments', () => {
-  const namespaces = ['projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context', 'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns', 'limitations', 'patterns', 'status', 'sync'] as const
+  const namespaces = ['projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context', 'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns', 'limitations', 'patterns', 'spaces', 'status', 'sync'] as const
   const garbage: unknown[] = [null, 42, 'x', [], {}, NaN, () => 1, Symbol('s')]
 
   it('every method of every namespace fails with a MemoryError, never a TypeError', async () => {

@@ -9,7 +9,7 @@ import type { Json } from './validate.js'
  */
 
 /** A stored project. */
-export interface ProjectRow { id: string; name: string; sync: { enabled: boolean }; createdAt: number; updatedAt: number; archivedAt?: number }
+export interface ProjectRow { id: string; name: string; sync: { enabled: boolean }; createdAt: number; updatedAt: number; archivedAt?: number; spaceId?: string }
 
 /** Where a memory came from. */
 export interface Source { sessionId?: string; messageId?: string; tool?: string; note?: string }
@@ -124,6 +124,8 @@ export const SCHEMA_MODULES: Record<string, string> = {
   limitations: 'key, status',
   // patterns.ts: id = patternId(projectId, normalised text); synced like facts
   patterns: 'id, projectId, [projectId+confidence]',
+  // spaces.ts (projects name theirs in ProjectRow.spaceId)
+  spaces: 'id',
 }
 
 /** The current schema: table → Dexie index spec. */

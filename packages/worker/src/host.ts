@@ -203,6 +203,7 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     get turns() { return need().turns },
     get limitations() { return need().limitations },
     get patterns() { return need().patterns },
+    get spaces() { return need().spaces },
     changes: {
       async subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<Unsubscribe> {
         const s = needStore()

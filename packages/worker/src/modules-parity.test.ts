@@ -53,4 +53,16 @@ describe.each(opens)('task handles, limitations, patterns %s', (_where, open) =>
     expect(await codeOf(memory.patterns.observe('user', 'x'.repeat(2001)))).toBe('limit_exceeded')
     await memory.close()
   })
+
+  it('group projects in spaces, with their error codes', async () => {
+    const memory = await open()
+    await memory.spaces.create({ name: 'Work', id: 'work', sync: { enabled: true } })
+    expect(await memory.projects.create({ name: 'A', id: 'a', spaceId: 'work' })).toMatchObject({ spaceId: 'work', sync: { enabled: true } })
+    expect((await memory.projects.list({ spaceId: 'work' })).map((p) => p.id)).toEqual(['a'])
+    expect(await memory.spaces.rename('work', 'Office')).toMatchObject({ name: 'Office' })
+    expect(await codeOf(memory.spaces.delete('work'))).toBe('conflict')
+    expect(await codeOf(memory.spaces.delete('none'))).toBe('not_found')
+    expect(await codeOf(memory.spaces.create({ name: '' }))).toBe('invalid_input')
+    await memory.close()
+  })
 })
