@@ -22,6 +22,7 @@ const ADDS: Record<string, string[]> = {
   limitations: ['limitations'],
   patterns: ['patterns'],
   spaces: ['spaces'],
+  artifacts: ['artifacts'],
 }
 const members = (memory: object) => Object.keys(memory).sort()
 

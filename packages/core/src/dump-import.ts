@@ -4,6 +4,7 @@ import type { Change } from './change-feed.js'
 import { invalidInput } from './errors.js'
 import { factText, tagKeysOf } from './facts-rows.js'
 import { withTaskHandles } from './dump-task-handles.js'
+import { checkArtifactBudget } from './artifacts.js'
 import { limitationKey } from './limitations.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type ProjectScope } from './dump-scope.js'
 import type { Dump } from './dump-validate.js'
@@ -78,6 +79,7 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
       if (change) written.push(change)
     })
   }
+  if (rowsOf('artifacts').length > 0) await checkArtifactBudget(ctx, 0)
   await raiseLastSeq(ctx, sessionSeq, new Set(rowsOf('sessions').map((s) => s.id as string)))
   await recountJournalSessions(ctx, [...journalSessions])
   if (wholeStoreReplace && !(await db.projects.get(USER_PROJECT))) {
@@ -261,7 +263,7 @@ function changeOf(table: string, row: Row): Change | undefined {
   const op: Change['op'] = row.deletedAt === undefined ? 'put' : 'delete'
   const make = (kind: Change['kind'], id: unknown): Change => ({ kind, op, id: String(id), projectId, origin: 'local' })
   switch (table) {
-    case 'projects': case 'facts': case 'sessions': case 'messages': case 'summaries': case 'passages': case 'tasks': case 'patterns':
+    case 'projects': case 'facts': case 'sessions': case 'messages': case 'summaries': case 'passages': case 'tasks': case 'patterns': case 'artifacts':
       return make(table, row.id)
     case 'blocks': return make('blocks', blockId(projectId, row.label as string))
     case 'journal': return make('journal', journalChangeId(String(row.sessionId), Number(row.seq)))

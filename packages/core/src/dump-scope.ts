@@ -10,13 +10,13 @@ import type { EngramDb } from './schema.js'
 export const MEMORY_TABLES = [
   'spaces', 'projects', 'facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages',
   'journal', 'runs', 'checkpoints', 'toolEvents', 'tasks', 'usage', 'lessons', 'outcomes', 'turns',
-  'limitations', 'patterns',
+  'limitations', 'patterns', 'artifacts',
 ] as const
 /** A table a dump may hold. */
 export type MemoryTable = (typeof MEMORY_TABLES)[number]
 
 /** Tables whose every row carries `projectId` (scoped through their projectId index). */
-const PROJECT_ROWS = new Set<string>(['facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages', 'tasks', 'lessons', 'outcomes', 'patterns'])
+const PROJECT_ROWS = new Set<string>(['facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages', 'tasks', 'lessons', 'outcomes', 'patterns', 'artifacts'])
 
 type Row = Record<string, unknown>
 

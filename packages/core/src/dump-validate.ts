@@ -32,6 +32,7 @@ const REQUIRED: Partial<Record<MemoryTable, Record<string, FieldType>>> = {
   outcomes: { projectId: 'string' },
   turns: { projectId: 'string', status: 'string' },
   spaces: { id: 'string', name: 'string', sync: 'object', createdAt: 'number', updatedAt: 'number' },
+  artifacts: { id: 'string', projectId: 'string', name: 'string', mimeType: 'string', size: 'number', sha256: 'string', createdAt: 'number' },
   limitations: { title: 'string', status: ['open', 'resolved'], createdAt: 'number', updatedAt: 'number' },
 }
 

@@ -1,3 +1,4 @@
+import { encodeArtifactRows } from './dump-artifacts.js'
 import { MemoryError } from './errors.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, type ProjectScope } from './dump-scope.js'
 import { DUMP_FORMAT, DUMP_VERSION, type Dump } from './dump-validate.js'
@@ -71,6 +72,7 @@ export function createDump(ctx: StoreContext): DumpApi {
 
     async export(projectId) {
       const tables = await snapshot(projectId)
+      if (tables.artifacts !== undefined) tables.artifacts = await encodeArtifactRows(tables.artifacts)
       const dump: Dump = { format: DUMP_FORMAT, version: DUMP_VERSION, exportedAt: ctx.now(), tables }
       if (projectId !== undefined) dump.projectId = projectId
       return dump

@@ -11,6 +11,7 @@ import type { LessonsApi } from './runtime/lessons.js'
 import type { LimitationsApi } from './limitations.js'
 import type { PatternsApi } from './patterns.js'
 import type { SpacesApi } from './spaces.js'
+import type { ArtifactsApi } from './artifacts.js'
 import type { RunsApi } from './runtime/runs.js'
 import type { TasksApi } from './runtime/tasks.js'
 import type { TurnsApi } from './runtime/turns.js'
@@ -56,6 +57,8 @@ export interface Memory {
   readonly patterns: PatternsApi
   /** Groups of projects; a space's sync setting is the default of its new projects. */
   readonly spaces: SpacesApi
+  /** Files agents produced, as Blobs on the device; metadata syncs with the project. */
+  readonly artifacts: ArtifactsApi
   readonly changes: ChangesApi
   /** Background state (embedder, summarizer, extractor, sync) and its failures, in one place. */
   readonly status: StatusApi

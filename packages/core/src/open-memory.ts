@@ -11,6 +11,7 @@ import { runtimeModule } from './modules/runtime-module.js'
 import { limitationsModule } from './modules/limitations-module.js'
 import { patternsModule } from './modules/patterns-module.js'
 import { spacesModule } from './modules/spaces-module.js'
+import { artifactsModule } from './modules/artifacts-module.js'
 import { searchModule } from './modules/search-module.js'
 import type { Extractor } from './runtime/turns.js'
 import type { PricingTable } from './runtime/usage.js'
@@ -32,11 +33,13 @@ export interface MemoryOptions extends BaseMemoryOptions {
   extractor?: Extractor
   /** Model prices for usage cost estimates (e.g. `defaultPricing` from `@engram/core/pricing`). */
   pricing?: PricingTable
+  /** Most bytes of artifacts kept on this device (default 256 MiB). */
+  maxArtifactBytes?: number
 }
 
 /** Options for tests and benchmarks only (search internals); accepted, not documented for apps. */
 const INTERNAL_OPTIONS = ['textIndex', 'sortedAccessMinDf', 'sortedAccessWarm'] as const
-const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extractor', 'pricing', ...INTERNAL_OPTIONS] as const
+const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extractor', 'pricing', 'maxArtifactBytes', ...INTERNAL_OPTIONS] as const
 
 /**
  * Opens (creating on first use) the memory store of one app and user, with
@@ -68,6 +71,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
     limitationsModule(),
     patternsModule(),
     spacesModule(),
+    artifactsModule(opts.maxArtifactBytes === undefined ? {} : { maxBytes: opts.maxArtifactBytes }),
   ]
   const base: BaseMemoryOptions = { appId: opts.appId, userId: opts.userId }
   for (const key of BASE_OPTIONS) if (opts[key] !== undefined) Object.assign(base, { [key]: opts[key] })

@@ -99,6 +99,7 @@ const everyNamespace: Call[] = [
   ['limitations', (m) => m.limitations.open()],
   ['patterns', (m) => m.patterns.list('p')],
   ['spaces', (m) => m.spaces.list()],
+  ['artifacts', (m) => m.artifacts.list('p')],
   ['changes', async (m) => m.changes.subscribe({}, () => {})],
   ['status', (m) => m.status.get()],
   ['status.subscribe', (m) => m.status.subscribe(() => {})],
@@ -179,7 +180,7 @@ describe('the change feed', () => {
 })
 
 describe('garbage arguments', () => {
-  const namespaces = ['projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context', 'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns', 'limitations', 'patterns', 'spaces', 'status', 'sync'] as const
+  const namespaces = ['projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context', 'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns', 'limitations', 'patterns', 'spaces', 'artifacts', 'status', 'sync'] as const
   const garbage: unknown[] = [null, 42, 'x', [], {}, NaN, () => 1, Symbol('s')]
 
   it('every method of every namespace fails with a MemoryError, never a TypeError', async () => {

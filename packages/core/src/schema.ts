@@ -48,7 +48,7 @@ export interface SummaryRow { id: string; projectId: string; sessionId?: string;
 /** An archive passage. */
 export interface PassageRow { id: string; projectId: string; text: string; source?: Source; tags: string[]; createdAt: number }
 /** A pending replication of a mirrored record (facts, blocks, summaries) to the sync layer. */
-export interface OutboxRow { seq?: number; kind: 'facts' | 'blocks' | 'summaries' | 'patterns'; projectId: string; id: string; op: 'put' | 'delete'; hlc: string }
+export interface OutboxRow { seq?: number; kind: 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts'; projectId: string; id: string; op: 'put' | 'delete'; hlc: string }
 /** Key/value store for the store's own state (device id, clock). */
 export interface MetaRow { key: string; value: Json }
 
@@ -126,6 +126,8 @@ export const SCHEMA_MODULES: Record<string, string> = {
   patterns: 'id, projectId, [projectId+confidence]',
   // spaces.ts (projects name theirs in ProjectRow.spaceId)
   spaces: 'id',
+  // artifacts.ts: metadata and the Blob (when on this device)
+  artifacts: 'id, [projectId+createdAt], runId',
 }
 
 /** The current schema: table → Dexie index spec. */

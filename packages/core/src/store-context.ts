@@ -67,6 +67,8 @@ export interface StoreContext {
   readonly sync: SyncSlot
   /** @throws MemoryError `closed` after close(). */
   assertOpen(): void
+  /** Most bytes of artifacts kept on this device (the artifacts module sets it; default 256 MiB). */
+  artifactBudget?: number
   /** Tasks to run on close (timers, queues). */
   readonly onClose: Array<() => void>
 }

@@ -5,10 +5,10 @@ import { checkId, type Json } from './validate.js'
 import type { WriteScope } from './write.js'
 
 /** The memory kinds that sync mirrors between devices. */
-export type MirroredKind = 'facts' | 'blocks' | 'summaries' | 'patterns'
+export type MirroredKind = 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts'
 
 /** Every mirrored kind, in one list (the outbox, the change feed filter and the sync mirror read it). */
-export const MIRRORED_KINDS: readonly MirroredKind[] = ['facts', 'blocks', 'summaries', 'patterns']
+export const MIRRORED_KINDS: readonly MirroredKind[] = ['facts', 'blocks', 'summaries', 'patterns', 'artifacts']
 
 /**
  * One mirrored record as it travels between devices: the stored row without

@@ -13,7 +13,7 @@ export type MemoryTarget = Worker | SharedWorker | MessagePort | Comlink.Endpoin
 const NAMESPACES = [
   'projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context',
   'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns',
-  'limitations', 'patterns', 'spaces',
+  'limitations', 'patterns', 'spaces', 'artifacts',
 ] as const satisfies readonly (keyof Memory)[]
 /** The top-level functions of `Memory` (besides close). */
 const FUNCTIONS = ['search', 'stats', 'export', 'import'] as const satisfies readonly (keyof Memory)[]

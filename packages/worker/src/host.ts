@@ -15,7 +15,7 @@ export interface ExposeOptions {
    */
   endpoint?: Comlink.Endpoint
   /** Settings the host decides for every store it opens (tests inject fake-indexeddb here). */
-  memory?: Partial<Pick<MemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'tokenizer' | 'now' | 'pricing'>>
+  memory?: Partial<Pick<MemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'tokenizer' | 'now' | 'pricing' | 'maxArtifactBytes'>>
   /** Replaces `startSync` of `@engram/sync` (custom transports, tests). */
   startSync?: StartSync
   /** Web Locks for the sync election; `null` disables them (this host always leads). Default: `navigator.locks`. */
@@ -204,6 +204,7 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     get limitations() { return need().limitations },
     get patterns() { return need().patterns },
     get spaces() { return need().spaces },
+    get artifacts() { return need().artifacts },
     changes: {
       async subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<Unsubscribe> {
         const s = needStore()

@@ -7,10 +7,10 @@ let counter = 0
 
 /** The same store, opened in process and reached through a worker host over a MessageChannel. */
 const opens: [string, () => Promise<Memory>][] = [
-  ['in process', () => openMemory({ appId: 'modules-parity', userId: `u${++counter}`, indexedDB: new IDBFactory(), IDBKeyRange })],
+  ['in process', () => openMemory({ appId: 'modules-parity', userId: `u${++counter}`, indexedDB: new IDBFactory(), IDBKeyRange, maxArtifactBytes: 1000 })],
   ['through a worker', async () => {
     const { port1, port2 } = new MessageChannel()
-    exposeMemory({ endpoint: port1, memory: { indexedDB: new IDBFactory(), IDBKeyRange }, locks: null })
+    exposeMemory({ endpoint: port1, memory: { indexedDB: new IDBFactory(), IDBKeyRange, maxArtifactBytes: 1000 }, locks: null })
     return connectMemory(port2, { appId: 'modules-parity', userId: `u${++counter}` })
   }],
 ]
@@ -63,6 +63,20 @@ describe.each(opens)('task handles, limitations, patterns %s', (_where, open) =>
     expect(await codeOf(memory.spaces.delete('work'))).toBe('conflict')
     expect(await codeOf(memory.spaces.delete('none'))).toBe('not_found')
     expect(await codeOf(memory.spaces.create({ name: '' }))).toBe('invalid_input')
+    await memory.close()
+  })
+
+  it('put, get, list and delete artifacts as Blobs, with their error codes', async () => {
+    const memory = await open()
+    const a = await memory.artifacts.put('user', { name: 'a.txt', mimeType: 'text/plain', data: new Blob(['bytes']) })
+    const got = await memory.artifacts.get(a.id)
+    expect(got?.data).toBeInstanceOf(Blob)
+    expect(await got!.data!.text()).toBe('bytes')
+    expect((await memory.artifacts.list('user')).items.map((x) => x.id)).toEqual([a.id])
+    expect(await memory.artifacts.delete(a.id)).toBe(true)
+    expect(await codeOf(memory.artifacts.put('user', { name: 'x', mimeType: 'nope', data: 'x' }))).toBe('invalid_input')
+    expect(await codeOf(memory.artifacts.attach(a.id, new Blob(['x'])))).toBe('not_found')
+    expect(await codeOf(memory.artifacts.put('user', { name: 'big', mimeType: 'text/plain', data: 'x'.repeat(1001) }))).toBe('quota_exceeded')
     await memory.close()
   })
 })
