@@ -5,13 +5,13 @@ import type { Unsubscribe } from './status.js'
 export type ChangeKind =
   | 'projects' | 'facts' | 'blocks' | 'sessions' | 'messages' | 'summaries' | 'passages'
   | 'journal' | 'runs' | 'tasks' | 'usage' | 'lessons'
-  | 'limitations' | 'patterns' | 'spaces' | 'artifacts'
+  | 'limitations' | 'patterns' | 'spaces' | 'artifacts' | 'people'
 
 /** Every {@link ChangeKind}, for checking subscription filters. */
 export const CHANGE_KINDS: readonly ChangeKind[] = [
   'projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'passages',
   'journal', 'runs', 'tasks', 'usage', 'lessons',
-  'limitations', 'patterns', 'spaces', 'artifacts',
+  'limitations', 'patterns', 'spaces', 'artifacts', 'people',
 ]
 
 /** Who made a change: this device, or another device through sync. */

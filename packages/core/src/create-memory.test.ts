@@ -23,6 +23,7 @@ const ADDS: Record<string, string[]> = {
   patterns: ['patterns'],
   spaces: ['spaces'],
   artifacts: ['artifacts'],
+  people: ['people', 'adopt'],
 }
 const members = (memory: object) => Object.keys(memory).sort()
 

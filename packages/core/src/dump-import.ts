@@ -273,6 +273,7 @@ function changeOf(table: string, row: Row): Change | undefined {
     case 'outcomes': return make('lessons', `outcome:${String(row.seq)}`)
     case 'limitations': return make('limitations', row.key)
     case 'spaces': return make('spaces', row.id)
+    case 'people': return make('people', row.id)
     default: return undefined
   }
 }

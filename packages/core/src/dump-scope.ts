@@ -10,7 +10,7 @@ import type { EngramDb } from './schema.js'
 export const MEMORY_TABLES = [
   'spaces', 'projects', 'facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages',
   'journal', 'runs', 'checkpoints', 'toolEvents', 'tasks', 'usage', 'lessons', 'outcomes', 'turns',
-  'limitations', 'patterns', 'artifacts',
+  'limitations', 'patterns', 'artifacts', 'people',
 ] as const
 /** A table a dump may hold. */
 export type MemoryTable = (typeof MEMORY_TABLES)[number]

@@ -33,6 +33,7 @@ const REQUIRED: Partial<Record<MemoryTable, Record<string, FieldType>>> = {
   turns: { projectId: 'string', status: 'string' },
   spaces: { id: 'string', name: 'string', sync: 'object', createdAt: 'number', updatedAt: 'number' },
   artifacts: { id: 'string', projectId: 'string', name: 'string', mimeType: 'string', size: 'number', sha256: 'string', createdAt: 'number' },
+  people: { id: 'string', createdAt: 'number', updatedAt: 'number' },
   limitations: { title: 'string', status: ['open', 'resolved'], createdAt: 'number', updatedAt: 'number' },
 }
 

@@ -72,7 +72,7 @@ describe('export', () => {
     const dump = await memory.export()
     expect(dump).toMatchObject({ format: 'engram-dump', version: 1, exportedAt: clock.now() })
     expect(dump).not.toHaveProperty('projectId')
-    expect(Object.keys(dump.tables).sort()).toEqual(['artifacts', 'blocks', 'checkpoints', 'factVersions', 'facts', 'journal', 'lessons', 'limitations', 'messages', 'outcomes', 'passages', 'patterns', 'projects', 'runs', 'sessions', 'spaces', 'summaries', 'tasks', 'toolEvents', 'turns', 'usage'])
+    expect(Object.keys(dump.tables).sort()).toEqual(['artifacts', 'blocks', 'checkpoints', 'factVersions', 'facts', 'journal', 'lessons', 'limitations', 'messages', 'outcomes', 'passages', 'patterns', 'people', 'projects', 'runs', 'sessions', 'spaces', 'summaries', 'tasks', 'toolEvents', 'turns', 'usage'])
     expect(roundTrip(dump)).toEqual(dump)
     expect(dump.tables.projects!.map((p) => (p as { id: string }).id).sort()).toEqual(['p', 'q', 'user'])
     expect(dump.tables.messages).toHaveLength(3)

@@ -12,6 +12,8 @@ import type { LimitationsApi } from './limitations.js'
 import type { PatternsApi } from './patterns.js'
 import type { SpacesApi } from './spaces.js'
 import type { ArtifactsApi } from './artifacts.js'
+import type { PeopleApi } from './people.js'
+import type { AdoptResult } from './adopt.js'
 import type { RunsApi } from './runtime/runs.js'
 import type { TasksApi } from './runtime/tasks.js'
 import type { TurnsApi } from './runtime/turns.js'
@@ -59,6 +61,15 @@ export interface Memory {
   readonly spaces: SpacesApi
   /** Files agents produced, as Blobs on the device; metadata syncs with the project. */
   readonly artifacts: ArtifactsApi
+  /** One person, several identities: aliases resolved to a canonical id, and who was welcomed. */
+  readonly people: PeopleApi
+  /**
+   * Merges another local user's database of the same app (an anonymous user who signed in) into this
+   * store in one transaction — kept kinds merged like an import, mirrored kinds by latest clock — and
+   * records `otherUserId` as an alias of this user. The other database stays readable. Idempotent.
+   * @throws MemoryError `invalid_input`, `not_found` (no such database), `conflict`, `quota_exceeded`, `closed`.
+   */
+  adopt(otherUserId: string): Promise<AdoptResult>
   readonly changes: ChangesApi
   /** Background state (embedder, summarizer, extractor, sync) and its failures, in one place. */
   readonly status: StatusApi

@@ -12,6 +12,7 @@ import { limitationsModule } from './modules/limitations-module.js'
 import { patternsModule } from './modules/patterns-module.js'
 import { spacesModule } from './modules/spaces-module.js'
 import { artifactsModule } from './modules/artifacts-module.js'
+import { peopleModule } from './modules/people-module.js'
 import { searchModule } from './modules/search-module.js'
 import type { Extractor } from './runtime/turns.js'
 import type { PricingTable } from './runtime/usage.js'
@@ -72,6 +73,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
     patternsModule(),
     spacesModule(),
     artifactsModule(opts.maxArtifactBytes === undefined ? {} : { maxBytes: opts.maxArtifactBytes }),
+    peopleModule(),
   ]
   const base: BaseMemoryOptions = { appId: opts.appId, userId: opts.userId }
   for (const key of BASE_OPTIONS) if (opts[key] !== undefined) Object.assign(base, { [key]: opts[key] })

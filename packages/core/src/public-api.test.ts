@@ -100,6 +100,8 @@ const everyNamespace: Call[] = [
   ['patterns', (m) => m.patterns.list('p')],
   ['spaces', (m) => m.spaces.list()],
   ['artifacts', (m) => m.artifacts.list('p')],
+  ['people', (m) => m.people.resolve('x')],
+  ['adopt', (m) => m.adopt('other')],
   ['changes', async (m) => m.changes.subscribe({}, () => {})],
   ['status', (m) => m.status.get()],
   ['status.subscribe', (m) => m.status.subscribe(() => {})],
@@ -180,7 +182,7 @@ describe('the change feed', () => {
 })
 
 describe('garbage arguments', () => {
-  const namespaces = ['projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context', 'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns', 'limitations', 'patterns', 'spaces', 'artifacts', 'status', 'sync'] as const
+  const namespaces = ['projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context', 'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns', 'limitations', 'patterns', 'spaces', 'artifacts', 'people', 'status', 'sync'] as const
   const garbage: unknown[] = [null, 42, 'x', [], {}, NaN, () => 1, Symbol('s')]
 
   it('every method of every namespace fails with a MemoryError, never a TypeError', async () => {
@@ -204,7 +206,7 @@ describe('garbage arguments', () => {
     }
     for (const [name, call] of [
       ['stats', () => memory.stats(null as never)], ['export', () => memory.export(42 as never)],
-      ['import', () => memory.import({} as never, null as never)], ['subscribe', async () => memory.changes.subscribe(null as never, null as never)],
+      ['import', () => memory.import({} as never, null as never)], ['adopt', () => memory.adopt(null as never)], ['subscribe', async () => memory.changes.subscribe(null as never, null as never)],
     ] as const) {
       try { await call() } catch (error) { if ((error as Error).name !== 'MemoryError') leaks.push(`${name}: ${String(error)}`) }
     }

@@ -36,12 +36,12 @@ export interface BlockRow { projectId: string; label: string; value: string; lim
 /** A conversation session. */
 export interface SessionRow {
   id: string; projectId: string; title?: string; channel?: string; status: 'active' | 'closed'; summary?: string
-  startedAt: number; lastActiveAt: number; closedAt?: number; lastSeq: number
+  startedAt: number; lastActiveAt: number; closedAt?: number; lastSeq: number; personId?: string
 }
 /** A message in a session. */
 export interface MessageRow {
   id: string; sessionId: string; projectId: string; seq: number; role: 'user' | 'assistant' | 'system' | 'tool'
-  content: string; tokens: number; createdAt: number; meta?: Json
+  content: string; tokens: number; createdAt: number; meta?: Json; personId?: string
 }
 /** A session, project or rolling summary. */
 export interface SummaryRow { id: string; projectId: string; sessionId?: string; kind: 'session' | 'project'; text: string; coversUntil?: number; createdAt: number; hlc: string; deletedAt?: number }
@@ -128,6 +128,8 @@ export const SCHEMA_MODULES: Record<string, string> = {
   spaces: 'id',
   // artifacts.ts: metadata and the Blob (when on this device)
   artifacts: 'id, [projectId+createdAt], runId',
+  // people.ts: an id, the canonical id it is an alias of
+  people: 'id, canonicalId',
 }
 
 /** The current schema: table → Dexie index spec. */

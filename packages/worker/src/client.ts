@@ -13,10 +13,10 @@ export type MemoryTarget = Worker | SharedWorker | MessagePort | Comlink.Endpoin
 const NAMESPACES = [
   'projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context',
   'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns',
-  'limitations', 'patterns', 'spaces', 'artifacts',
+  'limitations', 'patterns', 'spaces', 'artifacts', 'people',
 ] as const satisfies readonly (keyof Memory)[]
 /** The top-level functions of `Memory` (besides close). */
-const FUNCTIONS = ['search', 'stats', 'export', 'import'] as const satisfies readonly (keyof Memory)[]
+const FUNCTIONS = ['search', 'stats', 'export', 'import', 'adopt'] as const satisfies readonly (keyof Memory)[]
 
 // Compile-time check: a namespace added to Memory must be added above, or this line fails.
 type Covered = (typeof NAMESPACES)[number] | (typeof FUNCTIONS)[number] | 'changes' | 'status' | 'sync' | 'close' | 'closed' | 'appId' | 'userId' | 'deviceId' | 'mode'

@@ -205,6 +205,7 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     get patterns() { return need().patterns },
     get spaces() { return need().spaces },
     get artifacts() { return need().artifacts },
+    get people() { return need().people },
     changes: {
       async subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<Unsubscribe> {
         const s = needStore()
@@ -224,6 +225,7 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     stats: (projectId?: string) => need().stats(projectId),
     export: (projectId?: string) => need().export(projectId),
     import: (dump: Parameters<Memory['import']>[0], importOptions: Parameters<Memory['import']>[1]) => need().import(dump, importOptions),
+    adopt: (otherUserId: string) => need().adopt(otherUserId),
   } satisfies WorkerContract
 
   Comlink.expose(connection, endpoint)

@@ -79,4 +79,41 @@ describe.each(opens)('task handles, limitations, patterns %s', (_where, open) =>
     expect(await codeOf(memory.artifacts.put('user', { name: 'big', mimeType: 'text/plain', data: 'x'.repeat(1001) }))).toBe('quota_exceeded')
     await memory.close()
   })
+
+  it('resolve people and adopt another local user, with their error codes', async () => {
+    const memory = await open()
+    await memory.people.link('chat:1', 'user:1')
+    expect(await memory.people.resolve('chat:1')).toBe('user:1')
+    expect(await memory.people.aliases('user:1')).toEqual(['chat:1'])
+    expect(await memory.people.isNew('chat:1')).toBe(true)
+    await memory.people.markWelcomed('chat:1')
+    expect(await memory.people.isNew('user:1')).toBe(false)
+    expect((await memory.sessions.create('user', { personId: 'chat:1' })).personId).toBe('user:1')
+    expect(await codeOf(memory.people.link('a', 'a'))).toBe('invalid_input')
+    expect(await codeOf(memory.adopt('nobody-here'))).toBe('not_found')
+    expect(await codeOf(memory.adopt(memory.userId))).toBe('invalid_input')
+    await memory.close()
+  })
+})
+
+describe('adopt through a worker', () => {
+  it('merges another user\'s database the host holds', async () => {
+    const indexedDB = new IDBFactory()
+    const connect = async (userId: string) => {
+      const { port1, port2 } = new MessageChannel()
+      exposeMemory({ endpoint: port1, memory: { indexedDB, IDBKeyRange }, locks: null })
+      return connectMemory(port2, { appId: 'adopt-worker', userId })
+    }
+    const anon = await connect('anon')
+    await anon.facts.set('user', 'diet', 'vegan')
+    const s = await anon.sessions.create('user')
+    await anon.messages.append(s.id, { role: 'user', content: 'hello' })
+    await anon.close()
+    const me = await connect('me')
+    expect((await me.adopt('anon')).imported).toBeGreaterThan(0)
+    expect((await me.facts.get('user', 'diet'))?.value).toBe('vegan')
+    expect((await me.messages.tail(s.id, 5)).map((m) => m.content)).toEqual(['hello'])
+    expect(await me.people.resolve('anon')).toBe('me')
+    await me.close()
+  })
 })
