@@ -1,7 +1,7 @@
 export { openMemory, databaseName, type MemoryOptions } from './open-memory.js'
 export { createMemory, type BaseMemoryOptions, type CreateMemoryOptions } from './create-memory.js'
 export type { Memory } from './memory.js'
-export type { SyncableMemory, MemoryModule, ModuleContext, AnyModule, ComposedMemory, BaseKeys, ModuleKeys, KeysOf } from './module.js'
+export type { SyncableMemory, MemoryModule, ModuleContext, AnyModule, ComposedMemory, BaseKeys, ModuleKeys, KeysOf, KeysOfModule } from './module.js'
 export { factsModule } from './modules/facts-module.js'
 export { conversationsModule } from './modules/conversations-module.js'
 export { archiveModule } from './modules/archive-module.js'

@@ -49,7 +49,7 @@ export type AnyModule = MemoryModule<any>
 /** The namespaces a list of modules adds. */
 export type KeysOf<M extends readonly AnyModule[]> = KeysOfModule<M[number]>
 /** The namespaces one module adds (distributes over a union of modules). */
-type KeysOfModule<T> = T extends MemoryModule<infer K> ? K : never
+export type KeysOfModule<T> = T extends MemoryModule<infer K> ? K : never
 
 /** A store composed from the base and the modules `M`. */
 export type ComposedMemory<M extends readonly AnyModule[]> = Pick<Memory, BaseKeys | KeysOf<M>>
