@@ -98,6 +98,21 @@ describe('patterns', () => {
     expect(await other.patterns.list('p')).toHaveLength(1)
   })
 
+  it('forgets a pattern with a tombstone; observing it again starts afresh', async () => {
+    const { clock, memory } = await setup()
+    await memory.patterns.observe('p', 'Skips breakfast', { confidence: 0.9 })
+    clock.advance(10)
+    expect(await memory.patterns.delete('p', 'skips BREAKFAST')).toBe(true)
+    expect(await memory.patterns.delete('p', 'skips breakfast')).toBe(false)
+    expect(await memory.patterns.delete('p', 'never seen')).toBe(false)
+    expect(await memory.patterns.list('p')).toEqual([])
+    expect((await memory.export('p')).tables.patterns).toMatchObject([{ deletedAt: clock.now() }])
+    clock.advance(10)
+    expect(await memory.patterns.observe('p', 'Skips breakfast', { confidence: 0.3 })).toMatchObject({ confidence: 0.3, observations: 1, createdAt: clock.now() })
+    await expect(memory.patterns.delete('p', '...')).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(memory.patterns.delete('', 'x')).rejects.toMatchObject({ code: 'invalid_input' })
+  })
+
   it('is a module of its own', async () => {
     const memory = await createMemory({ appId: 'a', userId: 'patterns-module', indexedDB: new IDBFactory(), IDBKeyRange, modules: [patternsModule()] })
     expect((await memory.patterns.observe('user', 'x')).observations).toBe(1)

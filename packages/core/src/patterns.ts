@@ -64,6 +64,12 @@ export interface PatternsApi {
    * @throws MemoryError `invalid_input`.
    */
   list(projectId: string, options?: ListPatternsOptions): Promise<Pattern[]>
+  /**
+   * Forgets a pattern (the one `text` normalises to): a tombstone, so the delete syncs; a later
+   * observation starts it afresh. @returns false when there was none.
+   * @throws MemoryError `invalid_input`, `limit_exceeded` (text over 2,000 characters).
+   */
+  delete(projectId: string, text: string): Promise<boolean>
 }
 
 /** The id of the pattern a text names in a project. */
@@ -107,13 +113,14 @@ export function createPatterns(ctx: StoreContext): PatternsApi {
         await requireProject(ctx, projectId)
         const stored = await table().get(id)
         const live = stored?.deletedAt === undefined ? stored : undefined
-        if (!live && (await table().where('projectId').equals(projectId).count()) >= MAX_PATTERNS_PER_PROJECT) {
+        if (!live && (await table().where('projectId').equals(projectId).filter((r) => r.deletedAt === undefined).count()) >= MAX_PATTERNS_PER_PROJECT) {
           throw new MemoryError('limit_exceeded', `Project ${JSON.stringify(projectId)} already holds ${MAX_PATTERNS_PER_PROJECT} patterns`)
         }
         const now = ctx.now()
         const row: PatternRow = live
           ? { ...live, text: pattern.text, confidence: reinforce(live.confidence, c), observations: live.observations + 1, updatedAt: now, hlc: w.hlc() }
           : { id, projectId, text: pattern.text, confidence: c, observations: 1, createdAt: now, updatedAt: now, hlc: w.hlc() }
+        delete row.deletedAt
         await table().put(row)
         w.change('patterns', 'put', id, projectId)
         return toPattern(row)
@@ -131,6 +138,19 @@ export function createPatterns(ctx: StoreContext): PatternsApi {
         .sort((a, b) => b.confidence - a.confidence || b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1))
         .slice(0, limit)
         .map(toPattern)
+    },
+
+    async delete(projectId, text) {
+      checkId('projectId', projectId)
+      const id = patternId(projectId, normalisePattern(text).norm)
+      return write(ctx, ['patterns'], async (w) => {
+        const stored = await table().get(id)
+        if (!stored || stored.deletedAt !== undefined) return false
+        const now = ctx.now()
+        await table().put({ ...stored, deletedAt: now, updatedAt: now, hlc: w.hlc() })
+        w.change('patterns', 'delete', id, projectId)
+        return true
+      })
     },
   }
 }

@@ -45,6 +45,17 @@ describe('patterns over sync', () => {
     expect(await mirroredState(a!)).toEqual(await mirroredState(b!))
   })
 
+  it('carry a delete to the other device as a tombstone', async () => {
+    const { network, list: [a, b] } = await replicas(2)
+    await a!.memory.patterns.observe('p', 'Naps after lunch', { confidence: 0.8 })
+    await settle(network, [a!, b!])
+    expect(await b!.memory.patterns.list('p')).toHaveLength(1)
+    await b!.memory.patterns.delete('p', 'naps after lunch')
+    await settle(network, [a!, b!])
+    expect(await a!.memory.patterns.list('p')).toEqual([])
+    expect(await mirroredState(a!)).toEqual(await mirroredState(b!))
+  })
+
   it('stay local in a project whose sync is off, and go through the outbox once it is on', async () => {
     const { network, list: [a, b] } = await replicas(2)
     await a!.memory.projects.create({ id: 'q', name: 'Q' })
