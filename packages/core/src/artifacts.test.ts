@@ -30,6 +30,10 @@ describe('artifacts', () => {
     expect(new Uint8Array(await back!.data!.arrayBuffer())).toEqual(bytes)
     expect(back!.data!.type).toBe('application/octet-stream')
     expect(await memory.artifacts.get('missing')).toBeUndefined()
+    // stats count the bytes of what is on the device
+    const before = (await memory.stats('p')).bytes
+    await memory.artifacts.put('p', { name: 'big', mimeType: 'text/plain', data: 'x'.repeat(10_000) })
+    expect((await memory.stats('p')).bytes - before).toBeGreaterThan(10_000)
   })
 
   it('lists newest first, paged, by run; deletes', async () => {

@@ -58,7 +58,8 @@ export function createDump(ctx: StoreContext): DumpApi {
       const tables = await snapshot(projectId)
       const live = (rows: Row[] | undefined) => (rows ?? []).filter((r) => r.deletedAt === undefined).length
       let bytes = 0
-      for (const rows of Object.values(tables)) for (const row of rows) bytes += utf8Length(JSON.stringify(row)) + 1
+      // An artifact's Blob counts by its size (as JSON it would be `{}`).
+      for (const rows of Object.values(tables)) for (const row of rows) bytes += utf8Length(JSON.stringify(row)) + 1 + (row.data instanceof Blob ? row.data.size : 0)
       return {
         facts: live(tables.facts),
         blocks: live(tables.blocks),
