@@ -47,16 +47,25 @@ describe('limitations, patterns, spaces, artifacts, people and task handles in C
         cancelled: await m.tasks.cancel(task.handle.toUpperCase()),
         sections: context.sections.map((s) => s.name),
         person: await m.people.resolve('chat:1'),
-        badRunId: await m.artifacts.put(project.id, { name: 'x', mimeType: 'text/plain', data: 'x', runId: '' }).then(() => 'ok', (e: { code?: string }) => e.code),
+        badRunId: await m.artifacts.put(project.id, { name: 'x', mimeType: 'text/plain', data: 'x', runId: '' }).then(
+          () => 'ok',
+          (e: { code?: string }) => e.code,
+        ),
       }
     })
     expect(result).toEqual({
-      sameBytes: true, type: 'application/octet-stream', inSpace: true, base64Length: Math.ceil((256 * 1024) / 3) * 4,
-      cancelled: true, sections: ['patterns', 'limitations'], person: 'user:1', badRunId: 'invalid_input',
+      sameBytes: true,
+      type: 'application/octet-stream',
+      inSpace: true,
+      base64Length: Math.ceil((256 * 1024) / 3) * 4,
+      cancelled: true,
+      sections: ['patterns', 'limitations'],
+      person: 'user:1',
+      badRunId: 'invalid_input',
     })
   })
 
-  it('adopts another user\'s database of the same profile', async () => {
+  it("adopts another user's database of the same profile", async () => {
     const p = await launchProfile('worker')
     profiles.push(p)
     const page = await server.open(p, 'worker')
@@ -74,8 +83,10 @@ describe('limitations, patterns, spaces, artifacts, people and task handles in C
       const adopted = await m.adopt(other)
       const [artifact] = (await m.artifacts.list('user')).items
       return {
-        merged: adopted.merged, diet: (await m.facts.get('user', 'diet'))?.value,
-        text: await (await m.artifacts.get(artifact!.id))!.data!.text(), alias: await m.people.resolve(other),
+        merged: adopted.merged,
+        diet: (await m.facts.get('user', 'diet'))?.value,
+        text: await (await m.artifacts.get(artifact!.id))!.data!.text(),
+        alias: await m.people.resolve(other),
       }
     }, anon)
     expect(result).toMatchObject({ diet: 'vegan', text: 'kept' })

@@ -25,15 +25,15 @@ async function seedAnonymous(anon: Memory) {
 }
 
 describe('adopt', () => {
-  it('merges another local user\'s memory: kept kinds kept, facts by latest clock, alias recorded', async () => {
+  it("merges another local user's memory: kept kinds kept, facts by latest clock, alias recorded", async () => {
     const { clock, open } = await device()
     const anon = await open('anon-1')
     const s = await seedAnonymous(anon)
     clock.advance(1000)
     const me = await open('u1')
-    await me.facts.set('user', 'diet', 'vegetarian')        // newer than the anonymous 'vegan'
+    await me.facts.set('user', 'diet', 'vegetarian') // newer than the anonymous 'vegan'
     clock.advance(1000)
-    await anon.facts.set('user', 'name', 'Ada')             // newest of all
+    await anon.facts.set('user', 'name', 'Ada') // newest of all
     const result = await me.adopt('anon-1')
     expect(result.imported).toBeGreaterThan(0)
     expect(result.merged).toBeGreaterThan(0)
@@ -68,7 +68,7 @@ describe('adopt', () => {
     expect((await indexedDB.databases()).map((d) => d.name)).not.toContain('engram:app:never-opened')
     const anon = await open('anon-2')
     await anon.facts.set('user', 'k', 'v')
-    await me.people.link('u1', 'anon-2')                    // this user is already an alias of the other
+    await me.people.link('u1', 'anon-2') // this user is already an alias of the other
     await expect(me.adopt('anon-2')).rejects.toMatchObject({ code: 'invalid_input' })
     expect(await me.facts.get('user', 'k')).toBeUndefined()
   })
@@ -86,7 +86,7 @@ describe('adopt', () => {
     await tight.close()
     const me = await openMemory({ appId: 'app', userId: 'u3', indexedDB, IDBKeyRange, now: clock.now })
     await me.adopt('anon-3')
-    expect((await me.messages.tail(s.id, 10))).toHaveLength(2)
+    expect(await me.messages.tail(s.id, 10)).toHaveLength(2)
     expect(await me.people.resolve('anon-3')).toBe('u3')
   })
 })

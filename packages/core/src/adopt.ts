@@ -97,7 +97,8 @@ async function readOtherStore(ctx: StoreContext, otherUserId: string): Promise<R
       await other.open()
       return await other.transaction('r', [...MEMORY_TABLES, 'meta'], async () => {
         // Without databases() to ask, an empty database made by opening it means there was none.
-        if (!(await other.meta.get('deviceId'))) throw new MemoryError('not_found', `No database of user ${JSON.stringify(otherUserId)} for app ${JSON.stringify(ctx.appId)} on this device`)
+        if (!(await other.meta.get('deviceId')))
+          throw new MemoryError('not_found', `No database of user ${JSON.stringify(otherUserId)} for app ${JSON.stringify(ctx.appId)} on this device`)
         const out: Record<string, Row[]> = {}
         for (const table of MEMORY_TABLES) out[table] = await other.table(table).toArray()
         return out

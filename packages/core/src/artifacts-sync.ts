@@ -20,7 +20,8 @@ export const syncedArtifacts: SyncedKind<ArtifactRow> = {
   kind: 'artifacts',
   tables: ['artifacts'],
   read: (ctx, _projectId, id) => ctx.db.table<ArtifactRow, string>('artifacts').get(id),
-  readProject: (ctx, projectId) => ctx.db.table<ArtifactRow, string>('artifacts').where('[projectId+createdAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray(),
+  readProject: (ctx, projectId) =>
+    ctx.db.table<ArtifactRow, string>('artifacts').where('[projectId+createdAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray(),
   toRecord: (row) => ({ kind: 'artifacts', projectId: row.projectId, id: row.id, hlc: row.hlc, row: travelling(row, LOCAL) }),
   check(record) {
     const r = checkEnvelope(record, 'artifacts', FIELDS)
@@ -28,11 +29,15 @@ export const syncedArtifacts: SyncedKind<ArtifactRow> = {
     const sha256 = checkString('artifact.sha256', r.sha256)
     if (!/^[0-9a-f]{64}$/.test(sha256)) throw invalidInput('artifact.sha256 must be 64 lower-case hex characters')
     const row: ArtifactRow = {
-      id: record.id, projectId: record.projectId,
+      id: record.id,
+      projectId: record.projectId,
       name: checkString('artifact.name', r.name, { nonEmpty: true, maxLength: MAX_ARTIFACT_NAME }),
       mimeType: checkMimeType(r.mimeType),
       size: checkNumber('artifact.size', r.size, { min: 0, integer: true }),
-      sha256, createdAt: checkTime('artifact.createdAt', r.createdAt), hlc: record.hlc, localSize: 0,
+      sha256,
+      createdAt: checkTime('artifact.createdAt', r.createdAt),
+      hlc: record.hlc,
+      localSize: 0,
     }
     if (r.runId !== undefined) row.runId = checkId('artifact.runId', r.runId)
     if (r.meta !== undefined) {

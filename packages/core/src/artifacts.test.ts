@@ -17,8 +17,16 @@ describe('artifacts', () => {
     const { clock, memory } = await setup()
     const text = await memory.artifacts.put('p', { name: 'hello.txt', mimeType: 'text/plain', data: 'Hello', runId: 'run-1', meta: { lang: 'en' } })
     expect(text).toEqual({
-      id: expect.any(String), projectId: 'p', name: 'hello.txt', mimeType: 'text/plain', size: 5, sha256: HELLO_SHA,
-      runId: 'run-1', meta: { lang: 'en' }, createdAt: clock.now(), onDevice: true,
+      id: expect.any(String),
+      projectId: 'p',
+      name: 'hello.txt',
+      mimeType: 'text/plain',
+      size: 5,
+      sha256: HELLO_SHA,
+      runId: 'run-1',
+      meta: { lang: 'en' },
+      createdAt: clock.now(),
+      onDevice: true,
     })
     const got = await memory.artifacts.get(text.id)
     expect(got?.data).toBeInstanceOf(Blob)
@@ -75,13 +83,20 @@ describe('artifacts', () => {
     await memory.changes.subscribe({ kinds: ['artifacts'] }, (batch) => void seen.push(...batch))
     const ok = { name: 'x', mimeType: 'text/plain', data: 'x' }
     for (const [projectId, input, code] of [
-      ['p', { ...ok, name: '' }, 'invalid_input'], ['p', { ...ok, name: 'n'.repeat(513) }, 'limit_exceeded'],
-      ['p', { ...ok, mimeType: 'text' }, 'invalid_input'], ['p', { ...ok, mimeType: 7 }, 'invalid_input'],
-      ['p', { ...ok, data: 42 }, 'invalid_input'], ['p', { ...ok, data: new Uint8Array(2) }, 'invalid_input'],
-      ['p', { ...ok, runId: '' }, 'invalid_input'], ['p', { ...ok, meta: { f: () => 1 } }, 'invalid_input'],
-      ['p', { ...ok, meta: { big: 'x'.repeat(70_000) } }, 'limit_exceeded'], ['p', { ...ok, colour: 1 }, 'invalid_input'],
-      ['', ok, 'invalid_input'], ['nope', ok, 'not_found'],
-    ] as const) await expect(memory.artifacts.put(projectId, input as never)).rejects.toMatchObject({ code })
+      ['p', { ...ok, name: '' }, 'invalid_input'],
+      ['p', { ...ok, name: 'n'.repeat(513) }, 'limit_exceeded'],
+      ['p', { ...ok, mimeType: 'text' }, 'invalid_input'],
+      ['p', { ...ok, mimeType: 7 }, 'invalid_input'],
+      ['p', { ...ok, data: 42 }, 'invalid_input'],
+      ['p', { ...ok, data: new Uint8Array(2) }, 'invalid_input'],
+      ['p', { ...ok, runId: '' }, 'invalid_input'],
+      ['p', { ...ok, meta: { f: () => 1 } }, 'invalid_input'],
+      ['p', { ...ok, meta: { big: 'x'.repeat(70_000) } }, 'limit_exceeded'],
+      ['p', { ...ok, colour: 1 }, 'invalid_input'],
+      ['', ok, 'invalid_input'],
+      ['nope', ok, 'not_found'],
+    ] as const)
+      await expect(memory.artifacts.put(projectId, input as never)).rejects.toMatchObject({ code })
     await expect(memory.artifacts.list('p', { limit: 0 })).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(memory.artifacts.list('p', { runId: 5 } as never)).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(memory.artifacts.get('')).rejects.toMatchObject({ code: 'invalid_input' })
@@ -141,7 +156,13 @@ describe('artifacts', () => {
   })
 
   it('is a module of its own', async () => {
-    const memory = await createMemory({ appId: 'a', userId: 'artifacts-module', indexedDB: new IDBFactory(), IDBKeyRange, modules: [artifactsModule({ maxBytes: 100 })] })
+    const memory = await createMemory({
+      appId: 'a',
+      userId: 'artifacts-module',
+      indexedDB: new IDBFactory(),
+      IDBKeyRange,
+      modules: [artifactsModule({ maxBytes: 100 })],
+    })
     expect((await memory.artifacts.put('user', { name: 'x', mimeType: 'text/plain', data: 'x' })).size).toBe(1)
     await memory.close()
     await expect(memory.artifacts.list('user')).rejects.toMatchObject({ code: 'closed' })

@@ -10,28 +10,53 @@ import { read, readOne, write } from './write.js'
 
 /** A file an agent produced in a project (or a run): its metadata. */
 export interface Artifact {
-  id: string; projectId: string; name: string; mimeType: string
+  id: string
+  projectId: string
+  name: string
+  mimeType: string
   /** Bytes. */
   size: number
   /** SHA-256 of the bytes, hex: checks bytes the app moves between devices (`attach`). */
   sha256: string
-  runId?: string; meta?: Json; createdAt: number
+  runId?: string
+  meta?: Json
+  createdAt: number
   /** Whether the bytes are on this device (metadata synced from another device arrives without them). */
   onDevice: boolean
 }
 /** An artifact with its bytes (absent when they are not on this device). */
-export interface ArtifactWithData extends Artifact { data?: Blob }
+export interface ArtifactWithData extends Artifact {
+  data?: Blob
+}
 
 /** What {@link ArtifactsApi.put} takes. */
-export interface ArtifactInput { name: string; mimeType: string; data: Blob | string; runId?: string; meta?: Json }
+export interface ArtifactInput {
+  name: string
+  mimeType: string
+  data: Blob | string
+  runId?: string
+  meta?: Json
+}
 /** Options of {@link ArtifactsApi.list}. */
-export interface ListArtifactsOptions extends PageOptions { runId?: string }
+export interface ListArtifactsOptions extends PageOptions {
+  runId?: string
+}
 
 /** A stored artifact: metadata, the bytes when on this device (`localSize` counts them against the budget). */
 export interface ArtifactRow {
-  id: string; projectId: string; name: string; mimeType: string; size: number; sha256: string
-  runId?: string; meta?: Json; createdAt: number; hlc: string; deletedAt?: number
-  data?: Blob; localSize: number
+  id: string
+  projectId: string
+  name: string
+  mimeType: string
+  size: number
+  sha256: string
+  runId?: string
+  meta?: Json
+  createdAt: number
+  hlc: string
+  deletedAt?: number
+  data?: Blob
+  localSize: number
 }
 
 /** Longest artifact name (characters). */
@@ -88,7 +113,10 @@ export async function checkArtifactBudget(ctx: StoreContext, adding: number): Pr
   const budget = ctx.artifactBudget ?? DEFAULT_ARTIFACT_BUDGET
   const used = await artifactBytesUsed(ctx)
   if (used + adding > budget) {
-    throw new MemoryError('quota_exceeded', `Artifacts would take ${used + adding} bytes, over this store's budget of ${budget} bytes; delete some artifacts or raise maxArtifactBytes`)
+    throw new MemoryError(
+      'quota_exceeded',
+      `Artifacts would take ${used + adding} bytes, over this store's budget of ${budget} bytes; delete some artifacts or raise maxArtifactBytes`,
+    )
   }
 }
 
@@ -115,8 +143,16 @@ export function createArtifacts(ctx: StoreContext): ArtifactsApi {
       // Hashing reads the bytes: done before the transaction, which must not wait on anything but IndexedDB.
       const sha256 = await sha256Hex(blob)
       const row: ArtifactRow = {
-        id: newId(ctx.now()), projectId, name, mimeType, size: blob.size, sha256, createdAt: ctx.now(), hlc: '',
-        data: blob, localSize: blob.size,
+        id: newId(ctx.now()),
+        projectId,
+        name,
+        mimeType,
+        size: blob.size,
+        sha256,
+        createdAt: ctx.now(),
+        hlc: '',
+        data: blob,
+        localSize: blob.size,
       }
       if (runId !== undefined) row.runId = runId
       if (o.meta !== undefined) row.meta = structuredClone(o.meta)
@@ -144,9 +180,15 @@ export function createArtifacts(ctx: StoreContext): ArtifactsApi {
       const o = checkPageOptions(options, ['runId'])
       const runId = o.runId === undefined ? undefined : checkId('runId', o.runId)
       const cursor = o.after === undefined ? undefined : decodeCursor(o.after)
-      const rows = await read(ctx, ['artifacts'], () => table().where('[projectId+createdAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).reverse()
-        .filter((r) => r.deletedAt === undefined && (runId === undefined || r.runId === runId) && isAfterDescending(r.createdAt, r.id, cursor))
-        .limit(o.limit + 1).toArray())
+      const rows = await read(ctx, ['artifacts'], () =>
+        table()
+          .where('[projectId+createdAt]')
+          .between([projectId, Dexie.minKey], [projectId, Dexie.maxKey])
+          .reverse()
+          .filter((r) => r.deletedAt === undefined && (runId === undefined || r.runId === runId) && isAfterDescending(r.createdAt, r.id, cursor))
+          .limit(o.limit + 1)
+          .toArray(),
+      )
       return pageFrom(rows.map(toArtifact), o.limit, (a) => encodeCursor(a.createdAt, a.id))
     },
 
@@ -170,7 +212,8 @@ export function createArtifacts(ctx: StoreContext): ArtifactsApi {
       return write(ctx, ['artifacts'], async () => {
         const row = await table().get(id)
         if (!row || row.deletedAt !== undefined) throw new MemoryError('not_found', `No artifact with id ${JSON.stringify(id)}`)
-        if (data.size !== row.size || sha256 !== row.sha256) throw new MemoryError('conflict', `These bytes are not artifact ${id}: size or SHA-256 differ from its metadata`)
+        if (data.size !== row.size || sha256 !== row.sha256)
+          throw new MemoryError('conflict', `These bytes are not artifact ${id}: size or SHA-256 differ from its metadata`)
         if (row.data !== undefined) return toArtifact(row)
         await checkArtifactBudget(ctx, data.size)
         const next = { ...row, data, localSize: data.size }

@@ -31,7 +31,13 @@ describe('the clock across restarts and against hostile stamps', () => {
     const first = await openTestMemory({ now: clock.now })
     await first.projects.create({ id: 'p1', name: 'P1', sync: { enabled: true } })
     const fast = formatHlc(T + 10 * MIN, 0, 'devicea')
-    const pattern: MirroredRecord = { kind: 'patterns', projectId: 'p1', id: 'p1/walks', hlc: fast, row: { text: 'Walks', confidence: 0.5, observations: 1, createdAt: T, updatedAt: T } }
+    const pattern: MirroredRecord = {
+      kind: 'patterns',
+      projectId: 'p1',
+      id: 'p1/walks',
+      hlc: fast,
+      row: { text: 'Walks', confidence: 0.5, observations: 1, createdAt: T, updatedAt: T },
+    }
     expect((await replicationOf(first).applyRemote([pattern], { maxClockLeadMs: 15 * MIN })).applied).toBe(1)
     await first.close()
     const reopened = await openTestMemory({ now: clock.now, indexedDB: first.indexedDB, userId: first.userId })
@@ -53,7 +59,11 @@ describe('the clock across restarts and against hostile stamps', () => {
     ]
     const result = await replicationOf(memory).applyRemote(batch)
     expect(result.applied).toBe(1)
-    expect(result.quarantined.map((q) => [q.record.row.key, q.verdict])).toEqual([['tilde', 'malformed'], ['future', 'ahead'], ['max', 'ahead']])
+    expect(result.quarantined.map((q) => [q.record.row.key, q.verdict])).toEqual([
+      ['tilde', 'malformed'],
+      ['future', 'ahead'],
+      ['max', 'ahead'],
+    ])
     expect(await memory.facts.get('p1', 'tilde')).toBeUndefined()
     expect(await memory.facts.get('p1', 'future')).toBeUndefined()
     await memory.facts.set('p1', 'after', 1)

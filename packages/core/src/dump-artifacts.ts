@@ -13,7 +13,9 @@ type Row = Record<string, unknown>
 
 /** Export: artifact rows with their Blob as base64 text. Runs after the read transaction (reading a Blob is not an IndexedDB request). */
 export async function encodeArtifactRows(rows: Row[]): Promise<Row[]> {
-  return Promise.all(rows.map(async ({ data, localSize: _local, ...rest }) => (data instanceof Blob ? { ...rest, dataBase64: await blobToBase64(data) } : rest)))
+  return Promise.all(
+    rows.map(async ({ data, localSize: _local, ...rest }) => (data instanceof Blob ? { ...rest, dataBase64: await blobToBase64(data) } : rest)),
+  )
 }
 
 /**
@@ -23,13 +25,15 @@ export async function encodeArtifactRows(rows: Row[]): Promise<Row[]> {
 export async function decodeArtifactRows(dump: Dump): Promise<Dump> {
   const rows = dump.tables.artifacts as Row[] | undefined
   if (rows === undefined || rows.length === 0) return dump
-  const decoded = await Promise.all(rows.map(async (row, i) => {
-    const { dataBase64, data: _data, localSize: _local, ...rest } = row
-    if (dataBase64 === undefined) return { ...rest, localSize: 0 }
-    const where = `dump.tables.artifacts[${i}].dataBase64`
-    const blob = new Blob([base64ToBytes(dataBase64, where)], { type: String(rest.mimeType) })
-    if (blob.size !== rest.size || (await sha256Hex(blob)) !== rest.sha256) throw invalidInput(`${where} does not match the artifact's size and sha256`)
-    return { ...rest, data: blob, localSize: blob.size }
-  }))
+  const decoded = await Promise.all(
+    rows.map(async (row, i) => {
+      const { dataBase64, data: _data, localSize: _local, ...rest } = row
+      if (dataBase64 === undefined) return { ...rest, localSize: 0 }
+      const where = `dump.tables.artifacts[${i}].dataBase64`
+      const blob = new Blob([base64ToBytes(dataBase64, where)], { type: String(rest.mimeType) })
+      if (blob.size !== rest.size || (await sha256Hex(blob)) !== rest.sha256) throw invalidInput(`${where} does not match the artifact's size and sha256`)
+      return { ...rest, data: blob, localSize: blob.size }
+    }),
+  )
   return { ...dump, tables: { ...dump.tables, artifacts: decoded } }
 }

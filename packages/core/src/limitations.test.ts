@@ -15,13 +15,26 @@ describe('limitations', () => {
     const first = await memory.limitations.store({ title: ' Cannot read PDFs ', description: 'No PDF parser', plan: 'Add a PDF tool' })
     expect(first).toEqual({
       isNew: true,
-      limitation: { title: 'Cannot read PDFs', description: 'No PDF parser', plan: 'Add a PDF tool', status: 'open', createdAt: clock.now(), updatedAt: clock.now() },
+      limitation: {
+        title: 'Cannot read PDFs',
+        description: 'No PDF parser',
+        plan: 'Add a PDF tool',
+        status: 'open',
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
+      },
     })
     clock.advance(1000)
     const again = await memory.limitations.store({ title: 'CANNOT  read pdfs', plan: 'Use pdf.js' })
     expect(again.isNew).toBe(false)
     // the first title and description stay; the plan given replaces the old one
-    expect(again.limitation).toMatchObject({ title: 'Cannot read PDFs', description: 'No PDF parser', plan: 'Use pdf.js', createdAt: clock.now() - 1000, updatedAt: clock.now() })
+    expect(again.limitation).toMatchObject({
+      title: 'Cannot read PDFs',
+      description: 'No PDF parser',
+      plan: 'Use pdf.js',
+      createdAt: clock.now() - 1000,
+      updatedAt: clock.now(),
+    })
     await memory.limitations.store({ title: 'No calendar access' })
     expect((await memory.limitations.open()).map((l) => l.title)).toEqual(['Cannot read PDFs', 'No calendar access'])
   })
@@ -44,11 +57,17 @@ describe('limitations', () => {
     const seen: Change[] = []
     await memory.changes.subscribe({ kinds: ['limitations'] }, (batch) => void seen.push(...batch))
     for (const [bad, code] of [
-      [{ title: '' }, 'invalid_input'], [{ title: '  ' }, 'invalid_input'], [{ title: 3 }, 'invalid_input'],
-      [{ title: 'x', plan: 5 }, 'invalid_input'], [{ title: 'x', pln: 'typo' }, 'invalid_input'], [null, 'invalid_input'],
-      [{ title: 'x'.repeat(201) }, 'limit_exceeded'], [{ title: 'x', description: 'd'.repeat(10_001) }, 'limit_exceeded'],
+      [{ title: '' }, 'invalid_input'],
+      [{ title: '  ' }, 'invalid_input'],
+      [{ title: 3 }, 'invalid_input'],
+      [{ title: 'x', plan: 5 }, 'invalid_input'],
+      [{ title: 'x', pln: 'typo' }, 'invalid_input'],
+      [null, 'invalid_input'],
+      [{ title: 'x'.repeat(201) }, 'limit_exceeded'],
+      [{ title: 'x', description: 'd'.repeat(10_001) }, 'limit_exceeded'],
       [{ title: 'x', plan: 'p'.repeat(10_001) }, 'limit_exceeded'],
-    ] as const) await expect(memory.limitations.store(bad as never)).rejects.toMatchObject({ code })
+    ] as const)
+      await expect(memory.limitations.store(bad as never)).rejects.toMatchObject({ code })
     await expect(memory.limitations.resolve('')).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(memory.limitations.resolve(7 as never)).rejects.toMatchObject({ code: 'invalid_input' })
     expect(await memory.limitations.open()).toEqual([])
@@ -78,7 +97,9 @@ describe('limitations', () => {
     await other.import(dump, { mode: 'merge' })
     expect(await other.limitations.resolve('cannot read pdfs')).toBe(true)
     expect((await other.export()).tables.limitations).toHaveLength(1)
-    await expect(other.import({ ...dump, tables: { limitations: [{ key: 'k', title: 'T', status: 'maybe', createdAt: 1, updatedAt: 1 }] } }, { mode: 'merge' })).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(
+      other.import({ ...dump, tables: { limitations: [{ key: 'k', title: 'T', status: 'maybe', createdAt: 1, updatedAt: 1 }] } }, { mode: 'merge' }),
+    ).rejects.toMatchObject({ code: 'invalid_input' })
     expect((await memory.export('user')).tables.limitations).toEqual([])
   })
 

@@ -15,10 +15,16 @@ export interface Limitation {
 }
 
 /** What {@link LimitationsApi.store} takes. */
-export interface LimitationInput { title: string; description?: string; plan?: string }
+export interface LimitationInput {
+  title: string
+  description?: string
+  plan?: string
+}
 
 /** A stored limitation; `key` is the folded title, its identity. */
-interface LimitationRow extends Limitation { key: string }
+interface LimitationRow extends Limitation {
+  key: string
+}
 
 /** Longest title (characters). */
 export const MAX_LIMITATION_TITLE = 200

@@ -14,13 +14,23 @@ import { read, write } from './write.js'
 export type Role = 'user' | 'assistant' | 'system' | 'tool'
 /** A message in a session; `seq` is gap-free per session. */
 export interface Message {
-  id: string; sessionId: string; projectId: string; seq: number; role: Role; content: string; tokens: number; createdAt: number; meta?: Json
+  id: string
+  sessionId: string
+  projectId: string
+  seq: number
+  role: Role
+  content: string
+  tokens: number
+  createdAt: number
+  meta?: Json
   /** Who wrote it: a canonical person id, resolved when it was appended. */
   personId?: string
 }
 /** What {@link MessagesApi.append} takes. */
 export interface MessageInput {
-  role: Role; content: string; meta?: Json
+  role: Role
+  content: string
+  meta?: Json
   /** Who wrote it; stored as the canonical id it resolves to (`memory.people.resolve`). */
   personId?: string
 }
@@ -55,7 +65,13 @@ export const MAX_META_BYTES = 64 * 1024
 const ROLES = ['user', 'assistant', 'system', 'tool'] as const
 const encoder = new TextEncoder()
 
-interface Prepared { role: Role; content: string; tokens: number; meta?: Json; personId?: string }
+interface Prepared {
+  role: Role
+  content: string
+  tokens: number
+  meta?: Json
+  personId?: string
+}
 
 /** The search-index document of a message. */
 export function messageDoc(row: MessageRow): IndexedDoc {
@@ -86,7 +102,16 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       const now = ctx.now()
       const people = await Promise.all(inputs.map((p) => (p.personId === undefined ? undefined : resolvePerson(ctx, p.personId))))
       const rows = inputs.map((p, i): MessageRow => {
-        const row: MessageRow = { id: newId(now), sessionId, projectId: session.projectId, seq: session.lastSeq + i + 1, role: p.role, content: p.content, tokens: p.tokens, createdAt: now }
+        const row: MessageRow = {
+          id: newId(now),
+          sessionId,
+          projectId: session.projectId,
+          seq: session.lastSeq + i + 1,
+          role: p.role,
+          content: p.content,
+          tokens: p.tokens,
+          createdAt: now,
+        }
         if (p.meta !== undefined) row.meta = p.meta
         const personId = people[i]
         if (personId !== undefined) row.personId = personId
@@ -161,7 +186,11 @@ function countTokens(ctx: StoreContext, content: string): number {
   try {
     tokens = ctx.tokenizer.count(content)
   } catch (error) {
-    throw new MemoryError('internal', `The tokenizer threw while counting a message: ${error instanceof Error ? error.message : String(error)}; fix the tokenizer passed to openMemory()`, { cause: error })
+    throw new MemoryError(
+      'internal',
+      `The tokenizer threw while counting a message: ${error instanceof Error ? error.message : String(error)}; fix the tokenizer passed to openMemory()`,
+      { cause: error },
+    )
   }
   if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {
     throw new MemoryError('internal', `The tokenizer returned ${String(tokens)} tokens; it must return a non-negative number`)

@@ -25,10 +25,13 @@ export const syncedPatterns: SyncedKind<PatternRow> = {
     const { text, norm } = normalisePattern(r.text)
     if (patternId(record.projectId, norm) !== record.id) throw invalidInput(`A pattern record's id ${JSON.stringify(record.id)} does not match its text`)
     const row: PatternRow = {
-      id: record.id, projectId: record.projectId, text,
+      id: record.id,
+      projectId: record.projectId,
+      text,
       confidence: checkNumber('pattern.confidence', r.confidence, { min: 0, max: 1 }),
       observations: checkNumber('pattern.observations', r.observations, { min: 1, integer: true }),
-      createdAt: checkTime('pattern.createdAt', r.createdAt), updatedAt: checkTime('pattern.updatedAt', r.updatedAt),
+      createdAt: checkTime('pattern.createdAt', r.createdAt),
+      updatedAt: checkTime('pattern.updatedAt', r.updatedAt),
       hlc: record.hlc,
     }
     if (r.deletedAt !== undefined) row.deletedAt = checkTime('pattern.deletedAt', r.deletedAt)

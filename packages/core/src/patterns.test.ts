@@ -16,13 +16,25 @@ describe('patterns', () => {
     const { clock, memory } = await setup()
     const first = await memory.patterns.observe('p', 'Orders coffee on Mondays', { confidence: 0.5 })
     expect(first).toEqual({
-      id: 'p/orders%20coffee%20on%20mondays', projectId: 'p', text: 'Orders coffee on Mondays', confidence: 0.5, observations: 1,
-      createdAt: clock.now(), updatedAt: clock.now(),
+      id: 'p/orders%20coffee%20on%20mondays',
+      projectId: 'p',
+      text: 'Orders coffee on Mondays',
+      confidence: 0.5,
+      observations: 1,
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
     })
     clock.advance(1000)
     const second = await memory.patterns.observe('p', '  ORDERS coffee, on mondays! ', { confidence: 0.5 })
-    expect(second).toMatchObject({ id: first.id, text: 'ORDERS coffee, on mondays!', confidence: 0.75, observations: 2, createdAt: first.createdAt, updatedAt: clock.now() })
-    const third = await memory.patterns.observe('p', 'orders coffee on mondays')   // default 0.5
+    expect(second).toMatchObject({
+      id: first.id,
+      text: 'ORDERS coffee, on mondays!',
+      confidence: 0.75,
+      observations: 2,
+      createdAt: first.createdAt,
+      updatedAt: clock.now(),
+    })
+    const third = await memory.patterns.observe('p', 'orders coffee on mondays') // default 0.5
     expect(third.confidence).toBe(0.875)
     expect(reinforce(0.875, 0)).toBe(0.875)
     expect(reinforce(0.2, 1)).toBe(1)
@@ -49,11 +61,18 @@ describe('patterns', () => {
     const seen: Change[] = []
     await memory.changes.subscribe({ kinds: ['patterns'] }, (batch) => void seen.push(...batch))
     for (const [args, code] of [
-      [['p', ''], 'invalid_input'], [['p', '!!! ...'], 'invalid_input'], [['p', 42], 'invalid_input'],
-      [['p', 'x', { confidence: 1.5 }], 'invalid_input'], [['p', 'x', { confidence: -0.1 }], 'invalid_input'],
-      [['p', 'x', { confidence: Number.NaN }], 'invalid_input'], [['p', 'x', { confidance: 0.5 }], 'invalid_input'],
-      [['', 'x'], 'invalid_input'], [['p', 'x'.repeat(2001)], 'limit_exceeded'], [['nope', 'x'], 'not_found'],
-    ] as const) await expect(memory.patterns.observe(...(args as unknown as [string, string]))).rejects.toMatchObject({ code })
+      [['p', ''], 'invalid_input'],
+      [['p', '!!! ...'], 'invalid_input'],
+      [['p', 42], 'invalid_input'],
+      [['p', 'x', { confidence: 1.5 }], 'invalid_input'],
+      [['p', 'x', { confidence: -0.1 }], 'invalid_input'],
+      [['p', 'x', { confidence: Number.NaN }], 'invalid_input'],
+      [['p', 'x', { confidance: 0.5 }], 'invalid_input'],
+      [['', 'x'], 'invalid_input'],
+      [['p', 'x'.repeat(2001)], 'limit_exceeded'],
+      [['nope', 'x'], 'not_found'],
+    ] as const)
+      await expect(memory.patterns.observe(...(args as unknown as [string, string]))).rejects.toMatchObject({ code })
     await memory.projects.archive('p')
     await expect(memory.patterns.observe('p', 'x')).rejects.toMatchObject({ code: 'not_found' })
     for (const options of [{ minConfidence: 2 }, { limit: 0 }, { limit: 1001 }, { min: 0.5 }]) {
@@ -64,7 +83,7 @@ describe('patterns', () => {
     expect(seen).toEqual([{ kind: 'patterns', op: 'put', id: 'user/marker', projectId: 'user', origin: 'local' }])
   })
 
-  it('is a context section: patterns at or above the threshold, the user\'s too, inside the budget', async () => {
+  it("is a context section: patterns at or above the threshold, the user's too, inside the budget", async () => {
     const { memory } = await setup()
     await memory.patterns.observe('p', 'Prefers short answers', { confidence: 0.9 })
     await memory.patterns.observe('p', 'Sometimes asks about weather', { confidence: 0.4 })
@@ -108,7 +127,11 @@ describe('patterns', () => {
     expect(await memory.patterns.list('p')).toEqual([])
     expect((await memory.export('p')).tables.patterns).toMatchObject([{ deletedAt: clock.now() }])
     clock.advance(10)
-    expect(await memory.patterns.observe('p', 'Skips breakfast', { confidence: 0.3 })).toMatchObject({ confidence: 0.3, observations: 1, createdAt: clock.now() })
+    expect(await memory.patterns.observe('p', 'Skips breakfast', { confidence: 0.3 })).toMatchObject({
+      confidence: 0.3,
+      observations: 1,
+      createdAt: clock.now(),
+    })
     await expect(memory.patterns.delete('p', '...')).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(memory.patterns.delete('', 'x')).rejects.toMatchObject({ code: 'invalid_input' })
   })

@@ -21,7 +21,10 @@ export interface Pattern {
 }
 
 /** A stored pattern: `hlc` orders writes across devices; `deletedAt` is reserved for tombstones. */
-export interface PatternRow extends Pattern { hlc: string; deletedAt?: number }
+export interface PatternRow extends Pattern {
+  hlc: string
+  deletedAt?: number
+}
 
 /** Options of {@link PatternsApi.observe}. */
 export interface ObservePatternOptions {
@@ -113,7 +116,14 @@ export function createPatterns(ctx: StoreContext): PatternsApi {
         await requireProject(ctx, projectId)
         const stored = await table().get(id)
         const live = stored?.deletedAt === undefined ? stored : undefined
-        if (!live && (await table().where('projectId').equals(projectId).filter((r) => r.deletedAt === undefined).count()) >= MAX_PATTERNS_PER_PROJECT) {
+        if (
+          !live &&
+          (await table()
+            .where('projectId')
+            .equals(projectId)
+            .filter((r) => r.deletedAt === undefined)
+            .count()) >= MAX_PATTERNS_PER_PROJECT
+        ) {
           throw new MemoryError('limit_exceeded', `Project ${JSON.stringify(projectId)} already holds ${MAX_PATTERNS_PER_PROJECT} patterns`)
         }
         const now = ctx.now()
@@ -132,7 +142,9 @@ export function createPatterns(ctx: StoreContext): PatternsApi {
       const o = checkOptions('options', options, ['minConfidence', 'limit'])
       const min = o.minConfidence === undefined ? 0 : checkNumber('minConfidence', o.minConfidence, { min: 0, max: 1 })
       const limit = checkLimit('limit', o.limit, 100, 1_000)
-      const rows = await read(ctx, ['patterns'], () => table().where('[projectId+confidence]').between([projectId, min], [projectId, Infinity], true, true).toArray())
+      const rows = await read(ctx, ['patterns'], () =>
+        table().where('[projectId+confidence]').between([projectId, min], [projectId, Infinity], true, true).toArray(),
+      )
       return rows
         .filter((r) => r.deletedAt === undefined)
         .sort((a, b) => b.confidence - a.confidence || b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1))

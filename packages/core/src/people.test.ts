@@ -8,7 +8,7 @@ describe('people', () => {
     const memory = await openTestMemory()
     expect(await memory.people.resolve('web:abc')).toBe('web:abc')
     await memory.people.link('email:ada@example.com', 'user:42')
-    await memory.people.link('web:abc', 'email:ada@example.com')     // linked to the canonical id of its target
+    await memory.people.link('web:abc', 'email:ada@example.com') // linked to the canonical id of its target
     expect(await memory.people.resolve('web:abc')).toBe('user:42')
     expect(await memory.people.aliases('user:42')).toEqual(['email:ada@example.com', 'web:abc'])
     // the canonical id itself becomes an alias: its aliases follow it

@@ -8,7 +8,13 @@ import { read, write } from './write.js'
  * a user id), and either the id it is an alias of (`canonicalId`) or, for a
  * canonical id, when they were welcomed.
  */
-export interface PersonRow { id: string; canonicalId?: string; welcomedAt?: number; createdAt: number; updatedAt: number }
+export interface PersonRow {
+  id: string
+  canonicalId?: string
+  welcomedAt?: number
+  createdAt: number
+  updatedAt: number
+}
 
 /** One person, several identities: aliases resolve to one canonical id. */
 export interface PeopleApi {
@@ -51,7 +57,10 @@ export async function linkPerson(ctx: StoreContext, change: (id: string) => void
   const now = ctx.now()
   if (aliasId === canonicalId) throw invalidInput(`A person cannot be linked to itself (${JSON.stringify(aliasId)})`)
   const root = await resolvePerson(ctx, canonicalId)
-  if (root === aliasId) throw invalidInput(`Linking ${JSON.stringify(aliasId)} to ${JSON.stringify(canonicalId)} would make a cycle: ${JSON.stringify(canonicalId)} already resolves to ${JSON.stringify(aliasId)}`)
+  if (root === aliasId)
+    throw invalidInput(
+      `Linking ${JSON.stringify(aliasId)} to ${JSON.stringify(canonicalId)} would make a cycle: ${JSON.stringify(canonicalId)} already resolves to ${JSON.stringify(aliasId)}`,
+    )
   const [alias, target] = await Promise.all([table(ctx).get(aliasId), table(ctx).get(root)])
   const welcomedAt = target?.welcomedAt ?? alias?.welcomedAt
   const nextTarget: PersonRow = { ...(target ?? { id: root, createdAt: now }), updatedAt: now }

@@ -7,12 +7,19 @@ import { read, readOne, write } from './write.js'
 
 /** A project: the scope of most memory, with its sync setting. */
 export interface Project {
-  id: string; name: string; sync: ProjectSync; createdAt: number; updatedAt: number; archivedAt?: number
+  id: string
+  name: string
+  sync: ProjectSync
+  createdAt: number
+  updatedAt: number
+  archivedAt?: number
   /** The space the project is in (`memory.spaces`); none when absent. */
   spaceId?: string
 }
 /** Sync settings of a project. */
-export interface ProjectSync { enabled: boolean }
+export interface ProjectSync {
+  enabled: boolean
+}
 
 /** Projects of a store. The project `user` always exists. */
 export interface ProjectsApi {
@@ -80,7 +87,9 @@ export function createProjects(ctx: StoreContext): ProjectsApi {
       const { includeArchived, spaceId } = checkOptions('options', options, ['includeArchived', 'spaceId'])
       if (spaceId !== undefined) checkId('spaceId', spaceId)
       const all = await read(ctx, ['projects'], () => db.projects.toArray())
-      return all.filter((p) => (includeArchived || p.archivedAt === undefined) && (spaceId === undefined || p.spaceId === spaceId)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+      return all
+        .filter((p) => (includeArchived || p.archivedAt === undefined) && (spaceId === undefined || p.spaceId === spaceId))
+        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
     },
     async update(id, changes) {
       checkId('id', id)

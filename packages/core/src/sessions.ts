@@ -12,16 +12,29 @@ import { read, readOne, write } from './write.js'
 
 /** A conversation session. */
 export interface Session {
-  id: string; projectId: string; title?: string; channel?: string; status: 'active' | 'closed'; summary?: string
-  startedAt: number; lastActiveAt: number; closedAt?: number
+  id: string
+  projectId: string
+  title?: string
+  channel?: string
+  status: 'active' | 'closed'
+  summary?: string
+  startedAt: number
+  lastActiveAt: number
+  closedAt?: number
   /** Who the session is with: a canonical person id (`memory.people`), resolved when the session was created. */
   personId?: string
 }
 /** Options of {@link SessionsApi.list}. */
-export interface ListSessionsOptions extends PageOptions { status?: 'active' | 'closed'; since?: number; until?: number }
+export interface ListSessionsOptions extends PageOptions {
+  status?: 'active' | 'closed'
+  since?: number
+  until?: number
+}
 /** What {@link SessionsApi.create} takes. */
 export interface CreateSessionOptions {
-  title?: string; channel?: string; id?: string
+  title?: string
+  channel?: string
+  id?: string
   /** Who the session is with; stored as the canonical id it resolves to (`memory.people.resolve`). */
   personId?: string
 }
@@ -123,9 +136,13 @@ export function createSessions(ctx: StoreContext): SessionsApi {
       const rows = await read(ctx, ['sessions'], () => {
         // Reverse index order: lastActiveAt descending, ties by id descending.
         const open = cursor === undefined || cursor.at >= until
-        return db.sessions.where('[projectId+lastActiveAt]').between([projectId, since], [projectId, open ? until : cursor.at], true, !open).reverse()
+        return db.sessions
+          .where('[projectId+lastActiveAt]')
+          .between([projectId, since], [projectId, open ? until : cursor.at], true, !open)
+          .reverse()
           .filter((s) => (status === undefined || s.status === status) && isAfterDescending(s.lastActiveAt, s.id, cursor))
-          .limit(o.limit + 1).toArray()
+          .limit(o.limit + 1)
+          .toArray()
       })
       return pageFrom(rows.map(toSession), o.limit, (s) => encodeCursor(s.lastActiveAt, s.id))
     },
@@ -165,7 +182,8 @@ export function createSessions(ctx: StoreContext): SessionsApi {
       checkNumber('olderThanMs', olderThanMs, { min: 0 })
       const cutoff = ctx.now() - olderThanMs
       const rows = await read(ctx, ['sessions'], () =>
-        db.sessions.where('[status+lastActiveAt]').between(['active', Dexie.minKey], ['active', cutoff], true, false).toArray())
+        db.sessions.where('[status+lastActiveAt]').between(['active', Dexie.minKey], ['active', cutoff], true, false).toArray(),
+      )
       return rows.map(toSession)
     },
   }
@@ -177,4 +195,3 @@ export function assertActive(row: SessionRow): void {
     throw new MemoryError('conflict', `Session ${JSON.stringify(row.id)} is closed; reopen it with memory.sessions.reopen() or create a new one`)
   }
 }
-

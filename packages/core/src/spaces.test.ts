@@ -25,7 +25,7 @@ describe('spaces', () => {
     expect((await memory.spaces.list()).map((s) => s.name)).toEqual(['Office', 'Home'])
   })
 
-  it('puts projects in spaces, lists them by space, and defaults their sync to the space\'s', async () => {
+  it("puts projects in spaces, lists them by space, and defaults their sync to the space's", async () => {
     const { memory } = await setup()
     await memory.spaces.create({ name: 'Work', id: 'work', sync: { enabled: true } })
     await memory.spaces.create({ name: 'Home', id: 'home' })
@@ -65,9 +65,14 @@ describe('spaces', () => {
     await memory.changes.subscribe({ kinds: ['spaces', 'projects'] }, (batch) => void seen.push(...batch))
     await memory.spaces.create({ name: 'S', id: 's' })
     for (const [input, code] of [
-      [{ name: '' }, 'invalid_input'], [{ name: 'x', id: ' bad ' }, 'invalid_input'], [{ name: 'x', sync: true }, 'invalid_input'],
-      [{ name: 'x', colour: 'red' }, 'invalid_input'], [{ name: 'x'.repeat(201) }, 'limit_exceeded'], [{ name: 'again', id: 's' }, 'conflict'],
-    ] as const) await expect(memory.spaces.create(input as never)).rejects.toMatchObject({ code })
+      [{ name: '' }, 'invalid_input'],
+      [{ name: 'x', id: ' bad ' }, 'invalid_input'],
+      [{ name: 'x', sync: true }, 'invalid_input'],
+      [{ name: 'x', colour: 'red' }, 'invalid_input'],
+      [{ name: 'x'.repeat(201) }, 'limit_exceeded'],
+      [{ name: 'again', id: 's' }, 'conflict'],
+    ] as const)
+      await expect(memory.spaces.create(input as never)).rejects.toMatchObject({ code })
     await expect(memory.spaces.rename('s', '')).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(memory.spaces.rename('none', 'x')).rejects.toMatchObject({ code: 'not_found' })
     await expect(memory.spaces.update('s', { sync: { enabled: 'yes' } } as never)).rejects.toMatchObject({ code: 'invalid_input' })

@@ -6,10 +6,20 @@ import { checkId, checkOptions, checkString } from './validate.js'
 import { read, readOne, write } from './write.js'
 
 /** A level between the user and projects (work, family, …); its sync setting is the default of its new projects. */
-export interface Space { id: string; name: string; sync: ProjectSync; createdAt: number; updatedAt: number }
+export interface Space {
+  id: string
+  name: string
+  sync: ProjectSync
+  createdAt: number
+  updatedAt: number
+}
 
 /** What {@link SpacesApi.create} takes. */
-export interface SpaceInput { name: string; id?: string; sync?: ProjectSync }
+export interface SpaceInput {
+  name: string
+  id?: string
+  sync?: ProjectSync
+}
 
 /** Longest space name (characters). */
 export const MAX_SPACE_NAME = 200
@@ -100,7 +110,8 @@ export function createSpaces(ctx: StoreContext): SpacesApi {
       await write(ctx, TABLES, async (w) => {
         if (!(await table().get(id))) throw new MemoryError('not_found', `No space with id ${JSON.stringify(id)}`)
         const inside = await ctx.db.projects.filter((p) => p.spaceId === id).count()
-        if (inside > 0) throw new MemoryError('conflict', `Space ${JSON.stringify(id)} still holds ${inside} project(s), archived ones included; move them out first`)
+        if (inside > 0)
+          throw new MemoryError('conflict', `Space ${JSON.stringify(id)} still holds ${inside} project(s), archived ones included; move them out first`)
         await table().delete(id)
         w.change('spaces', 'delete', id, '')
       })

@@ -17,7 +17,10 @@ async function replicas(n: number, network = createLoopbackNetwork()) {
 
 describe('patterns over sync', () => {
   it('mirror an observed pattern to the other device, which reinforces it in turn', async () => {
-    const { network, list: [a, b] } = await replicas(2)
+    const {
+      network,
+      list: [a, b],
+    } = await replicas(2)
     const seen: Change[] = []
     await b!.memory.changes.subscribe({ kinds: ['patterns'] }, (batch) => void seen.push(...batch))
     await a!.memory.patterns.observe('p', 'Orders coffee on Mondays', { confidence: 0.5 })
@@ -35,10 +38,13 @@ describe('patterns over sync', () => {
   })
 
   it('converge concurrent observations of one pattern on the latest clock', async () => {
-    const { network, list: [a, b] } = await replicas(2)
+    const {
+      network,
+      list: [a, b],
+    } = await replicas(2)
     network.disconnect('r0')
     await a!.memory.patterns.observe('p', 'Walks at noon', { confidence: 0.2 })
-    await b!.memory.patterns.observe('p', 'walks at NOON', { confidence: 0.9 })   // b's clock is 1 ms ahead
+    await b!.memory.patterns.observe('p', 'walks at NOON', { confidence: 0.9 }) // b's clock is 1 ms ahead
     network.reconnect('r0')
     await settle(network, [a!, b!])
     for (const r of [a!, b!]) expect(await r.memory.patterns.list('p')).toMatchObject([{ text: 'walks at NOON', confidence: 0.9 }])
@@ -46,7 +52,10 @@ describe('patterns over sync', () => {
   })
 
   it('carry a delete to the other device as a tombstone', async () => {
-    const { network, list: [a, b] } = await replicas(2)
+    const {
+      network,
+      list: [a, b],
+    } = await replicas(2)
     await a!.memory.patterns.observe('p', 'Naps after lunch', { confidence: 0.8 })
     await settle(network, [a!, b!])
     expect(await b!.memory.patterns.list('p')).toHaveLength(1)
@@ -57,7 +66,10 @@ describe('patterns over sync', () => {
   })
 
   it('stay local in a project whose sync is off, and go through the outbox once it is on', async () => {
-    const { network, list: [a, b] } = await replicas(2)
+    const {
+      network,
+      list: [a, b],
+    } = await replicas(2)
     await a!.memory.projects.create({ id: 'q', name: 'Q' })
     await a!.memory.patterns.observe('q', 'Local only')
     expect(await replicationOf(a!.memory).pending({ projectId: 'q' })).toEqual([])
@@ -69,10 +81,18 @@ describe('patterns over sync', () => {
   })
 
   it('refuse malformed remote pattern records and keep the rest of the batch', async () => {
-    const { list: [a] } = await replicas(1)
+    const {
+      list: [a],
+    } = await replicas(1)
     const replication = replicationOf(a!.memory)
     const hlc = formatHlc(Date.UTC(2026, 0, 1), 0, 'remotedevice')
-    const good = { kind: 'patterns' as const, projectId: 'p', id: 'p/hums%20a%20tune', hlc, row: { text: 'Hums a tune', confidence: 0.8, observations: 1, createdAt: 1, updatedAt: 1, projectId: 'p' } }
+    const good = {
+      kind: 'patterns' as const,
+      projectId: 'p',
+      id: 'p/hums%20a%20tune',
+      hlc,
+      row: { text: 'Hums a tune', confidence: 0.8, observations: 1, createdAt: 1, updatedAt: 1, projectId: 'p' },
+    }
     const badId = { ...good, id: 'p/other' }
     const badConfidence = { ...good, row: { ...good.row, confidence: 2 } }
     const unknownField = { ...good, row: { ...good.row, mood: 'happy' } }

@@ -8,16 +8,22 @@ let counter = 0
 /** The same store, opened in process and reached through a worker host over a MessageChannel. */
 const opens: [string, () => Promise<Memory>][] = [
   ['in process', () => openMemory({ appId: 'modules-parity', userId: `u${++counter}`, indexedDB: new IDBFactory(), IDBKeyRange, maxArtifactBytes: 1000 })],
-  ['through a worker', async () => {
-    const { port1, port2 } = new MessageChannel()
-    exposeMemory({ endpoint: port1, memory: { indexedDB: new IDBFactory(), IDBKeyRange, maxArtifactBytes: 1000 }, locks: null })
-    return connectMemory(port2, { appId: 'modules-parity', userId: `u${++counter}` })
-  }],
+  [
+    'through a worker',
+    async () => {
+      const { port1, port2 } = new MessageChannel()
+      exposeMemory({ endpoint: port1, memory: { indexedDB: new IDBFactory(), IDBKeyRange, maxArtifactBytes: 1000 }, locks: null })
+      return connectMemory(port2, { appId: 'modules-parity', userId: `u${++counter}` })
+    },
+  ],
 ]
 
 /** The code of a rejected call, checking it is a MemoryError on both sides of the boundary. */
 async function codeOf(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(() => undefined, (e: unknown) => e)
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   expect(error).toBeInstanceOf(MemoryError)
   return (error as MemoryError).code
 }
@@ -97,7 +103,7 @@ describe.each(opens)('task handles, limitations, patterns %s', (_where, open) =>
 })
 
 describe('adopt through a worker', () => {
-  it('merges another user\'s database the host holds', async () => {
+  it("merges another user's database the host holds", async () => {
     const indexedDB = new IDBFactory()
     const connect = async (userId: string) => {
       const { port1, port2 } = new MessageChannel()

@@ -18,12 +18,17 @@ export interface Context {
 }
 /** Options of `context.build`. */
 export interface BuildContextOptions {
-  sessionId?: string; query?: string; budget: number; sections?: SectionName[]
+  sessionId?: string
+  query?: string
+  budget: number
+  sections?: SectionName[]
   /** Patterns at or above this confidence make the `patterns` section (default 0.7). */
   patternThreshold?: number
 }
 /** Condenses overflowing memory into fewer tokens (app-supplied, e.g. an LLM call). */
-export interface Summarizer { summarize(texts: string[], maxTokens: number): Promise<string> }
+export interface Summarizer {
+  summarize(texts: string[], maxTokens: number): Promise<string>
+}
 
 /** Builds prompts that fit a token budget. */
 export interface ContextApi {
@@ -54,11 +59,13 @@ export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>,
     async build(projectId, options) {
       checkId('projectId', projectId)
       const opts = checkOptions('options', options, ['sessionId', 'query', 'budget', 'sections', 'patternThreshold'])
-      const patternThreshold = opts.patternThreshold === undefined ? PATTERN_THRESHOLD : checkNumber('patternThreshold', opts.patternThreshold, { min: 0, max: 1 })
+      const patternThreshold =
+        opts.patternThreshold === undefined ? PATTERN_THRESHOLD : checkNumber('patternThreshold', opts.patternThreshold, { min: 0, max: 1 })
       const sessionId = opts.sessionId === undefined ? undefined : checkId('sessionId', opts.sessionId)
       const query = opts.query === undefined ? undefined : checkString('query', opts.query, { maxLength: 10_000 })
       const budget = checkNumber('budget', opts.budget, { min: 1, max: MAX_BUDGET, integer: true })
-      if (opts.sections !== undefined && (!Array.isArray(opts.sections) || opts.sections.length === 0)) throw invalidInput('sections must be a non-empty array of section names')
+      if (opts.sections !== undefined && (!Array.isArray(opts.sections) || opts.sections.length === 0))
+        throw invalidInput('sections must be a non-empty array of section names')
       const wanted = new Set(opts.sections?.map((s) => checkOneOf('sections[]', s, SECTION_ORDER)) ?? SECTION_ORDER)
       ctx.assertOpen()
 
@@ -87,9 +94,12 @@ export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>,
         }
       }
       for (const s of fitted) {
-        if (s.dropped.length > 0) omitted.push({ name: s.name, items: s.dropped.length, reason: s.name === 'recent' && summarizerFailed ? 'summarizer_failed' : 'over budget' })
+        if (s.dropped.length > 0)
+          omitted.push({ name: s.name, items: s.dropped.length, reason: s.name === 'recent' && summarizerFailed ? 'summarizer_failed' : 'over budget' })
       }
-      const sections = fitted.filter((s) => s.kept.length > 0).map((s) => ({ name: s.name, text: s.text, tokens: s.tokens, items: s.kept.filter((i) => i.key !== SUMMARY_KEY).length }))
+      const sections = fitted
+        .filter((s) => s.kept.length > 0)
+        .map((s) => ({ name: s.name, text: s.text, tokens: s.tokens, items: s.kept.filter((i) => i.key !== SUMMARY_KEY).length }))
       const text = sections.map((s) => s.text).join(SECTION_SEPARATOR)
       return { sections, text, tokens: text ? tokenizer.count(text) : 0, omitted }
     },
@@ -115,7 +125,10 @@ async function condenseRecent(summarizer: Summarizer, g: Gathered, draft: Draft[
   if (lost.length === 0) return { ok: false as const }
   let summary: string
   try {
-    summary = await summarizer.summarize(lost.map((m) => `${m.role}: ${m.content}`), reserve - 16)
+    summary = await summarizer.summarize(
+      lost.map((m) => `${m.role}: ${m.content}`),
+      reserve - 16,
+    )
     if (typeof summary !== 'string' || summary.trim() === '') throw new Error('summarize() returned no text')
   } catch (error) {
     // A failing app summarizer must not fail the prompt: drop instead, and say why (omitted + memory.status).
@@ -130,28 +143,36 @@ async function condenseRecent(summarizer: Summarizer, g: Gathered, draft: Draft[
   return { ok: true as const, draft: next, fitted: fitBudget(next, budget, tokenizer), summarized: lost.length }
 }
 
-async function gather(memory: Partial<Memory>, projectId: string, sessionId: string | undefined, query: string | undefined, wanted: ReadonlySet<SectionName>, patternThreshold: number): Promise<Gathered> {
+async function gather(
+  memory: Partial<Memory>,
+  projectId: string,
+  sessionId: string | undefined,
+  query: string | undefined,
+  wanted: ReadonlySet<SectionName>,
+  patternThreshold: number,
+): Promise<Gathered> {
   const withUser = projectId !== USER_PROJECT
   // Sections whose module the store was composed without are simply empty.
   const { blocks: b, facts: f, search, summaries: s, messages: m, lessons: l, limitations: lim, patterns: pat } = memory
   const has = (name: SectionName) => wanted.has(name)
   const searching = search !== undefined && query !== undefined && query.trim() !== '' && (has('recalled') || has('facts'))
   const allFacts = async (id: string) => (await f!.list(id, { limit: MAX_FACTS })).items
-  const [blocks, userBlocks, facts, userFacts, hits, userHits, projectSummary, sessionSummary, recent, lessons, limitations, patterns, userPatterns] = await Promise.all([
-    b && has('blocks') ? b.list(projectId) : [],
-    b && has('blocks') && withUser ? b.list(USER_PROJECT) : [],
-    f && has('facts') ? allFacts(projectId) : [],
-    f && has('facts') && withUser ? allFacts(USER_PROJECT) : [],
-    searching ? search(projectId, query!, { limit: RECALL_DEPTH }) : [],
-    searching && f && has('facts') && withUser ? search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
-    s && has('summaries') ? s.latest(projectId, { kind: 'project' }) : undefined,
-    s && has('summaries') && sessionId ? s.latest(projectId, { sessionId, kind: 'session' }) : undefined,
-    m && has('recent') && sessionId ? m.tail(sessionId, RECENT_WINDOW) : [],
-    l && has('lessons') ? l.list(projectId) : [],
-    lim && has('limitations') ? lim.open() : [],
-    pat && has('patterns') ? pat.list(projectId, { minConfidence: patternThreshold }) : [],
-    pat && has('patterns') && withUser ? pat.list(USER_PROJECT, { minConfidence: patternThreshold }) : [],
-  ])
+  const [blocks, userBlocks, facts, userFacts, hits, userHits, projectSummary, sessionSummary, recent, lessons, limitations, patterns, userPatterns] =
+    await Promise.all([
+      b && has('blocks') ? b.list(projectId) : [],
+      b && has('blocks') && withUser ? b.list(USER_PROJECT) : [],
+      f && has('facts') ? allFacts(projectId) : [],
+      f && has('facts') && withUser ? allFacts(USER_PROJECT) : [],
+      searching ? search(projectId, query!, { limit: RECALL_DEPTH }) : [],
+      searching && f && has('facts') && withUser ? search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
+      s && has('summaries') ? s.latest(projectId, { kind: 'project' }) : undefined,
+      s && has('summaries') && sessionId ? s.latest(projectId, { sessionId, kind: 'session' }) : undefined,
+      m && has('recent') && sessionId ? m.tail(sessionId, RECENT_WINDOW) : [],
+      l && has('lessons') ? l.list(projectId) : [],
+      lim && has('limitations') ? lim.open() : [],
+      pat && has('patterns') ? pat.list(projectId, { minConfidence: patternThreshold }) : [],
+      pat && has('patterns') && withUser ? pat.list(USER_PROJECT, { minConfidence: patternThreshold }) : [],
+    ])
   return {
     projectId,
     blocks: [...userBlocks, ...blocks],

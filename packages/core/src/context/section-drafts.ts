@@ -55,8 +55,13 @@ export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: 
 
   // Facts: shown by key (stable), kept by relevance to the query, then newest.
   const rank = new Map(g.hits.filter((h) => h.kind === 'fact').map((h, i) => [`${h.projectId}\u0001${h.id}`, i]))
-  const shown = [...g.facts].sort((a, b) => (a.projectId === b.projectId ? 0 : a.projectId === USER_PROJECT ? -1 : 1) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  const factItems = shown.map((f, i) => ({ f, it: item(clamp(`- ${owner(f.projectId)}${escapeMemoryText(f.key)}: ${escapeMemoryText(valueText(f.value))}`), i, tokenizer) }))
+  const shown = [...g.facts].sort(
+    (a, b) => (a.projectId === b.projectId ? 0 : a.projectId === USER_PROJECT ? -1 : 1) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  )
+  const factItems = shown.map((f, i) => ({
+    f,
+    it: item(clamp(`- ${owner(f.projectId)}${escapeMemoryText(f.key)}: ${escapeMemoryText(valueText(f.value))}`), i, tokenizer),
+  }))
   factItems.sort((a, b) => {
     const ra = rank.get(`${a.f.projectId}\u0001${a.f.id}`) ?? Infinity
     const rb = rank.get(`${b.f.projectId}\u0001${b.f.id}`) ?? Infinity
@@ -87,7 +92,17 @@ export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: 
     { name: 'lessons', items: lessons, contiguous: false },
     // Open limitations, oldest first: what the agent cannot do yet, and its plan.
     // Patterns: kept and shown most confident first.
-    { name: 'patterns', items: [...g.patterns].sort((a, b) => b.confidence - a.confidence || b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1)).map((p, i) => item(clamp(`- ${owner(p.projectId)}${escapeMemoryText(p.text)} (confidence ${p.confidence.toFixed(2)})`), i, tokenizer)), contiguous: false },
-    { name: 'limitations', items: g.limitations.map((l, i) => item(clamp(`- ${escapeMemoryText(l.title)}${l.plan ? ` (plan: ${escapeMemoryText(l.plan)})` : ''}`), i, tokenizer)), contiguous: false },
+    {
+      name: 'patterns',
+      items: [...g.patterns]
+        .sort((a, b) => b.confidence - a.confidence || b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1))
+        .map((p, i) => item(clamp(`- ${owner(p.projectId)}${escapeMemoryText(p.text)} (confidence ${p.confidence.toFixed(2)})`), i, tokenizer)),
+      contiguous: false,
+    },
+    {
+      name: 'limitations',
+      items: g.limitations.map((l, i) => item(clamp(`- ${escapeMemoryText(l.title)}${l.plan ? ` (plan: ${escapeMemoryText(l.plan)})` : ''}`), i, tokenizer)),
+      contiguous: false,
+    },
   ]
 }

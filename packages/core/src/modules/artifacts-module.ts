@@ -20,7 +20,8 @@ export interface ArtifactsModuleOptions {
 export function artifactsModule(options: ArtifactsModuleOptions = {}): MemoryModule<'artifacts'> {
   const o = checkOptions('artifactsModule options', options, ['maxBytes'])
   const maxBytes = o.maxBytes ?? DEFAULT_ARTIFACT_BUDGET
-  if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new MemoryError('invalid_input', `maxBytes must be a positive integer, got ${String(maxBytes)}`)
+  if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1)
+    throw new MemoryError('invalid_input', `maxBytes must be a positive integer, got ${String(maxBytes)}`)
   return {
     name: 'artifacts',
     tables: ['artifacts'],

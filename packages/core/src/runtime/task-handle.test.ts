@@ -46,7 +46,9 @@ describe('task handles', () => {
 
   it('cancels and updates by a typed handle prefix; ambiguous is conflict, none is false', async () => {
     const { clock, memory } = await setup()
-    const tasks = await Promise.all(Array.from({ length: 33 }, (_, i) => memory.tasks.create('p', { description: `chore ${i}`, dueAt: clock.now() + i * 3_600_000 })))
+    const tasks = await Promise.all(
+      Array.from({ length: 33 }, (_, i) => memory.tasks.create('p', { description: `chore ${i}`, dueAt: clock.now() + i * 3_600_000 })),
+    )
     const [a, b] = sharingFirst(tasks)
     await expect(memory.tasks.cancel(a.handle[0]!)).rejects.toMatchObject({ code: 'conflict' })
     await expect(memory.tasks.update(a.handle[0]!.toUpperCase(), { description: 'x' })).rejects.toMatchObject({ code: 'conflict' })
