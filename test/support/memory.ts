@@ -8,7 +8,7 @@ let counter = 0
  * test, nothing shared. Pass `indexedDB` to reopen the same database.
  */
 export async function openTestMemory(options: Partial<MemoryOptions> = {}): Promise<Memory & { indexedDB: IDBFactory }> {
-  if (process.env.ENGRAM_TEST_GLOBALS === '1') return openOnGlobals(options)
+  if ((globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.ENGRAM_TEST_GLOBALS === '1') return openOnGlobals(options)
   const indexedDB = (options.indexedDB as IDBFactory | undefined) ?? new IDBFactory()
   const memory = await openMemory({
     appId: 'test',

@@ -15,6 +15,11 @@ export type ChangeKind =
   | 'tasks'
   | 'usage'
   | 'lessons'
+  | 'limitations'
+  | 'patterns'
+  | 'spaces'
+  | 'artifacts'
+  | 'people'
 
 /** Every {@link ChangeKind}, for checking subscription filters. */
 export const CHANGE_KINDS: readonly ChangeKind[] = [
@@ -30,6 +35,11 @@ export const CHANGE_KINDS: readonly ChangeKind[] = [
   'tasks',
   'usage',
   'lessons',
+  'limitations',
+  'patterns',
+  'spaces',
+  'artifacts',
+  'people',
 ]
 
 /** Who made a change: this device, or another device through sync. */

@@ -26,6 +26,27 @@ describe('the clock across restarts and against hostile stamps', () => {
     reopened.close()
   })
 
+  it('restores from stamps of every mirrored kind: a pattern from a fast clock', async () => {
+    const clock = testClock(T)
+    const first = await openTestMemory({ now: clock.now })
+    await first.projects.create({ id: 'p1', name: 'P1', sync: { enabled: true } })
+    const fast = formatHlc(T + 10 * MIN, 0, 'devicea')
+    const pattern: MirroredRecord = {
+      kind: 'patterns',
+      projectId: 'p1',
+      id: 'p1/walks',
+      hlc: fast,
+      row: { text: 'Walks', confidence: 0.5, observations: 1, createdAt: T, updatedAt: T },
+    }
+    expect((await replicationOf(first).applyRemote([pattern], { maxClockLeadMs: 15 * MIN })).applied).toBe(1)
+    await first.close()
+    const reopened = await openTestMemory({ now: clock.now, indexedDB: first.indexedDB, userId: first.userId })
+    await reopened.patterns.observe('p1', 'walks')
+    const [entry] = (await replicationOf(reopened).pending()).filter((p) => p.id === 'p1/walks')
+    expect(compareHlc(entry!.record!.hlc, fast)).toBeGreaterThan(0)
+    await reopened.close()
+  })
+
   it('quarantines malformed stamps and stamps beyond the drift bound: not stored, clock unmoved', async () => {
     const clock = testClock(T)
     const memory = await openTestMemory({ now: clock.now })

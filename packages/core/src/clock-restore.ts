@@ -1,5 +1,6 @@
 import { compareHlc, readHlc } from './hlc.js'
 import type { EngramDb } from './schema.js'
+import { MIRRORED_KINDS } from './synced-kind.js'
 
 /**
  * Stored stamps leading the wall clock by more than this are not restored: they
@@ -23,8 +24,9 @@ export async function highestStoredStamp(db: EngramDb, now: number): Promise<str
     if (!parts || parts.physical - now > RESTORE_MAX_LEAD_MS) return
     if (compareHlc(row.hlc as string, highest) > 0) highest = row.hlc as string
   }
-  await db.transaction('r', [db.facts, db.blocks, db.summaries, db.outbox], async () => {
-    await Promise.all([db.facts.each(see), db.blocks.each(see), db.summaries.each(see), db.outbox.each(see)])
+  const tables = [...MIRRORED_KINDS, 'outbox']
+  await db.transaction('r', tables, async () => {
+    await Promise.all(tables.map((t) => db.table(t).each(see)))
   })
   return highest
 }

@@ -28,6 +28,11 @@ const ADDS: Record<string, string[]> = {
   context: ['context'],
   runtime: ['journal', 'runs', 'tasks', 'usage', 'lessons', 'turns'],
   importer: ['import'],
+  limitations: ['limitations'],
+  patterns: ['patterns'],
+  spaces: ['spaces'],
+  artifacts: ['artifacts'],
+  people: ['people', 'adopt'],
 }
 const members = (memory: object) => Object.keys(memory).sort()
 

@@ -105,6 +105,7 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     feed: createChangeFeed(),
     syncedProjects: new Set(),
     index: NO_TEXT_INDEX,
+    dbDeps: { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}) },
     assertOpen,
     onClose: [],
   }
@@ -158,7 +159,8 @@ function checkModules(value: unknown): readonly AnyModule[] {
   return value as MemoryModule[]
 }
 
-async function refuseNewerSchema(factory: IDBFactory | undefined, name: string, verno: number): Promise<void> {
+/** @throws MemoryError `conflict` when the database `name` was written by a newer schema than `verno`. */
+export async function refuseNewerSchema(factory: IDBFactory | undefined, name: string, verno: number): Promise<void> {
   if (typeof factory?.databases !== 'function') return
   const stored = (await factory.databases()).find((d) => d.name === name)?.version
   // Dexie stores version N as IndexedDB version N × 10.

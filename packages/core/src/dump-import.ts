@@ -3,6 +3,9 @@ import { blockId } from './blocks.js'
 import type { Change } from './change-feed.js'
 import { invalidInput } from './errors.js'
 import { factText, tagKeysOf } from './facts-rows.js'
+import { withTaskHandles } from './dump-task-handles.js'
+import { checkArtifactBudget } from './artifacts.js'
+import { limitationKey } from './limitations.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type ProjectScope } from './dump-scope.js'
 import type { Dump } from './dump-validate.js'
 import { checkMergeHistory, withoutStoredCopies } from './dump-merge-check.js'
@@ -13,13 +16,14 @@ import { USER_PROJECT, type IndexedDoc, type StoreContext } from './store-contex
 import { indexSummary } from './summaries.js'
 import { journalChangeId, recountJournalSessions } from './runtime/journal.js'
 import { lessonChangeId } from './runtime/lessons.js'
+import { MIRRORED_KINDS } from './synced-kind.js'
 import { write, type WriteScope } from './write.js'
 
 type Row = Record<string, unknown>
 type Mode = 'merge' | 'replace'
 
 /** Kinds mirrored by sync: their rows need an `hlc`, and a replace reports the ones it removed. */
-const MIRRORED_TABLES = ['facts', 'blocks', 'summaries'] as const
+const MIRRORED_TABLES = MIRRORED_KINDS
 
 /**
  * Writes a validated dump in one transaction (memory tables, the search index
@@ -44,10 +48,10 @@ export async function importDump(ctx: StoreContext, dump: Dump, mode: Mode): Pro
 async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mode): Promise<number> {
   const { db } = ctx
   // A dump never turns sync on: an imported project keeps this device's setting, a new one starts unsynced.
-  const projects = await withLocalSync(ctx, (dump.tables.projects ?? []) as Row[])
-  const rowsOf = (name: string): Row[] => (name === 'projects' ? projects : ((dump.tables[name] ?? []) as Row[]))
   const scope = dump.projectId === undefined ? undefined : await loadProjectScope(db, dump.projectId)
   const wholeStoreReplace = mode === 'replace' && scope === undefined
+  const projects = await inKnownSpaces(ctx, dump, wholeStoreReplace, await withLocalSync(ctx, (dump.tables.projects ?? []) as Row[]))
+  const rowsOf = (name: string): Row[] => (name === 'projects' ? projects : ((dump.tables[name] ?? []) as Row[]))
   await checkReferences(ctx, dump, mode)
   const sessionSeq = highestSeqs(rowsOf('messages') as unknown as MessageRow[])
   if (mode === 'merge') {
@@ -65,7 +69,8 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
     const auto = primaryKeyOf(db, table).auto
     const source = auto && !wholeStoreReplace ? await withoutStoredCopies(ctx, table, rowsOf(table)) : rowsOf(table)
     if (source.length === 0) continue
-    const rows = prepareRows(ctx, w, table, source, wholeStoreReplace, sessionSeq)
+    const prepared = prepareRows(ctx, w, table, source, wholeStoreReplace, sessionSeq)
+    const rows = table === 'tasks' ? await withTaskHandles(ctx, prepared) : prepared
     const keys = auto ? await db.table(table).bulkPut(rows, { allKeys: true }) : await db.table(table).bulkPut(rows)
     count += rows.length
     await indexRows(ctx, w, table, rows)
@@ -74,6 +79,7 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
       if (change) written.push(change)
     })
   }
+  if (rowsOf('artifacts').length > 0) await checkArtifactBudget(ctx, 0)
   await raiseLastSeq(ctx, sessionSeq, new Set(rowsOf('sessions').map((s) => s.id as string)))
   await recountJournalSessions(ctx, [...journalSessions])
   if (wholeStoreReplace && !(await db.projects.get(USER_PROJECT))) {
@@ -90,6 +96,18 @@ async function withLocalSync(ctx: StoreContext, rows: Row[]): Promise<Row[]> {
   if (rows.length === 0) return rows
   const stored = await ctx.db.projects.bulkGet(rows.map((r) => r.id as string))
   return rows.map((r, i) => ({ ...r, sync: { ...(stored[i]?.sync ?? { enabled: false }) } }))
+}
+
+/** A project naming a space that is neither in the dump nor (unless it is replaced) in the store lands outside any space. */
+async function inKnownSpaces(ctx: StoreContext, dump: Dump, wholeStoreReplace: boolean, rows: Row[]): Promise<Row[]> {
+  if (!rows.some((r) => r.spaceId !== undefined)) return rows
+  const known = new Set(((dump.tables.spaces ?? []) as Row[]).map((s) => s.id))
+  if (!wholeStoreReplace) for (const id of await ctx.db.table('spaces').toCollection().primaryKeys()) known.add(id)
+  return rows.map((r) => {
+    if (r.spaceId === undefined || known.has(r.spaceId)) return r
+    const { spaceId: _dropped, ...rest } = r
+    return rest
+  })
 }
 
 /** Kinds whose change id is not a row's own key: several rows may name the same record. */
@@ -186,6 +204,8 @@ function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[
       }
     })
   }
+  // A limitation's key is its folded title: recomputed so a hand-edited dump cannot split one title in two.
+  if (table === 'limitations') return rows.map((r) => ({ ...r, key: limitationKey(String(r.title)) }))
   if (table === 'sessions') {
     return rows.map((s) => {
       const seq = Math.max(typeof s.lastSeq === 'number' ? s.lastSeq : 0, sessionSeq.get(s.id as string) ?? 0)
@@ -274,6 +294,8 @@ function changeOf(table: string, row: Row): Change | undefined {
     case 'summaries':
     case 'passages':
     case 'tasks':
+    case 'patterns':
+    case 'artifacts':
       return make(table, row.id)
     case 'blocks':
       return make('blocks', blockId(projectId, row.label as string))
@@ -289,6 +311,12 @@ function changeOf(table: string, row: Row): Change | undefined {
       return make('lessons', lessonChangeId(String(row.domain), String(row.key)))
     case 'outcomes':
       return make('lessons', `outcome:${String(row.seq)}`)
+    case 'limitations':
+      return make('limitations', row.key)
+    case 'spaces':
+      return make('spaces', row.id)
+    case 'people':
+      return make('people', row.id)
     default:
       return undefined
   }

@@ -1,3 +1,4 @@
+import { decodeArtifactRows } from './dump-artifacts.js'
 import { checkMirroredRows } from './dump-check-mirrored.js'
 import { importDump } from './dump-import.js'
 import { type Dump, validateDump } from './dump-validate.js'
@@ -29,6 +30,7 @@ export function createImporter(ctx: StoreContext): ImportApi['import'] {
     checkOneOf('mode', mode, ['merge', 'replace'] as const)
     validateDump(ctx.db, dump)
     checkMirroredRows(dump)
-    return { written: await importDump(ctx, dump, mode!) }
+    // Blobs are made before the import's transaction: hashing bytes is not an IndexedDB request.
+    return { written: await importDump(ctx, await decodeArtifactRows(dump), mode!) }
   }
 }

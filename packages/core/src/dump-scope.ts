@@ -9,6 +9,7 @@ import type { EngramDb } from './schema.js'
  * never dumped.
  */
 export const MEMORY_TABLES = [
+  'spaces',
   'projects',
   'facts',
   'factVersions',
@@ -26,12 +27,29 @@ export const MEMORY_TABLES = [
   'lessons',
   'outcomes',
   'turns',
+  'limitations',
+  'patterns',
+  'artifacts',
+  'people',
 ] as const
 /** A table a dump may hold. */
 export type MemoryTable = (typeof MEMORY_TABLES)[number]
 
 /** Tables whose every row carries `projectId` (scoped through their projectId index). */
-const PROJECT_ROWS = new Set<string>(['facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages', 'tasks', 'lessons', 'outcomes'])
+const PROJECT_ROWS = new Set<string>([
+  'facts',
+  'factVersions',
+  'blocks',
+  'sessions',
+  'messages',
+  'summaries',
+  'passages',
+  'tasks',
+  'lessons',
+  'outcomes',
+  'patterns',
+  'artifacts',
+])
 
 type Row = Record<string, unknown>
 

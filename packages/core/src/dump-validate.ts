@@ -46,6 +46,10 @@ const REQUIRED: Partial<Record<MemoryTable, Record<string, FieldType>>> = {
   lessons: { projectId: 'string', domain: 'string', key: 'string' },
   outcomes: { projectId: 'string' },
   turns: { projectId: 'string', status: 'string' },
+  spaces: { id: 'string', name: 'string', sync: 'object', createdAt: 'number', updatedAt: 'number' },
+  artifacts: { id: 'string', projectId: 'string', name: 'string', mimeType: 'string', size: 'number', sha256: 'string', createdAt: 'number' },
+  people: { id: 'string', createdAt: 'number', updatedAt: 'number' },
+  limitations: { title: 'string', status: ['open', 'resolved'], createdAt: 'number', updatedAt: 'number' },
 }
 
 /** Fields checked only when present (import fills the defaults of missing ones). */

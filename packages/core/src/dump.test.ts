@@ -73,18 +73,23 @@ describe('export', () => {
     expect(dump).toMatchObject({ format: 'engram-dump', version: 1, exportedAt: clock.now() })
     expect(dump).not.toHaveProperty('projectId')
     expect(Object.keys(dump.tables).sort()).toEqual([
+      'artifacts',
       'blocks',
       'checkpoints',
       'factVersions',
       'facts',
       'journal',
       'lessons',
+      'limitations',
       'messages',
       'outcomes',
       'passages',
+      'patterns',
+      'people',
       'projects',
       'runs',
       'sessions',
+      'spaces',
       'summaries',
       'tasks',
       'toolEvents',

@@ -1,3 +1,4 @@
+import { encodeArtifactRows } from './dump-artifacts.js'
 import { MemoryError } from './errors.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, type ProjectScope } from './dump-scope.js'
 import { DUMP_FORMAT, DUMP_VERSION, type Dump } from './dump-validate.js'
@@ -66,7 +67,9 @@ export function createDump(ctx: StoreContext): DumpApi {
       const [tables, storage] = await Promise.all([snapshot(projectId), estimateStorage()])
       const live = (rows: Row[] | undefined) => (rows ?? []).filter((r) => r.deletedAt === undefined).length
       let bytes = 0
-      for (const rows of Object.values(tables)) for (const row of rows) bytes += utf8Length(JSON.stringify(row)) + 1
+      // An artifact's Blob counts by its size (as JSON it would be `{}`).
+      for (const rows of Object.values(tables))
+        for (const row of rows) bytes += utf8Length(JSON.stringify(row)) + 1 + (row.data instanceof Blob ? row.data.size : 0)
       return {
         facts: live(tables.facts),
         blocks: live(tables.blocks),
@@ -81,6 +84,7 @@ export function createDump(ctx: StoreContext): DumpApi {
 
     async export(projectId) {
       const tables = await snapshot(projectId)
+      if (tables.artifacts !== undefined) tables.artifacts = await encodeArtifactRows(tables.artifacts)
       const dump: Dump = { format: DUMP_FORMAT, version: DUMP_VERSION, exportedAt: ctx.now(), tables }
       if (projectId !== undefined) dump.projectId = projectId
       return dump

@@ -9,6 +9,11 @@ export { searchModule, type SearchModuleOptions } from './modules/search-module.
 export { contextModule, type ContextModuleOptions } from './modules/context-module.js'
 export { runtimeModule, type RuntimeModuleOptions } from './modules/runtime-module.js'
 export { importerModule } from './modules/importer-module.js'
+export { limitationsModule } from './modules/limitations-module.js'
+export { patternsModule } from './modules/patterns-module.js'
+export { spacesModule } from './modules/spaces-module.js'
+export { artifactsModule, type ArtifactsModuleOptions } from './modules/artifacts-module.js'
+export { peopleModule } from './modules/people-module.js'
 export type { Page, PageOptions } from './paging.js'
 export type { StatusApi, MemoryStatus, ComponentStatus, BackgroundProblem, BackgroundSource, SyncState, Unsubscribe } from './status.js'
 export type { SyncApi, SyncEngine, SyncStateDetails, SyncProjectDetails, SyncRecordProblem } from './sync-api.js'
@@ -74,3 +79,9 @@ export type {
   Exchange,
   MemoryView,
 } from './runtime/turns.js'
+export type { Limitation, LimitationInput, LimitationsApi } from './limitations.js'
+export type { Pattern, PatternsApi, ObservePatternOptions, ListPatternsOptions } from './patterns.js'
+export type { Space, SpaceInput, SpacesApi } from './spaces.js'
+export type { Artifact, ArtifactWithData, ArtifactInput, ArtifactsApi, ListArtifactsOptions } from './artifacts.js'
+export type { PeopleApi } from './people.js'
+export type { AdoptResult } from './adopt.js'

@@ -8,6 +8,12 @@ import type { MessagesApi } from './messages.js'
 import type { ProjectsApi } from './projects.js'
 import type { JournalApi } from './runtime/journal.js'
 import type { LessonsApi } from './runtime/lessons.js'
+import type { LimitationsApi } from './limitations.js'
+import type { PatternsApi } from './patterns.js'
+import type { SpacesApi } from './spaces.js'
+import type { ArtifactsApi } from './artifacts.js'
+import type { PeopleApi } from './people.js'
+import type { AdoptResult } from './adopt.js'
 import type { RunsApi } from './runtime/runs.js'
 import type { TasksApi } from './runtime/tasks.js'
 import type { TurnsApi } from './runtime/turns.js'
@@ -47,6 +53,23 @@ export interface Memory {
   readonly usage: UsageApi
   readonly lessons: LessonsApi
   readonly turns: TurnsApi
+  /** What the agent knows it cannot do yet (store-wide). */
+  readonly limitations: LimitationsApi
+  /** What the agent noticed the user tends to do, per project; synced like facts. */
+  readonly patterns: PatternsApi
+  /** Groups of projects; a space's sync setting is the default of its new projects. */
+  readonly spaces: SpacesApi
+  /** Files agents produced, as Blobs on the device; metadata syncs with the project. */
+  readonly artifacts: ArtifactsApi
+  /** One person, several identities: aliases resolved to a canonical id, and who was welcomed. */
+  readonly people: PeopleApi
+  /**
+   * Merges another local user's database of the same app (an anonymous user who signed in) into this
+   * store in one transaction — kept kinds merged like an import, mirrored kinds by latest clock — and
+   * records `otherUserId` as an alias of this user. The other database stays readable. Idempotent.
+   * @throws MemoryError `invalid_input`, `not_found` (no such database), `conflict`, `quota_exceeded`, `closed`.
+   */
+  adopt(otherUserId: string): Promise<AdoptResult>
   readonly changes: ChangesApi
   /** Background state (embedder, summarizer, extractor, sync) and its failures, in one place. */
   readonly status: StatusApi

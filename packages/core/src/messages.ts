@@ -7,6 +7,7 @@ import type { MessageRow, SessionRow } from './schema.js'
 import { assertActive, requireSession } from './sessions.js'
 import { indexDocs } from './search/index-docs.js'
 import type { IndexedDoc, StoreContext } from './store-context.js'
+import { resolvePerson } from './people.js'
 import { checkJson, checkLimit, checkId, checkNumber, checkOneOf, checkOptions, checkString, type Json } from './validate.js'
 import { read, write } from './write.js'
 
@@ -23,12 +24,16 @@ export interface Message {
   tokens: number
   createdAt: number
   meta?: Json
+  /** Who wrote it: a canonical person id, resolved when it was appended. */
+  personId?: string
 }
 /** What {@link MessagesApi.append} takes. */
 export interface MessageInput {
   role: Role
   content: string
   meta?: Json
+  /** Who wrote it; stored as the canonical id it resolves to (`memory.people.resolve`). */
+  personId?: string
 }
 
 /** Messages of conversation sessions. */
@@ -77,6 +82,7 @@ interface Prepared {
   content: string
   tokens: number
   meta?: Json
+  personId?: string
 }
 
 /** The search-index document of a message. */
@@ -87,15 +93,17 @@ export function messageDoc(row: MessageRow): IndexedDoc {
 /** Creates the messages namespace of a store. */
 export function createMessages(ctx: StoreContext): MessagesApi {
   const { db } = ctx
-  const tables = ['projects', 'sessions', 'messages', ...ctx.index.tables]
+  const tables = ['projects', 'sessions', 'messages', 'people', ...ctx.index.tables]
 
   function prepare(name: string, input: MessageInput): Prepared {
-    const { role, content, meta } = checkOptions(name, input, ['role', 'content', 'meta'])
+    const { role, content, meta, personId } = checkOptions(name, input, ['role', 'content', 'meta', 'personId'])
+    if (personId !== undefined) checkId(`${name}.personId`, personId)
     checkOneOf(`${name}.role`, role, ROLES)
     checkContent(`${name}.content`, content)
     if (meta !== undefined) checkJson(`${name}.meta`, meta, MAX_META_BYTES)
     const p: Prepared = { role: role!, content: content!, tokens: countTokens(ctx, content!) }
     if (meta !== undefined) p.meta = structuredClone(meta)
+    if (personId !== undefined) p.personId = personId
     return p
   }
 
@@ -104,6 +112,7 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       const session = await requireSession(ctx, sessionId)
       assertActive(session)
       const now = ctx.now()
+      const people = await Promise.all(inputs.map((p) => (p.personId === undefined ? undefined : resolvePerson(ctx, p.personId))))
       const rows = inputs.map((p, i): MessageRow => {
         const row: MessageRow = {
           id: newId(now),
@@ -116,6 +125,8 @@ export function createMessages(ctx: StoreContext): MessagesApi {
           createdAt: now,
         }
         if (p.meta !== undefined) row.meta = p.meta
+        const personId = people[i]
+        if (personId !== undefined) row.personId = personId
         return row
       })
       const next: SessionRow = { ...session, lastSeq: session.lastSeq + rows.length, lastActiveAt: Math.max(session.lastActiveAt, now) }

@@ -8,6 +8,11 @@ import { conversationsModule } from './modules/conversations-module.js'
 import { factsModule } from './modules/facts-module.js'
 import { importerModule } from './modules/importer-module.js'
 import { runtimeModule } from './modules/runtime-module.js'
+import { limitationsModule } from './modules/limitations-module.js'
+import { patternsModule } from './modules/patterns-module.js'
+import { spacesModule } from './modules/spaces-module.js'
+import { artifactsModule } from './modules/artifacts-module.js'
+import { peopleModule } from './modules/people-module.js'
 import { searchModule } from './modules/search-module.js'
 import type { Extractor } from './runtime/turns.js'
 import type { PricingTable } from './runtime/usage.js'
@@ -29,11 +34,13 @@ export interface MemoryOptions extends BaseMemoryOptions {
   extractor?: Extractor
   /** Model prices for usage cost estimates (e.g. `defaultPricing` from `@engram/core/pricing`). */
   pricing?: PricingTable
+  /** Most bytes of artifacts kept on this device (default 256 MiB). */
+  maxArtifactBytes?: number
 }
 
 /** Options for tests and benchmarks only (search internals); accepted, not documented for apps. */
 const INTERNAL_OPTIONS = ['textIndex', 'mergeAt', 'mergeDelayMs', 'purgeAt', 'onMerge'] as const
-const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extractor', 'pricing', ...INTERNAL_OPTIONS] as const
+const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extractor', 'pricing', 'maxArtifactBytes', ...INTERNAL_OPTIONS] as const
 
 /**
  * Opens (creating on first use) the memory store of one app and user, with
@@ -69,6 +76,11 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
     contextModule(opts.summarizer ? { summarizer: opts.summarizer } : {}),
     importerModule(),
     runtimeModule({ ...(opts.extractor ? { extractor: opts.extractor } : {}), ...(opts.pricing ? { pricing: opts.pricing } : {}) }),
+    limitationsModule(),
+    patternsModule(),
+    spacesModule(),
+    artifactsModule(opts.maxArtifactBytes === undefined ? {} : { maxBytes: opts.maxArtifactBytes }),
+    peopleModule(),
   ]
   const base: BaseMemoryOptions = { appId: opts.appId, userId: opts.userId }
   for (const key of BASE_OPTIONS) if (opts[key] !== undefined) Object.assign(base, { [key]: opts[key] })

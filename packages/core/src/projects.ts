@@ -13,6 +13,8 @@ export interface Project {
   createdAt: number
   updatedAt: number
   archivedAt?: number
+  /** The space the project is in (`memory.spaces`); none when absent. */
+  spaceId?: string
 }
 /** Sync settings of a project. */
 export interface ProjectSync {
@@ -21,14 +23,23 @@ export interface ProjectSync {
 
 /** Projects of a store. The project `user` always exists. */
 export interface ProjectsApi {
-  /** Creates a project (id made on the device unless given). @throws MemoryError `conflict` when the id is taken, `invalid_input` on a bad name, id, sync setting or option, `limit_exceeded` for a name over 200 characters. */
-  create(input: { name: string; id?: string; sync?: ProjectSync }): Promise<Project>
+  /**
+   * Creates a project (id made on the device unless given), optionally in a space, whose sync
+   * setting is then the default. @throws MemoryError `conflict` when the id is taken, `invalid_input`
+   * on a bad name, id, sync setting or option, `limit_exceeded` for a name over 200 characters,
+   * `not_found` for an unknown space.
+   */
+  create(input: { name: string; id?: string; sync?: ProjectSync; spaceId?: string }): Promise<Project>
   /** The project (archived ones too), or undefined. @throws MemoryError `invalid_input` on a bad id. */
   get(id: string): Promise<Project | undefined>
-  /** Oldest first; archived projects only with `includeArchived`. @throws MemoryError `invalid_input` on bad options. */
-  list(options?: { includeArchived?: boolean }): Promise<Project[]>
-  /** Renames a project or changes its sync setting. @throws MemoryError `not_found` when there is no such project, `invalid_input` on a bad name, sync setting or option. */
-  update(id: string, changes: { name?: string; sync?: ProjectSync }): Promise<Project>
+  /** Oldest first; archived projects only with `includeArchived`; only a space's with `spaceId`. @throws MemoryError `invalid_input` on bad options. */
+  list(options?: { includeArchived?: boolean; spaceId?: string }): Promise<Project[]>
+  /**
+   * Renames a project, changes its sync setting, or moves it into a space (`spaceId`) or out of
+   * any (`spaceId: null`). @throws MemoryError `not_found` when there is no such project or space,
+   * `invalid_input` on a bad name, sync setting or option.
+   */
+  update(id: string, changes: { name?: string; sync?: ProjectSync; spaceId?: string | null }): Promise<Project>
   /** Hides a project from lists and search; its memory stays. @throws MemoryError `not_found`, `invalid_input` for `user`. */
   archive(id: string): Promise<void>
 }
@@ -46,13 +57,21 @@ export function createProjects(ctx: StoreContext): ProjectsApi {
 
   return {
     async create(input) {
-      const { name, id, sync } = checkOptions('project', input, ['name', 'id', 'sync'])
+      const { name, id, sync, spaceId } = checkOptions('project', input, ['name', 'id', 'sync', 'spaceId'])
       checkString('name', name, { nonEmpty: true, maxLength: MAX_NAME })
       const projectId = id === undefined ? newId(ctx.now()) : checkId('id', id)
-      const syncSetting = checkSync(sync)
+      const syncSetting = sync === undefined ? undefined : checkSync(sync)
+      if (spaceId !== undefined) checkId('spaceId', spaceId)
       const now = ctx.now()
-      const project: ProjectRow = { id: projectId, name: name!.trim(), sync: syncSetting, createdAt: now, updatedAt: now }
-      await write(ctx, ['projects'], async (w) => {
+      const project: ProjectRow = { id: projectId, name: name!.trim(), sync: syncSetting ?? { enabled: false }, createdAt: now, updatedAt: now }
+      await write(ctx, ['projects', 'spaces'], async (w) => {
+        if (spaceId !== undefined) {
+          const space = await db.table<{ sync: ProjectSync }, string>('spaces').get(spaceId)
+          if (!space) throw new MemoryError('not_found', `No space with id ${JSON.stringify(spaceId)}; create it with memory.spaces.create()`)
+          project.spaceId = spaceId
+          // A space's sync setting is the default of its new projects.
+          if (syncSetting === undefined) project.sync = { enabled: space.sync.enabled }
+        }
         if (await db.projects.get(projectId)) throw new MemoryError('conflict', `A project with id ${JSON.stringify(projectId)} already exists`)
         await db.projects.add(project)
         w.change('projects', 'put', projectId, projectId)
@@ -65,19 +84,28 @@ export function createProjects(ctx: StoreContext): ProjectsApi {
       return readOne(ctx, () => db.projects.get(id))
     },
     async list(options) {
-      const { includeArchived } = checkOptions('options', options, ['includeArchived'])
+      const { includeArchived, spaceId } = checkOptions('options', options, ['includeArchived', 'spaceId'])
+      if (spaceId !== undefined) checkId('spaceId', spaceId)
       const all = await read(ctx, ['projects'], () => db.projects.toArray())
-      return all.filter((p) => includeArchived || p.archivedAt === undefined).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+      return all
+        .filter((p) => (includeArchived || p.archivedAt === undefined) && (spaceId === undefined || p.spaceId === spaceId))
+        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
     },
     async update(id, changes) {
       checkId('id', id)
-      const { name, sync } = checkOptions('changes', changes, ['name', 'sync'])
+      const { name, sync, spaceId } = checkOptions('changes', changes, ['name', 'sync', 'spaceId'])
       if (name !== undefined) checkString('name', name, { nonEmpty: true, maxLength: MAX_NAME })
       const syncSetting = sync === undefined ? undefined : checkSync(sync)
-      const project = await write(ctx, ['projects'], async (w) => {
+      if (spaceId !== undefined && spaceId !== null) checkId('spaceId', spaceId)
+      const project = await write(ctx, ['projects', 'spaces'], async (w) => {
         const current = await db.projects.get(id)
         if (!current) throw new MemoryError('not_found', `No project with id ${JSON.stringify(id)}`)
         const next: ProjectRow = { ...current, updatedAt: ctx.now() }
+        if (spaceId === null) delete next.spaceId
+        else if (spaceId !== undefined) {
+          if (!(await db.table('spaces').get(spaceId))) throw new MemoryError('not_found', `No space with id ${JSON.stringify(spaceId)}`)
+          next.spaceId = spaceId
+        }
         if (name !== undefined) next.name = name.trim()
         if (syncSetting !== undefined) next.sync = syncSetting
         await db.projects.put(next)
@@ -104,7 +132,8 @@ export function createProjects(ctx: StoreContext): ProjectsApi {
   }
 }
 
-function checkSync(sync: unknown): ProjectSync {
+/** Checks a `{ enabled }` sync setting (undefined: off). @throws MemoryError `invalid_input`. */
+export function checkSync(sync: unknown): ProjectSync {
   if (sync === undefined) return { enabled: false }
   if (typeof sync !== 'object' || sync === null || typeof (sync as ProjectSync).enabled !== 'boolean') {
     throw invalidInput('sync must be { enabled: boolean }')

@@ -101,6 +101,12 @@ const everyNamespace: Call[] = [
   ['usage', (m) => m.usage.total()],
   ['lessons', (m) => m.lessons.list('p')],
   ['turns', (m) => m.turns.begin('p', { sessionId: 's', turnId: 't9', prompt: 'x', budget: 10 })],
+  ['limitations', (m) => m.limitations.open()],
+  ['patterns', (m) => m.patterns.list('p')],
+  ['spaces', (m) => m.spaces.list()],
+  ['artifacts', (m) => m.artifacts.list('p')],
+  ['people', (m) => m.people.resolve('x')],
+  ['adopt', (m) => m.adopt('other')],
   ['changes', async (m) => m.changes.subscribe({}, () => {})],
   ['status', (m) => m.status.get()],
   ['status.subscribe', (m) => m.status.subscribe(() => {})],
@@ -216,6 +222,11 @@ describe('garbage arguments', () => {
     'usage',
     'lessons',
     'turns',
+    'limitations',
+    'patterns',
+    'spaces',
+    'artifacts',
+    'people',
     'status',
     'sync',
   ] as const
@@ -244,6 +255,7 @@ describe('garbage arguments', () => {
       ['stats', () => memory.stats(null as never)],
       ['export', () => memory.export(42 as never)],
       ['import', () => memory.import({} as never, null as never)],
+      ['adopt', () => memory.adopt(null as never)],
       ['subscribe', async () => memory.changes.subscribe(null as never, null as never)],
     ] as const) {
       try {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { createMemory } from './create-memory.js'
 import { factsModule } from './modules/facts-module.js'
 import { openMemory } from './open-memory.js'
+import { isHandle } from './runtime/task-handle.js'
 import { EngramDb, SCHEMA, SCHEMA_V1 } from './schema.js'
 
 /*
@@ -112,7 +113,8 @@ interface Migration {
  * Version 2 replaced the search index's tables (searchDocs, corpusStats) by the
  * compact layout (textDocs, textBlocks, textCorpus) and rebuilds it from the
  * records in the upgrade. The seed writes rows the way version 1 did, its old
- * index rows included.
+ * index rows included. Version 3 (MODULES_VERSION): tasks get unique handles
+ * and the modules' new tables exist.
  */
 const MIGRATIONS: Migration[] = [
   {
@@ -126,12 +128,22 @@ const MIGRATIONS: Migration[] = [
       // Version 1's index of the message (one document row, one entry per term) and its corpus row.
       await db.table('searchDocs').put({ docId: 'message:m', len: 1, at: 2, sid: 's', projectId: 'p', terms: ['p\u0001hi\u000210001'], tfs: [1] })
       await db.table('corpusStats').put({ projectId: 'p', docs: 1, length: 1 })
+      for (const id of ['t1', 't2', 't3']) {
+        await db
+          .table('tasks')
+          .put({ id, projectId: 'p', description: id, dueAt: 5, repeat: null, status: 'pending', retries: 0, createdAt: 1, norm: id, slotAt: 5, anchorDay: 1 })
+      }
     },
     check: async (db) => {
       expect(await db.sessions.get('s')).toMatchObject({ lastSeq: 1 })
       expect(await db.messages.where('[sessionId+seq]').equals(['s', 1]).first()).toMatchObject({ content: 'hi' })
       expect(await db.summaries.where('[projectId+kind+createdAt]').between(['p', 'project', 0], ['p', 'project', 10]).count()).toBe(1)
       expect(await db.projects.get('p')).toMatchObject({ name: 'P' })
+      const tasks = await db.table('tasks').toArray()
+      expect(tasks.map((t) => t.description)).toEqual(['t1', 't2', 't3'])
+      expect(tasks.every((t) => isHandle(t.handle))).toBe(true)
+      expect(new Set(tasks.map((t) => t.handle)).size).toBe(3)
+      expect(await db.table('tasks').where('handle').equals(tasks[0].handle).count()).toBe(1)
     },
   },
 ]

@@ -1,4 +1,5 @@
 import { Dexie, type Table, type Transaction } from 'dexie'
+import { freshHandle } from './runtime/task-handle.js'
 import type { Json } from './validate.js'
 
 /*
@@ -15,6 +16,7 @@ export interface ProjectRow {
   createdAt: number
   updatedAt: number
   archivedAt?: number
+  spaceId?: string
 }
 
 /** Where a memory came from. */
@@ -85,6 +87,7 @@ export interface SessionRow {
   lastActiveAt: number
   closedAt?: number
   lastSeq: number
+  personId?: string
 }
 /** A message in a session. */
 export interface MessageRow {
@@ -97,6 +100,7 @@ export interface MessageRow {
   tokens: number
   createdAt: number
   meta?: Json
+  personId?: string
 }
 /** A session, project or rolling summary. */
 export interface SummaryRow {
@@ -122,7 +126,7 @@ export interface PassageRow {
 /** A pending replication of a mirrored record (facts, blocks, summaries) to the sync layer. */
 export interface OutboxRow {
   seq?: number
-  kind: 'facts' | 'blocks' | 'summaries'
+  kind: 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts'
   projectId: string
   id: string
   op: 'put' | 'delete'
@@ -165,6 +169,19 @@ export class EngramDb extends Dexie {
     this.version(2)
       .stores(SCHEMA_V2_CHANGES)
       .upgrade((tx) => (deps.rebuildIndex ? deps.rebuildIndex(tx) : tx.table('meta').put({ key: INDEX_REBUILD_KEY, value: true })))
+    // Task handles and the tables of the people, limitations, patterns, spaces and artifacts modules.
+    this.version(MODULES_VERSION)
+      .stores(SCHEMA_MODULES)
+      .upgrade(async (tx) => {
+        const taken = new Set<string>()
+        await tx
+          .table('tasks')
+          .toCollection()
+          .modify((task: { handle?: string }) => {
+            task.handle = freshHandle(taken)
+            taken.add(task.handle)
+          })
+      })
   }
 }
 
@@ -215,10 +232,31 @@ export const SCHEMA_V2: Record<string, string> = Object.fromEntries(
   Object.entries({ ...SCHEMA_V1, ...SCHEMA_V2_CHANGES }).filter((entry): entry is [string, string] => entry[1] !== null),
 )
 
+/** The version that adds {@link SCHEMA_MODULES}. */
+export const MODULES_VERSION = 3
+
+/**
+ * What version {@link MODULES_VERSION} changes: tasks get a unique `handle`
+ * (existing tasks get one in the upgrade); new tables of the modules.
+ */
+export const SCHEMA_MODULES: Record<string, string> = {
+  tasks: 'id, projectId, [status+dueAt], [projectId+status], &handle',
+  // limitations.ts: keyed by the folded title
+  limitations: 'key, status',
+  // patterns.ts: id = patternId(projectId, normalised text); synced like facts
+  patterns: 'id, projectId, [projectId+confidence]',
+  // spaces.ts (projects name theirs in ProjectRow.spaceId)
+  spaces: 'id',
+  // artifacts.ts: metadata and the Blob (when on this device)
+  artifacts: 'id, [projectId+createdAt], runId',
+  // people.ts: an id, the canonical id it is an alias of
+  people: 'id, canonicalId',
+}
+
 /** The current schema version. */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = MODULES_VERSION
 /** The tables of the current schema version: table → Dexie index spec. */
-export const SCHEMA = SCHEMA_V2
+export const SCHEMA: Record<string, string> = { ...SCHEMA_V2, ...SCHEMA_MODULES }
 
 /** Every table name, for transactions that span the whole store (import, purge). */
 export const ALL_TABLES = Object.keys(SCHEMA)

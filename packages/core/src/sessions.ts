@@ -7,6 +7,7 @@ import type { StoreContext } from './store-context.js'
 import { storeSummary, MAX_SUMMARY_LENGTH } from './summaries.js'
 import { checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from './paging.js'
 import { checkId, checkNumber, checkOneOf, checkOptionalString, checkOptions, checkString, checkTime } from './validate.js'
+import { resolvePerson } from './people.js'
 import { read, readOne, write } from './write.js'
 
 /** A conversation session. */
@@ -20,6 +21,8 @@ export interface Session {
   startedAt: number
   lastActiveAt: number
   closedAt?: number
+  /** Who the session is with: a canonical person id (`memory.people`), resolved when the session was created. */
+  personId?: string
 }
 /** Options of {@link SessionsApi.list}. */
 export interface ListSessionsOptions extends PageOptions {
@@ -32,6 +35,8 @@ export interface CreateSessionOptions {
   title?: string
   channel?: string
   id?: string
+  /** Who the session is with; stored as the canonical id it resolves to (`memory.people.resolve`). */
+  personId?: string
 }
 
 /** Conversation sessions. */
@@ -95,17 +100,19 @@ export function createSessions(ctx: StoreContext): SessionsApi {
   return {
     async create(projectId, options) {
       checkId('projectId', projectId)
-      const { title, channel, id } = checkOptions('options', options, ['title', 'channel', 'id'])
+      const { title, channel, id, personId } = checkOptions('options', options, ['title', 'channel', 'id', 'personId'])
+      if (personId !== undefined) checkId('personId', personId)
       checkOptionalString('title', title, MAX_TITLE_LENGTH)
       checkOptionalString('channel', channel, MAX_CHANNEL_LENGTH)
       const sessionId = id === undefined ? newId(ctx.now()) : checkId('id', id)
-      return write(ctx, ['projects', 'sessions'], async (w) => {
+      return write(ctx, ['projects', 'sessions', 'people'], async (w) => {
         await requireProject(ctx, projectId)
         if (await db.sessions.get(sessionId)) throw new MemoryError('conflict', `A session with id ${JSON.stringify(sessionId)} already exists`)
         const now = ctx.now()
         const row: SessionRow = { id: sessionId, projectId, status: 'active', startedAt: now, lastActiveAt: now, lastSeq: 0 }
         if (title !== undefined) row.title = title
         if (channel !== undefined) row.channel = channel
+        if (personId !== undefined) row.personId = await resolvePerson(ctx, personId)
         await db.sessions.add(row)
         w.change('sessions', 'put', sessionId, projectId)
         return toSession(row)

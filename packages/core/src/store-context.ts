@@ -67,6 +67,10 @@ export interface StoreContext {
   readonly sync: SyncSlot
   /** @throws MemoryError `closed` after close(). */
   assertOpen(): void
+  /** The IndexedDB factory and key range the store was opened with (to open another user's database: `adopt`). */
+  readonly dbDeps?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }
+  /** Most bytes of artifacts kept on this device (the artifacts module sets it; default 256 MiB). */
+  artifactBudget?: number
   /** Tasks to run on close (timers, queues). */
   readonly onClose: Array<() => void>
 }

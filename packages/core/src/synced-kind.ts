@@ -5,10 +5,10 @@ import { checkId, type Json } from './validate.js'
 import type { WriteScope } from './write.js'
 
 /** The memory kinds that sync mirrors between devices. */
-export type MirroredKind = 'facts' | 'blocks' | 'summaries'
+export type MirroredKind = 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts'
 
 /** Every mirrored kind, in one list (the outbox, the change feed filter and the sync mirror read it). */
-export const MIRRORED_KINDS: readonly MirroredKind[] = ['facts', 'blocks', 'summaries']
+export const MIRRORED_KINDS: readonly MirroredKind[] = ['facts', 'blocks', 'summaries', 'patterns', 'artifacts']
 
 /**
  * One mirrored record as it travels between devices: the stored row without
@@ -18,7 +18,7 @@ export const MIRRORED_KINDS: readonly MirroredKind[] = ['facts', 'blocks', 'summ
 export interface MirroredRecord {
   kind: MirroredKind
   projectId: string
-  /** Stable across devices: a fact's `factId(projectId, key)`, a block's label, a summary's id. */
+  /** Stable across devices: a fact's `factId(projectId, key)`, a block's label, a summary's id, a pattern's `patternId(projectId, norm)`. */
   id: string
   /** Hybrid-logical-clock stamp of the write that made this state (`row.hlc`). */
   hlc: string

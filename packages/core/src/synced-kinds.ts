@@ -1,5 +1,7 @@
 import { syncedBlocks } from './blocks-sync.js'
 import { syncedFacts } from './facts-sync.js'
+import { syncedPatterns } from './patterns-sync.js'
+import { syncedArtifacts } from './artifacts-sync.js'
 import { syncedSummaries } from './summaries-sync.js'
 import type { MirroredKind, SyncedKind } from './synced-kind.js'
 
@@ -9,4 +11,6 @@ export const SYNCED_KINDS: Record<MirroredKind, SyncedKind<any>> = {
   facts: syncedFacts,
   blocks: syncedBlocks,
   summaries: syncedSummaries,
+  patterns: syncedPatterns,
+  artifacts: syncedArtifacts,
 }

@@ -26,9 +26,14 @@ const NAMESPACES = [
   'usage',
   'lessons',
   'turns',
+  'limitations',
+  'patterns',
+  'spaces',
+  'artifacts',
+  'people',
 ] as const satisfies readonly (keyof Memory)[]
 /** The top-level functions of `Memory` (besides close). */
-const FUNCTIONS = ['search', 'stats', 'export', 'import', 'persist'] as const satisfies readonly (keyof Memory)[]
+const FUNCTIONS = ['search', 'stats', 'export', 'import', 'persist', 'adopt'] as const satisfies readonly (keyof Memory)[]
 
 // Compile-time check: a namespace added to Memory must be added above, or this line fails.
 type Covered = (typeof NAMESPACES)[number] | (typeof FUNCTIONS)[number] | 'close' | 'closed' | 'appId' | 'userId' | 'deviceId' | 'mode'

@@ -15,7 +15,7 @@ export interface ExposeOptions {
    */
   endpoint?: Comlink.Endpoint
   /** Settings the host decides for every store it opens (tests inject fake-indexeddb here). */
-  memory?: Partial<Pick<MemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'tokenizer' | 'now' | 'pricing'>>
+  memory?: Partial<Pick<MemoryOptions, 'indexedDB' | 'IDBKeyRange' | 'tokenizer' | 'now' | 'pricing' | 'maxArtifactBytes'>>
   /** Replaces `startSync` of `@engram/sync` (custom transports, tests). */
   startSync?: StartSync
   /** Web Locks for the sync election; `null` disables them (this host always leads). Default: `navigator.locks`. */
@@ -256,6 +256,21 @@ function serveConnection(
     get turns() {
       return need().turns
     },
+    get limitations() {
+      return need().limitations
+    },
+    get patterns() {
+      return need().patterns
+    },
+    get spaces() {
+      return need().spaces
+    },
+    get artifacts() {
+      return need().artifacts
+    },
+    get people() {
+      return need().people
+    },
     changes: {
       async subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<Unsubscribe> {
         const s = needStore()
@@ -279,6 +294,7 @@ function serveConnection(
     export: (projectId?: string) => need().export(projectId),
     import: (dump: Parameters<Memory['import']>[0], importOptions: Parameters<Memory['import']>[1]) => need().import(dump, importOptions),
     persist: () => need().persist(),
+    adopt: (otherUserId: string) => need().adopt(otherUserId),
   } satisfies WorkerContract
 
   Comlink.expose(connection, endpoint)

@@ -8,7 +8,7 @@ import { fitBudget, SECTION_ORDER, type Draft, type FittedSection } from './fit-
 import { clampLine, draftSections, type Gathered } from './section-drafts.js'
 
 /** A section of a built context. */
-export type SectionName = 'blocks' | 'facts' | 'recalled' | 'summaries' | 'recent' | 'lessons'
+export type SectionName = 'blocks' | 'facts' | 'recalled' | 'summaries' | 'recent' | 'lessons' | 'limitations' | 'patterns'
 /** What `context.build` returns. */
 export interface Context {
   sections: { name: SectionName; text: string; tokens: number; items: number }[]
@@ -22,6 +22,8 @@ export interface BuildContextOptions {
   query?: string
   budget: number
   sections?: SectionName[]
+  /** Patterns at or above this confidence make the `patterns` section (default 0.7). */
+  patternThreshold?: number
 }
 /** Condenses overflowing memory into fewer tokens (app-supplied, e.g. an LLM call). */
 export interface Summarizer {
@@ -42,6 +44,8 @@ export interface ContextApi {
   build(projectId: string, options: BuildContextOptions): Promise<Context>
 }
 
+/** The confidence a pattern needs to be in a context, unless `patternThreshold` says otherwise. */
+export const PATTERN_THRESHOLD = 0.7
 /** Largest budget accepted (tokens). */
 export const MAX_BUDGET = 10_000_000
 /** Messages of the session read for the recent section. */
@@ -54,7 +58,9 @@ export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>,
   return {
     async build(projectId, options) {
       checkId('projectId', projectId)
-      const opts = checkOptions('options', options, ['sessionId', 'query', 'budget', 'sections'])
+      const opts = checkOptions('options', options, ['sessionId', 'query', 'budget', 'sections', 'patternThreshold'])
+      const patternThreshold =
+        opts.patternThreshold === undefined ? PATTERN_THRESHOLD : checkNumber('patternThreshold', opts.patternThreshold, { min: 0, max: 1 })
       const sessionId = opts.sessionId === undefined ? undefined : checkId('sessionId', opts.sessionId)
       const query = opts.query === undefined ? undefined : checkString('query', opts.query, { maxLength: 10_000 })
       const budget = checkNumber('budget', opts.budget, { min: 1, max: MAX_BUDGET, integer: true })
@@ -63,7 +69,7 @@ export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>,
       const wanted = new Set(opts.sections?.map((s) => checkOneOf('sections[]', s, SECTION_ORDER)) ?? SECTION_ORDER)
       ctx.assertOpen()
 
-      const g = await gather(memory, projectId, sessionId, query, wanted)
+      const g = await gather(memory, projectId, sessionId, query, wanted, patternThreshold)
       const tokenizer = ctx.tokenizer
       const maxItem = Math.max(8, Math.floor(budget * 0.4))
       const drafts = (shown: ReadonlySet<string>) => draftSections(g, tokenizer, maxItem, shown).filter((d) => wanted.has(d.name))
@@ -143,25 +149,30 @@ async function gather(
   sessionId: string | undefined,
   query: string | undefined,
   wanted: ReadonlySet<SectionName>,
+  patternThreshold: number,
 ): Promise<Gathered> {
   const withUser = projectId !== USER_PROJECT
   // Sections whose module the store was composed without are simply empty.
-  const { blocks: b, facts: f, search, summaries: s, messages: m, lessons: l } = memory
+  const { blocks: b, facts: f, search, summaries: s, messages: m, lessons: l, limitations: lim, patterns: pat } = memory
   const has = (name: SectionName) => wanted.has(name)
   const searching = search !== undefined && query !== undefined && query.trim() !== '' && (has('recalled') || has('facts'))
   const allFacts = async (id: string) => (await f!.list(id, { limit: MAX_FACTS })).items
-  const [blocks, userBlocks, facts, userFacts, hits, userHits, projectSummary, sessionSummary, recent, lessons] = await Promise.all([
-    b && has('blocks') ? b.list(projectId) : [],
-    b && has('blocks') && withUser ? b.list(USER_PROJECT) : [],
-    f && has('facts') ? allFacts(projectId) : [],
-    f && has('facts') && withUser ? allFacts(USER_PROJECT) : [],
-    searching ? search(projectId, query!, { limit: RECALL_DEPTH }) : [],
-    searching && f && has('facts') && withUser ? search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
-    s && has('summaries') ? s.latest(projectId, { kind: 'project' }) : undefined,
-    s && has('summaries') && sessionId ? s.latest(projectId, { sessionId, kind: 'session' }) : undefined,
-    m && has('recent') && sessionId ? m.tail(sessionId, RECENT_WINDOW) : [],
-    l && has('lessons') ? l.list(projectId) : [],
-  ])
+  const [blocks, userBlocks, facts, userFacts, hits, userHits, projectSummary, sessionSummary, recent, lessons, limitations, patterns, userPatterns] =
+    await Promise.all([
+      b && has('blocks') ? b.list(projectId) : [],
+      b && has('blocks') && withUser ? b.list(USER_PROJECT) : [],
+      f && has('facts') ? allFacts(projectId) : [],
+      f && has('facts') && withUser ? allFacts(USER_PROJECT) : [],
+      searching ? search(projectId, query!, { limit: RECALL_DEPTH }) : [],
+      searching && f && has('facts') && withUser ? search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
+      s && has('summaries') ? s.latest(projectId, { kind: 'project' }) : undefined,
+      s && has('summaries') && sessionId ? s.latest(projectId, { sessionId, kind: 'session' }) : undefined,
+      m && has('recent') && sessionId ? m.tail(sessionId, RECENT_WINDOW) : [],
+      l && has('lessons') ? l.list(projectId) : [],
+      lim && has('limitations') ? lim.open() : [],
+      pat && has('patterns') ? pat.list(projectId, { minConfidence: patternThreshold }) : [],
+      pat && has('patterns') && withUser ? pat.list(USER_PROJECT, { minConfidence: patternThreshold }) : [],
+    ])
   return {
     projectId,
     blocks: [...userBlocks, ...blocks],
@@ -170,5 +181,7 @@ async function gather(
     summaries: [projectSummary, sessionSummary].filter((s): s is NonNullable<typeof s> => s !== undefined),
     recent,
     lessons,
+    limitations,
+    patterns: [...userPatterns, ...patterns],
   }
 }

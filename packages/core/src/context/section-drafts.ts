@@ -16,6 +16,9 @@ export interface Gathered {
   summaries: NonNullable<Awaited<ReturnType<Memory['summaries']['latest']>>>[]
   recent: Awaited<ReturnType<Memory['messages']['tail']>>
   lessons: Awaited<ReturnType<Memory['lessons']['list']>>
+  limitations: Awaited<ReturnType<Memory['limitations']['open']>>
+  /** Patterns at or above the threshold, the user's first. */
+  patterns: Awaited<ReturnType<Memory['patterns']['list']>>
 }
 
 const valueText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
@@ -87,5 +90,19 @@ export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: 
     { name: 'summaries', items: summaries, contiguous: false },
     { name: 'recent', items: recent, contiguous: true },
     { name: 'lessons', items: lessons, contiguous: false },
+    // Open limitations, oldest first: what the agent cannot do yet, and its plan.
+    // Patterns: kept and shown most confident first.
+    {
+      name: 'patterns',
+      items: [...g.patterns]
+        .sort((a, b) => b.confidence - a.confidence || b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1))
+        .map((p, i) => item(clamp(`- ${owner(p.projectId)}${escapeMemoryText(p.text)} (confidence ${p.confidence.toFixed(2)})`), i, tokenizer)),
+      contiguous: false,
+    },
+    {
+      name: 'limitations',
+      items: g.limitations.map((l, i) => item(clamp(`- ${escapeMemoryText(l.title)}${l.plan ? ` (plan: ${escapeMemoryText(l.plan)})` : ''}`), i, tokenizer)),
+      contiguous: false,
+    },
   ]
 }

@@ -18,6 +18,7 @@ describe('tasks', () => {
     const { clock, memory } = await setup()
     const t = await memory.tasks.create('p', { description: '  Water the plants ', dueAt: clock.now() + HOUR, kind: 'reminder' })
     expect(t).toEqual({
+      handle: expect.stringMatching(/^[0-9a-hjkmnp-tv-z]{5}$/),
       id: expect.any(String),
       projectId: 'p',
       description: 'Water the plants',

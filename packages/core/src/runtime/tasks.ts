@@ -8,12 +8,15 @@ import { checkId, checkNumber, checkOneOf, checkOptionalNumber, checkOptions, ch
 import { read, write, type WriteScope } from '../write.js'
 import { dayOfMonth, nextOccurrenceAfter, retryDelay, type Repeat } from './task-schedule.js'
 import { normaliseText } from './normalise-text.js'
+import { normaliseHandle, randomHandle } from './task-handle.js'
 import { NEAR_DUPLICATE_WINDOW_MS, similarity, SIMILARITY_THRESHOLD } from './task-similarity.js'
 
 export type { Repeat } from './task-schedule.js'
 
 /** A scheduled task. */
 export interface Task {
+  /** A short handle a person can type ("k3f9q"), unique in the store; `cancel` and `update` match its prefix too. */
+  handle: string
   id: string
   projectId: string
   description: string
@@ -79,12 +82,14 @@ export interface TasksApi {
    */
   fail(id: string, error: string, options: { maxRetries: number; backoffMs?: number }): Promise<{ retrying: boolean }>
   /**
-   * Cancels the pending task whose id starts with `idPrefix`; false when none does.
+   * Cancels the pending task whose handle or id starts with `idPrefix`; false when none does.
+   * A handle prefix is read leniently (any case, a leading `#`, `i`/`l` as `1`, `o` as `0`).
+   * @example await memory.tasks.cancel('k3f') // the pending task whose handle is k3f…
    * @throws MemoryError `conflict` when the prefix matches several pending tasks.
    */
   cancel(idPrefix: string): Promise<boolean>
   /**
-   * Changes the pending task whose id starts with `idPrefix`; false when none does.
+   * Changes the pending task whose handle or id starts with `idPrefix` (read as in `cancel`); false when none does.
    * @throws MemoryError `conflict` (ambiguous prefix), `invalid_input`.
    */
   update(idPrefix: string, changes: { description?: string; dueAt?: number; repeat?: Repeat }): Promise<boolean>
@@ -111,14 +116,22 @@ export function createTasks(ctx: StoreContext): TasksApi {
     return row
   }
 
-  /** The one pending task whose id starts with `prefix`; undefined when none. */
+  /** A handle no task has, checked in the caller's transaction. */
+  async function uniqueHandle(): Promise<string> {
+    for (let i = 0; i < 100; i++) {
+      const handle = randomHandle()
+      if ((await tasks().where('handle').equals(handle).count()) === 0) return handle
+    }
+    throw new MemoryError('internal', 'No free task handle after 100 tries')
+  }
+
+  /** The one pending task whose handle or id starts with `prefix`; undefined when none. */
   async function pendingByPrefix(prefix: string): Promise<TaskRow | undefined> {
-    const matches = await tasks()
-      .where('id')
-      .startsWith(prefix)
-      .filter((t) => t.status === 'pending')
-      .limit(2)
-      .toArray()
+    const pending = (t: TaskRow) => t.status === 'pending'
+    const handle = normaliseHandle(prefix)
+    const byId = await tasks().where('id').startsWith(prefix).filter(pending).limit(2).toArray()
+    const byHandle = handle === undefined ? [] : await tasks().where('handle').startsWith(handle).filter(pending).limit(2).toArray()
+    const matches = [...new Map([...byId, ...byHandle].map((t) => [t.id, t])).values()]
     if (matches.length > 1) throw new MemoryError('conflict', `Task id prefix ${JSON.stringify(prefix)} matches several pending tasks; give more characters`)
     return matches[0]
   }
@@ -139,6 +152,7 @@ export function createTasks(ctx: StoreContext): TasksApi {
         const near = exact ?? pending.find((p) => Math.abs(p.dueAt - dueAt) <= NEAR_DUPLICATE_WINDOW_MS && similarity(p.norm, norm) >= SIMILARITY_THRESHOLD)
         if (near) return toTask(near)
         const row: TaskRow = {
+          handle: await uniqueHandle(),
           id: newId(ctx.now()),
           projectId,
           description,

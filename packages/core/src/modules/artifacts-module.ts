@@ -1,0 +1,33 @@
+import { createArtifacts, DEFAULT_ARTIFACT_BUDGET } from '../artifacts.js'
+import { MemoryError } from '../errors.js'
+import { type MemoryModule, storeOf } from '../module.js'
+import { checkOptions } from '../validate.js'
+
+/** Options of {@link artifactsModule}. */
+export interface ArtifactsModuleOptions {
+  /** Most bytes of artifacts this store keeps on the device (default 256 MiB); a `put` past it is `quota_exceeded`. */
+  maxBytes?: number
+}
+
+/**
+ * Artifacts: files agents produced in a project or run, stored as Blobs on the
+ * device, within a byte budget. Their metadata syncs with the project; the
+ * bytes stay on the device unless the app moves them (`artifacts.attach`).
+ *
+ * @example const memory = await createMemory({ appId, userId, modules: [artifactsModule({ maxBytes: 50e6 })] })
+ * @throws MemoryError `invalid_input` for an unknown option or a budget that is not a positive integer.
+ */
+export function artifactsModule(options: ArtifactsModuleOptions = {}): MemoryModule<'artifacts'> {
+  const o = checkOptions('artifactsModule options', options, ['maxBytes'])
+  const maxBytes = o.maxBytes ?? DEFAULT_ARTIFACT_BUDGET
+  if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1)
+    throw new MemoryError('invalid_input', `maxBytes must be a positive integer, got ${String(maxBytes)}`)
+  return {
+    name: 'artifacts',
+    tables: ['artifacts'],
+    install(c) {
+      storeOf(c).artifactBudget = maxBytes
+    },
+    create: (c) => ({ artifacts: createArtifacts(storeOf(c)) }),
+  }
+}
