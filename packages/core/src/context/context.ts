@@ -5,7 +5,11 @@ import type { Tokenizer } from '../token-estimate.js'
 import { checkId, checkNumber, checkOneOf, checkOptions, checkString } from '../validate.js'
 import { escapeMemoryText, SECTION_SEPARATOR } from './escape.js'
 import { fitBudget, SECTION_ORDER, type Draft, type FittedSection } from './fit-budget.js'
+import { neighbourSeeds, recallDepth } from './recall-plan.js'
 import { clampLine, draftSections, type Gathered } from './section-drafts.js'
+import { read } from '../write.js'
+import type { Message } from '../messages.js'
+import type { Hit } from '../search/search.js'
 
 /** A section of a built context. */
 export type SectionName = 'blocks' | 'facts' | 'recalled' | 'summaries' | 'recent' | 'lessons'
@@ -39,8 +43,6 @@ export interface ContextApi {
 export const MAX_BUDGET = 10_000_000
 /** Messages of the session read for the recent section. */
 const RECENT_WINDOW = 100
-/** Search hits read for the recalled and facts sections. */
-const RECALL_DEPTH = 40
 
 /** Creates the context builder of a store; it reads memory through the public namespaces. */
 export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>, summarizer?: Summarizer): ContextApi {
@@ -55,7 +57,7 @@ export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>,
       const wanted = new Set(opts.sections?.map((s) => checkOneOf('sections[]', s, SECTION_ORDER)) ?? SECTION_ORDER)
       ctx.assertOpen()
 
-      const g = await gather(memory, projectId, sessionId, query, wanted)
+      const g = await gather(ctx, memory, projectId, sessionId, query, wanted, budget)
       const tokenizer = ctx.tokenizer
       const maxItem = Math.max(8, Math.floor(budget * 0.4))
       const drafts = (shown: ReadonlySet<string>) => draftSections(g, tokenizer, maxItem, shown).filter((d) => wanted.has(d.name))
@@ -123,7 +125,7 @@ async function condenseRecent(summarizer: Summarizer, g: Gathered, draft: Draft[
   return { ok: true as const, draft: next, fitted: fitBudget(next, budget, tokenizer), summarized: lost.length }
 }
 
-async function gather(memory: Partial<Memory>, projectId: string, sessionId: string | undefined, query: string | undefined, wanted: ReadonlySet<SectionName>): Promise<Gathered> {
+async function gather(ctx: StoreContext, memory: Partial<Memory>, projectId: string, sessionId: string | undefined, query: string | undefined, wanted: ReadonlySet<SectionName>, budget: number): Promise<Gathered> {
   const withUser = projectId !== USER_PROJECT
   // Sections whose module the store was composed without are simply empty.
   const { blocks: b, facts: f, search, summaries: s, messages: m, lessons: l } = memory
@@ -135,7 +137,7 @@ async function gather(memory: Partial<Memory>, projectId: string, sessionId: str
     b && has('blocks') && withUser ? b.list(USER_PROJECT) : [],
     f && has('facts') ? allFacts(projectId) : [],
     f && has('facts') && withUser ? allFacts(USER_PROJECT) : [],
-    searching ? search(projectId, query!, { limit: RECALL_DEPTH }) : [],
+    searching ? search(projectId, query!, { limit: recallDepth(budget) }) : [],
     searching && f && has('facts') && withUser ? search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
     s && has('summaries') ? s.latest(projectId, { kind: 'project' }) : undefined,
     s && has('summaries') && sessionId ? s.latest(projectId, { sessionId, kind: 'session' }) : undefined,
@@ -150,5 +152,25 @@ async function gather(memory: Partial<Memory>, projectId: string, sessionId: str
     summaries: [projectSummary, sessionSummary].filter((s): s is NonNullable<typeof s> => s !== undefined),
     recent,
     lessons,
+    neighbours: m && has('recalled') ? await adjacentTurns(ctx, neighbourSeeds(hits.filter((h) => h.kind !== 'fact'))) : new Map(),
   }
+}
+
+/** The turns just before and after each message hit in its session, by hit id. */
+async function adjacentTurns(ctx: StoreContext, seeds: readonly Hit[]): Promise<Map<string, Message[]>> {
+  const out = new Map<string, Message[]>()
+  if (seeds.length === 0) return out
+  return read(ctx, ['messages'], async () => {
+    const rows = await ctx.db.messages.bulkGet(seeds.map((h) => h.id))
+    const wanted: [string, number][] = []
+    for (const row of rows) if (row) wanted.push([row.sessionId, row.seq - 1], [row.sessionId, row.seq + 1])
+    const found = wanted.length ? await ctx.db.messages.where('[sessionId+seq]').anyOf(wanted).toArray() : []
+    const bySlot = new Map(found.map((m) => [`${m.sessionId}\u0001${m.seq}`, m as Message]))
+    for (const row of rows) {
+      if (!row) continue
+      const around = [bySlot.get(`${row.sessionId}\u0001${row.seq - 1}`), bySlot.get(`${row.sessionId}\u0001${row.seq + 1}`)]
+      out.set(row.id, around.filter((m): m is Message => m !== undefined))
+    }
+    return out
+  })
 }

@@ -1,0 +1,89 @@
+import type { Message } from '../messages.js'
+import type { Hit } from '../search/search.js'
+import type { Tokenizer } from '../token-estimate.js'
+import { escapeMemoryText, formatTime } from './escape.js'
+import type { DraftItem } from './fit-budget.js'
+
+/** Hits below this fraction of the best hit's score end the recalled section (the score cliff). */
+export const SCORE_FLOOR = 0.2
+/** Two hits whose word sets overlap at least this much (Jaccard) are near-duplicates: the lower one is dropped. */
+export const NEAR_DUPLICATE = 0.8
+/** Message hits scoring at least this fraction of the best bring their adjacent turns along. */
+export const NEIGHBOUR_FLOOR = 0.5
+/** At most this many hits bring neighbours. */
+export const MAX_NEIGHBOUR_HITS = 12
+/** A neighbour line is cut to this many tokens (compact: it is context for its hit, not a hit). */
+export const NEIGHBOUR_TOKENS = 80
+
+/**
+ * How many search hits to read for a budget: enough to fill the whole budget
+ * with short turns (recall depth follows the budget), at least 40 and at most 400.
+ */
+export function recallDepth(budget: number): number {
+  return Math.min(400, Math.max(40, Math.ceil(budget / 25)))
+}
+
+const wordsOf = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+
+function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 && b.size === 0) return 1
+  let both = 0
+  for (const w of a) if (b.has(w)) both++
+  return both / (a.size + b.size - both)
+}
+
+/**
+ * The hits worth recalling, best first: those above the score cliff
+ * ({@link SCORE_FLOOR} of the best score), without near-duplicates of a
+ * better hit. Scores of different lists are only compared within one search.
+ */
+export function selectHits(hits: readonly Hit[]): Hit[] {
+  const best = hits[0]?.score ?? 0
+  const kept: { hit: Hit; words: Set<string> }[] = []
+  for (const hit of hits) {
+    if (best > 0 && hit.score < best * SCORE_FLOOR) break
+    const words = wordsOf(hit.text)
+    if (kept.some((k) => jaccard(k.words, words) >= NEAR_DUPLICATE)) continue
+    kept.push({ hit, words })
+  }
+  return kept.map((k) => k.hit)
+}
+
+/** The message hits that bring their adjacent turns: the strongest, best first. */
+export function neighbourSeeds(hits: readonly Hit[]): Hit[] {
+  const best = hits[0]?.score ?? 0
+  return hits.filter((h) => h.kind === 'message' && h.score >= best * NEIGHBOUR_FLOOR).slice(0, MAX_NEIGHBOUR_HITS)
+}
+
+/** Where a recalled line sits when shown: by time, then id (stable for the same memory and query). */
+interface Placed { at: number; id: string; item: DraftItem }
+
+/**
+ * Draft items of the recalled section. Priority (the order items are kept in
+ * when the budget runs short): every selected hit by rank, then the
+ * neighbours of strong message hits, by their hit's rank. Display: by time,
+ * so a hit and its neighbours read as one passage, and the same memory and
+ * query give the same order at every budget.
+ */
+export function recalledItems(hits: readonly Hit[], neighbours: ReadonlyMap<string, readonly Message[]>, hidden: ReadonlySet<string>, tokenizer: Tokenizer, clamp: (line: string, max?: number) => string): DraftItem[] {
+  const placed: Placed[] = []
+  const seen = new Set(hidden)
+  const add = (key: string, at: number, id: string, line: string) => {
+    seen.add(key)
+    placed.push({ at, id, item: { line, tokens: tokenizer.count(line), order: 0, key } })
+  }
+  const selected = selectHits(hits.filter((h) => !hidden.has(`${h.kind}:${h.id}`)))
+  for (const h of selected) add(`${h.kind}:${h.id}`, h.createdAt, h.id, clamp(`- (${formatTime(h.createdAt)}, ${h.kind}) ${escapeMemoryText(h.text)}`))
+  for (const h of selected) {
+    for (const m of neighbours.get(h.id) ?? []) {
+      const key = `message:${m.id}`
+      if (seen.has(key)) continue
+      add(key, m.createdAt, m.id, clamp(`- (${formatTime(m.createdAt)}) ${m.role}: ${escapeMemoryText(m.content)}`, NEIGHBOUR_TOKENS))
+    }
+  }
+  const display = [...placed].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  display.forEach((p, i) => {
+    p.item.order = i
+  })
+  return placed.map((p) => p.item)
+}
