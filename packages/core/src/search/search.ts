@@ -10,6 +10,8 @@ import { termKey } from './index-rows.js'
 import { searchEngineOf, type SearchEngine } from './text-index.js'
 import { textCandidates } from './text-query.js'
 import { normalize, VectorCache } from './vector-cache.js'
+import { rerankText } from './text-rerank.js'
+import { withAdjacentTurns } from './adjacent-turns.js'
 
 /** The kind of memory a search hit comes from. */
 export type HitKind = 'message' | 'fact' | 'summary' | 'passage'
@@ -29,6 +31,8 @@ const KINDS: readonly HitKind[] = ['message', 'fact', 'summary', 'passage']
 const MODES = ['hybrid', 'text', 'vector'] as const
 /** Longest query accepted (characters). */
 export const MAX_QUERY_LENGTH = 10_000
+/** Whether turns adjacent to the best message hits join the ranking. */
+const ADJACENT = true
 const SEARCH_TABLES = ['projects', 'searchDocs', 'corpusStats', 'vectors', 'messages', 'facts', 'summaries', 'passages']
 
 /**
@@ -59,7 +63,8 @@ export function createSearch(ctx: StoreContext): SearchFn {
     ctx.assertOpen()
     if (!engine?.enabled) throw new MemoryError('internal', 'This store was opened without a search index')
 
-    const terms = [...new Set(engine.analyzer.terms(query))].map((token) => termKey(projectId, token))
+    const tokens = [...new Set(engine.analyzer.terms(query))]
+    const terms = tokens.map((token) => termKey(projectId, token))
     const queryVector = mode === 'text' || query.trim() === '' ? undefined : await embedQuery(ctx, engine, query, mode)
     const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
 
@@ -67,10 +72,11 @@ export function createSearch(ctx: StoreContext): SearchFn {
       const project = await ctx.db.projects.get(projectId)
       if (!project || project.archivedAt !== undefined) return []
       const lists: Candidate[][] = []
-      if (mode !== 'vector' && terms.length > 0) lists.push(await textCandidates(engine, projectId, terms, filter, depth))
+      if (mode !== 'vector' && terms.length > 0) lists.push(await rerankText(ctx.db, engine, projectId, tokens, filter, depth))
       if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
       const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
       const hits = await resolveHits(ctx.db, projectId, ranked)
+      if (ADJACENT && (!kinds || kinds.has('message'))) return withAdjacentTurns(ctx.db, projectId, hits, limit)
       return hits.slice(0, limit)
     })
   }

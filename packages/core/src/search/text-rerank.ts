@@ -1,0 +1,36 @@
+import type { EngramDb } from '../schema.js'
+import { compareCandidates, type Candidate, type PostingFilter } from './bm25.js'
+import { resolveHits } from './hit-text.js'
+import { recordIdOf, termKey } from './index-rows.js'
+import { proximityShare, PROXIMITY_WEIGHT } from './proximity.js'
+import type { SearchEngine } from './text-index.js'
+import { textCandidates } from './text-query.js'
+
+/** Whether candidates whose text holds query terms side by side move up. */
+export const PROXIMITY = true
+/**
+ * The proximity bonus applies to this many of the best BM25 candidates, the
+ * same for every `limit`: the bonus only raises scores, so these stay above
+ * the rest, and a search with a small limit returns a prefix of the same
+ * search with a large one.
+ */
+export const RERANK_WINDOW = 30
+
+/**
+ * Full-text candidates for the query's analyzed `tokens`, best `depth` first:
+ * BM25 from the index, then a proximity bonus above it. Runs inside the caller's read transaction.
+ */
+export async function rerankText(db: EngramDb, engine: SearchEngine, projectId: string, tokens: readonly string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
+  const key = (t: string) => termKey(projectId, t)
+  let ranked = await textCandidates(engine, projectId, tokens.map(key), filter, Math.max(depth, RERANK_WINDOW))
+  if (PROXIMITY && tokens.length >= 2 && ranked.length > 1) {
+    const window = ranked.slice(0, RERANK_WINDOW)
+    const texts = new Map((await resolveHits(db, projectId, window)).map((h) => [`${h.kind}:${h.id}`, h.text]))
+    const boosted = window.map((c) => {
+      const text = texts.get(`${c.kind}:${recordIdOf(c.docId, c.kind)}`)
+      return text === undefined ? c : { ...c, score: c.score * (1 + PROXIMITY_WEIGHT * proximityShare(engine.analyzer, tokens, text)) }
+    })
+    ranked = [...boosted.sort(compareCandidates), ...ranked.slice(RERANK_WINDOW)]
+  }
+  return ranked
+}
