@@ -38,15 +38,27 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
  * better hit. Scores of different lists are only compared within one search.
  */
 export function selectHits(hits: readonly Hit[]): Hit[] {
+  const seen = new NearDuplicates()
+  return aboveCliff(hits).filter((hit) => seen.admit(hit.text))
+}
+
+/** The hits, best first, down to the score cliff ({@link SCORE_FLOOR} of the best score). */
+export function aboveCliff(hits: readonly Hit[]): Hit[] {
   const best = hits[0]?.score ?? 0
-  const kept: { hit: Hit; words: Set<string> }[] = []
-  for (const hit of hits) {
-    if (best > 0 && hit.score < best * SCORE_FLOOR) break
-    const words = wordsOf(hit.text)
-    if (kept.some((k) => jaccard(k.words, words) >= NEAR_DUPLICATE)) continue
-    kept.push({ hit, words })
+  const end = hits.findIndex((h) => best > 0 && h.score < best * SCORE_FLOOR)
+  return end < 0 ? [...hits] : hits.slice(0, end)
+}
+
+/** Remembers the word sets of admitted texts and refuses near-duplicates of them. */
+class NearDuplicates {
+  private readonly sets: Set<string>[] = []
+  /** True (and remembered) unless `text` is a near-duplicate of an admitted text. */
+  admit(text: string): boolean {
+    const words = wordsOf(text)
+    if (this.sets.some((k) => jaccard(k, words) >= NEAR_DUPLICATE)) return false
+    this.sets.push(words)
+    return true
   }
-  return kept.map((k) => k.hit)
 }
 
 /** The message hits that bring their adjacent turns: the strongest, best first. */
@@ -61,7 +73,8 @@ interface Placed { at: number; id: string; item: DraftItem }
 /**
  * Draft items of the recalled section. Priority (the order items are kept in
  * when the budget runs short): every selected hit by rank, then the
- * neighbours of strong message hits, by their hit's rank. Display: by time,
+ * neighbours of strong message hits, by their hit's rank (near-duplicate
+ * neighbours dropped too). Display: by time,
  * so a hit and its neighbours read as one passage, and the same memory and
  * query give the same order at every budget.
  */
@@ -72,12 +85,16 @@ export function recalledItems(hits: readonly Hit[], neighbours: ReadonlyMap<stri
     seen.add(key)
     placed.push({ at, id, item: { line, tokens: tokenizer.count(line), order: 0, key } })
   }
-  const selected = selectHits(hits.filter((h) => !hidden.has(`${h.kind}:${h.id}`)))
+  const visible = hits.filter((h) => !hidden.has(`${h.kind}:${h.id}`))
+  const selected = selectHits(visible)
+  const texts = new NearDuplicates()
+  for (const h of selected) texts.admit(h.text)
   for (const h of selected) add(`${h.kind}:${h.id}`, h.createdAt, h.id, clamp(`- (${formatTime(h.createdAt)}, ${h.kind}) ${escapeMemoryText(h.text)}`))
-  for (const h of selected) {
+  // Neighbours of near-duplicates too: the same question asked twice has two different answers.
+  for (const h of aboveCliff(visible)) {
     for (const m of neighbours.get(h.id) ?? []) {
       const key = `message:${m.id}`
-      if (seen.has(key)) continue
+      if (seen.has(key) || !texts.admit(m.content)) continue
       add(key, m.createdAt, m.id, clamp(`- (${formatTime(m.createdAt)}) ${m.role}: ${escapeMemoryText(m.content)}`, NEIGHBOUR_TOKENS))
     }
   }
