@@ -53,7 +53,7 @@ function zipfPicker(words: string[], rand: () => number): () => string {
 
 const FILLER = ['the', 'and', 'i', 'we', 'to', 'a', 'is', 'about', 'with', 'for']
 
-function makeCorpus(n: number) {
+export function makeCorpus(n: number) {
   const rand = seededRandom(42)
   const pick = zipfPicker(makeVocabulary(rand), rand)
   const texts: string[] = []
@@ -73,7 +73,7 @@ async function open(indexedDB: IDBFactory, extra: Record<string, unknown> = {}):
 }
 
 /** Loads the corpus through memory.import (in chunks); returns the session ids. */
-async function load(memory: Memory, texts: string[]): Promise<string[]> {
+export async function load(memory: Memory, texts: string[]): Promise<string[]> {
   await memory.projects.create({ name: 'Bench', id: 'bench' })
   const t0 = Date.UTC(2025, 0, 1)
   const sessions: Record<string, unknown>[] = []

@@ -164,8 +164,9 @@ async function adjacentTurns(ctx: StoreContext, seeds: readonly Hit[]): Promise<
     const rows = await ctx.db.messages.bulkGet(seeds.map((h) => h.id))
     const wanted: [string, number][] = []
     for (const row of rows) if (row) wanted.push([row.sessionId, row.seq - 1], [row.sessionId, row.seq + 1])
-    const found = wanted.length ? await ctx.db.messages.where('[sessionId+seq]').anyOf(wanted).toArray() : []
-    const bySlot = new Map(found.map((m) => [`${m.sessionId}\u0001${m.seq}`, m as Message]))
+    // One keyed get per slot: a multi-range anyOf walks the index with a cursor, much slower here.
+    const found = await Promise.all(wanted.map(([sid, seq]) => ctx.db.messages.where('[sessionId+seq]').equals([sid, seq]).first()))
+    const bySlot = new Map(found.flatMap((m) => (m ? [[`${m.sessionId}\u0001${m.seq}`, m as Message] as const] : [])))
     for (const row of rows) {
       if (!row) continue
       const around = [bySlot.get(`${row.sessionId}\u0001${row.seq - 1}`), bySlot.get(`${row.sessionId}\u0001${row.seq + 1}`)]

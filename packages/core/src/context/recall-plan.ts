@@ -17,19 +17,24 @@ export const NEIGHBOUR_TOKENS = 80
 
 /**
  * How many search hits to read for a budget: enough to fill the whole budget
- * with short turns (recall depth follows the budget), at least 40 and at most 400.
+ * with short turns (recall depth follows the budget): one hit per 40 tokens, at least 40 and at most 400.
  */
 export function recallDepth(budget: number): number {
-  return Math.min(400, Math.max(40, Math.ceil(budget / 25)))
+  return Math.min(400, Math.max(40, Math.ceil(budget / 40)))
 }
 
 const wordsOf = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
 
-function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 && b.size === 0) return 1
-  let both = 0
-  for (const w of a) if (b.has(w)) both++
-  return both / (a.size + b.size - both)
+/** Whether the Jaccard overlap of two word sets reaches `threshold`, giving up as soon as it cannot. */
+function overlaps(a: ReadonlySet<string>, b: ReadonlySet<string>, threshold: number): boolean {
+  if (a.size === 0 || b.size === 0) return a.size === b.size
+  if (Math.min(a.size, b.size) < threshold * Math.max(a.size, b.size)) return false
+  // J ≥ t ⇔ shared ≥ t(|a| + |b|) / (1 + t): stop once too many words of `a` are missing from `b`.
+  const needed = (threshold * (a.size + b.size)) / (1 + threshold)
+  let missing = 0
+  const allowed = a.size - needed
+  for (const w of a) if (!b.has(w) && ++missing > allowed) return false
+  return true
 }
 
 /**
@@ -37,9 +42,8 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
  * ({@link SCORE_FLOOR} of the best score), without near-duplicates of a
  * better hit. Scores of different lists are only compared within one search.
  */
-export function selectHits(hits: readonly Hit[]): Hit[] {
-  const seen = new NearDuplicates()
-  return aboveCliff(hits).filter((hit) => seen.admit(hit.text))
+export function selectHits(hits: readonly Hit[], seen = new NearDuplicates()): Hit[] {
+  return aboveCliff(hits).filter((hit) => seen.admit(hit))
 }
 
 /** The hits, best first, down to the score cliff ({@link SCORE_FLOOR} of the best score). */
@@ -49,13 +53,21 @@ export function aboveCliff(hits: readonly Hit[]): Hit[] {
   return end < 0 ? [...hits] : hits.slice(0, end)
 }
 
-/** Remembers the word sets of admitted texts and refuses near-duplicates of them. */
-class NearDuplicates {
+// A build drafts its sections twice with the same hit objects: their word sets and lines are computed once.
+const wordCache = new WeakMap<object, Set<string>>()
+const lineCache = new WeakMap<object, DraftItem>()
+
+/** Remembers the word sets of admitted records and refuses near-duplicates of them. */
+export class NearDuplicates {
   private readonly sets: Set<string>[] = []
-  /** True (and remembered) unless `text` is a near-duplicate of an admitted text. */
-  admit(text: string): boolean {
-    const words = wordsOf(text)
-    if (this.sets.some((k) => jaccard(k, words) >= NEAR_DUPLICATE)) return false
+  /** True (and remembered) unless the record's text is a near-duplicate of an admitted one. */
+  admit(record: Hit | Message): boolean {
+    let words = wordCache.get(record)
+    if (!words) {
+      words = wordsOf('text' in record ? record.text : record.content)
+      wordCache.set(record, words)
+    }
+    if (this.sets.some((k) => overlaps(k, words!, NEAR_DUPLICATE))) return false
     this.sets.push(words)
     return true
   }
@@ -81,21 +93,26 @@ interface Placed { at: number; id: string; item: DraftItem }
 export function recalledItems(hits: readonly Hit[], neighbours: ReadonlyMap<string, readonly Message[]>, hidden: ReadonlySet<string>, tokenizer: Tokenizer, clamp: (line: string, max?: number) => string): DraftItem[] {
   const placed: Placed[] = []
   const seen = new Set(hidden)
-  const add = (key: string, at: number, id: string, line: string) => {
+  const add = (record: Hit | Message, key: string, render: () => string) => {
     seen.add(key)
-    placed.push({ at, id, item: { line, tokens: tokenizer.count(line), order: 0, key } })
+    let item = lineCache.get(record)
+    if (!item) {
+      const line = render()
+      item = { line, tokens: tokenizer.count(line), order: 0, key }
+      lineCache.set(record, item)
+    }
+    placed.push({ at: record.createdAt, id: record.id, item: { ...item } })
   }
   const visible = hits.filter((h) => !hidden.has(`${h.kind}:${h.id}`))
-  const selected = selectHits(visible)
   const texts = new NearDuplicates()
-  for (const h of selected) texts.admit(h.text)
-  for (const h of selected) add(`${h.kind}:${h.id}`, h.createdAt, h.id, clamp(`- (${formatTime(h.createdAt)}, ${h.kind}) ${escapeMemoryText(h.text)}`))
+  const selected = selectHits(visible, texts)
+  for (const h of selected) add(h, `${h.kind}:${h.id}`, () => clamp(`- (${formatTime(h.createdAt)}, ${h.kind}) ${escapeMemoryText(h.text)}`))
   // Neighbours of near-duplicates too: the same question asked twice has two different answers.
   for (const h of aboveCliff(visible)) {
     for (const m of neighbours.get(h.id) ?? []) {
       const key = `message:${m.id}`
-      if (seen.has(key) || !texts.admit(m.content)) continue
-      add(key, m.createdAt, m.id, clamp(`- (${formatTime(m.createdAt)}) ${m.role}: ${escapeMemoryText(m.content)}`, NEIGHBOUR_TOKENS))
+      if (seen.has(key) || !texts.admit(m)) continue
+      add(m, key, () => clamp(`- (${formatTime(m.createdAt)}) ${m.role}: ${escapeMemoryText(m.content)}`, NEIGHBOUR_TOKENS))
     }
   }
   const display = [...placed].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))

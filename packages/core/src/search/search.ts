@@ -72,7 +72,7 @@ export function createSearch(ctx: StoreContext): SearchFn {
       const project = await ctx.db.projects.get(projectId)
       if (!project || project.archivedAt !== undefined) return []
       const lists: Candidate[][] = []
-      if (mode !== 'vector' && terms.length > 0) lists.push(await rerankText(ctx.db, engine, projectId, tokens, filter, depth))
+      if (mode !== 'vector' && terms.length > 0) lists.push(await rerankText(ctx.db, engine, projectId, query, tokens, filter, depth))
       if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
       const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
       const hits = await resolveHits(ctx.db, projectId, ranked)

@@ -1,10 +1,14 @@
 import type { EngramDb } from '../schema.js'
-import { compareCandidates, type Candidate, type PostingFilter } from './bm25.js'
+import { compareCandidates, topCandidates, type Candidate, type PostingFilter } from './bm25.js'
 import { resolveHits } from './hit-text.js'
 import { recordIdOf, termKey } from './index-rows.js'
 import { proximityShare, PROXIMITY_WEIGHT } from './proximity.js'
 import type { SearchEngine } from './text-index.js'
 import { textCandidates } from './text-query.js'
+import { mixVariants, variantTerms } from './word-variants.js'
+
+/** Whether derived word forms of the query's words are searched too. */
+export const VARIANTS = false
 
 /** Whether candidates whose text holds query terms side by side move up. */
 export const PROXIMITY = true
@@ -20,9 +24,11 @@ export const RERANK_WINDOW = 30
  * Full-text candidates for the query's analyzed `tokens`, best `depth` first:
  * BM25 from the index, then a proximity bonus above it. Runs inside the caller's read transaction.
  */
-export async function rerankText(db: EngramDb, engine: SearchEngine, projectId: string, tokens: readonly string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
+export async function rerankText(db: EngramDb, engine: SearchEngine, projectId: string, query: string, tokens: readonly string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
   const key = (t: string) => termKey(projectId, t)
   let ranked = await textCandidates(engine, projectId, tokens.map(key), filter, Math.max(depth, RERANK_WINDOW))
+  const variants = VARIANTS ? variantTerms(engine.analyzer, query, new Set(tokens)) : []
+  if (variants.length > 0) ranked = topCandidates(mixVariants(ranked, await textCandidates(engine, projectId, variants.map(key), filter, Math.max(depth, RERANK_WINDOW))), Math.max(depth, RERANK_WINDOW))
   if (PROXIMITY && tokens.length >= 2 && ranked.length > 1) {
     const window = ranked.slice(0, RERANK_WINDOW)
     const texts = new Map((await resolveHits(db, projectId, window)).map((h) => [`${h.kind}:${h.id}`, h.text]))
