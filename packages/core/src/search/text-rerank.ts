@@ -8,7 +8,7 @@ import { textCandidates } from './text-query.js'
 import { mixVariants, variantTerms } from './word-variants.js'
 
 /** Whether derived word forms of the query's words are searched too. */
-export const VARIANTS = false
+export const VARIANTS = true
 
 /** Whether candidates whose text holds query terms side by side move up. */
 export const PROXIMITY = true

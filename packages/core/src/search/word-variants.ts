@@ -3,6 +3,8 @@ import type { Candidate } from './bm25.js'
 
 /** Weight of the variants query's score beside the original's. */
 export const VARIANT_WEIGHT = 0.3
+/** At most this many variant terms per query (each costs a document-frequency read). */
+export const MAX_VARIANTS = 12
 const SUFFIXES = ['', 'e', 'y', 'ies', 'ic', 'ical', 'ion', 'ation', 'ing', 'ed', 'er', 's', 'es', 'ly', 'ment', 'ness', 'ity', 'al', 'ous', 'ive']
 
 /**
@@ -10,7 +12,7 @@ const SUFFIXES = ['', 'e', 'y', 'ies', 'ic', 'ical', 'ion', 'ation', 'ing', 'ed'
  * adoption) that the stemmer does not bring together: each word of five
  * letters or more is cut to a root by its longest known suffix and regrown
  * with every suffix; the stems of those forms that the query does not
- * already hold are returned.
+ * already hold are returned (at most {@link MAX_VARIANTS}, sorted).
  */
 export function variantTerms(analyzer: Analyzer, query: string, queryTerms: ReadonlySet<string>): string[] {
   const out = new Set<string>()
@@ -20,7 +22,7 @@ export function variantTerms(analyzer: Analyzer, query: string, queryTerms: Read
     const root = word.slice(0, word.length - suffix.length)
     for (const s of SUFFIXES) for (const t of analyzer.terms(root + s)) if (!queryTerms.has(t)) out.add(t)
   }
-  return [...out].sort()
+  return [...out].sort().slice(0, MAX_VARIANTS)
 }
 
 /** `(1 − weight) · original + weight · variants`, the variants' scores brought to the original's scale. */
