@@ -80,10 +80,10 @@ describe('recalled section depth', () => {
 
   it('ends at the score cliff: a weak match does not fill spare budget', async () => {
     const { memory, say } = await store()
-    await say('user', 'My violin teacher Amara moved her lessons to Thursday evenings at the conservatory.')
+    await say('user', 'My violin teacher Amara moved her lessons to Thursday evenings at the conservatory on Quarry Lane, room twelve.')
     for (let i = 0; i < 5; i++) await say('user', `Shopping list ${i}: apples, oats and coffee.`)
     await say('user', 'Swimming lessons for the kids start in May.')
-    const query = 'violin lessons with Amara at the conservatory on Thursday evenings'
+    const query = 'violin teacher Amara lessons Thursday evenings conservatory Quarry Lane room twelve'
     expect((await memory.search('p1', query)).map((h) => h.text)).toContain('Swimming lessons for the kids start in May.')
     const lines = recalledLines(await memory.context.build('p1', { query, budget: 8000 }))
     expect(lines.some((l) => l.includes('Amara'))).toBe(true)

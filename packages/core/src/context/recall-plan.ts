@@ -5,7 +5,7 @@ import { escapeMemoryText, formatTime } from './escape.js'
 import type { DraftItem } from './fit-budget.js'
 
 /** Hits below this fraction of the best hit's score end the recalled section (the score cliff). */
-export const SCORE_FLOOR = 0.2
+export const SCORE_FLOOR = 0.1
 /** Two hits whose word sets overlap at least this much (Jaccard) are near-duplicates: the lower one is dropped. */
 export const NEAR_DUPLICATE = 0.8
 /** Message hits scoring at least this fraction of the best bring their adjacent turns along. */
