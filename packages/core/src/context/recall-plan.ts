@@ -17,10 +17,10 @@ export const NEIGHBOUR_TOKENS = 80
 
 /**
  * How many search hits to read for a budget: enough to fill the whole budget
- * with short turns (recall depth follows the budget): one hit per 40 tokens, at least 40 and at most 400.
+ * with short turns (recall depth follows the budget): one hit per 60 tokens, at least 40 and at most 400.
  */
 export function recallDepth(budget: number): number {
-  return Math.min(400, Math.max(40, Math.ceil(budget / 40)))
+  return Math.min(400, Math.max(40, Math.ceil(budget / 60)))
 }
 
 const wordsOf = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])

@@ -5,12 +5,11 @@ import { read } from '../write.js'
 import type { Candidate, PostingFilter } from './bm25.js'
 import { startEmbedQueue } from './embed-queue.js'
 import { fuseRanked } from './fusion.js'
-import { resolveHits } from './hit-text.js'
 import { termKey } from './index-rows.js'
 import { searchEngineOf, type SearchEngine } from './text-index.js'
 import { textCandidates } from './text-query.js'
 import { normalize, VectorCache } from './vector-cache.js'
-import { rerankText } from './text-rerank.js'
+import { rerankText, resolveRanked } from './text-rerank.js'
 import { withAdjacentTurns } from './adjacent-turns.js'
 
 /** The kind of memory a search hit comes from. */
@@ -72,10 +71,11 @@ export function createSearch(ctx: StoreContext): SearchFn {
       const project = await ctx.db.projects.get(projectId)
       if (!project || project.archivedAt !== undefined) return []
       const lists: Candidate[][] = []
-      if (mode !== 'vector' && terms.length > 0) lists.push(await rerankText(ctx.db, engine, projectId, query, tokens, filter, depth))
+      const loaded = new Map<string, Hit>()
+      if (mode !== 'vector' && terms.length > 0) lists.push(await rerankText(ctx.db, engine, projectId, query, tokens, filter, depth, loaded))
       if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
       const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
-      const hits = await resolveHits(ctx.db, projectId, ranked)
+      const hits = await resolveRanked(ctx.db, projectId, ranked, loaded)
       if (ADJACENT && (!kinds || kinds.has('message'))) return withAdjacentTurns(ctx.db, projectId, hits, limit)
       return hits.slice(0, limit)
     })

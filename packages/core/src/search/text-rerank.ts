@@ -1,4 +1,5 @@
 import type { EngramDb } from '../schema.js'
+import type { Hit } from './search.js'
 import { compareCandidates, topCandidates, type Candidate, type PostingFilter } from './bm25.js'
 import { resolveHits } from './hit-text.js'
 import { recordIdOf, termKey } from './index-rows.js'
@@ -22,16 +23,20 @@ export const RERANK_WINDOW = 30
 
 /**
  * Full-text candidates for the query's analyzed `tokens`, best `depth` first:
- * BM25 from the index, then a proximity bonus above it. Runs inside the caller's read transaction.
+ * BM25 from the index, then a proximity bonus above it. Records it loads
+ * are added to `loaded` (by `kind:id`) so the caller need not read them again.
+ * Runs inside the caller's read transaction.
  */
-export async function rerankText(db: EngramDb, engine: SearchEngine, projectId: string, query: string, tokens: readonly string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
+export async function rerankText(db: EngramDb, engine: SearchEngine, projectId: string, query: string, tokens: readonly string[], filter: PostingFilter, depth: number, loaded?: Map<string, Hit>): Promise<Candidate[]> {
   const key = (t: string) => termKey(projectId, t)
   let ranked = await textCandidates(engine, projectId, tokens.map(key), filter, Math.max(depth, RERANK_WINDOW))
   const variants = VARIANTS ? variantTerms(engine.analyzer, query, new Set(tokens)) : []
   if (variants.length > 0) ranked = topCandidates(mixVariants(ranked, await textCandidates(engine, projectId, variants.map(key), filter, Math.max(depth, RERANK_WINDOW))), Math.max(depth, RERANK_WINDOW))
   if (PROXIMITY && tokens.length >= 2 && ranked.length > 1) {
     const window = ranked.slice(0, RERANK_WINDOW)
-    const texts = new Map((await resolveHits(db, projectId, window)).map((h) => [`${h.kind}:${h.id}`, h.text]))
+    const found = await resolveHits(db, projectId, window)
+    for (const h of found) loaded?.set(`${h.kind}:${h.id}`, h)
+    const texts = new Map(found.map((h) => [`${h.kind}:${h.id}`, h.text]))
     const boosted = window.map((c) => {
       const text = texts.get(`${c.kind}:${recordIdOf(c.docId, c.kind)}`)
       return text === undefined ? c : { ...c, score: c.score * (1 + PROXIMITY_WEIGHT * proximityShare(engine.analyzer, tokens, text)) }
@@ -39,4 +44,17 @@ export async function rerankText(db: EngramDb, engine: SearchEngine, projectId: 
     ranked = [...boosted.sort(compareCandidates), ...ranked.slice(RERANK_WINDOW)]
   }
   return ranked
+}
+
+/** Loads the records of ranked candidates, reusing those already `loaded`; hits in rank order with the final scores. */
+export async function resolveRanked(db: EngramDb, projectId: string, ranked: readonly Candidate[], loaded: ReadonlyMap<string, Hit>): Promise<Hit[]> {
+  const keyOf = (c: Candidate) => `${c.kind}:${recordIdOf(c.docId, c.kind)}`
+  const missing = ranked.filter((c) => !loaded.has(keyOf(c)))
+  const fresh = new Map((await resolveHits(db, projectId, missing)).map((h) => [`${h.kind}:${h.id}`, h]))
+  const out: Hit[] = []
+  for (const c of ranked) {
+    const h = loaded.get(keyOf(c)) ?? fresh.get(keyOf(c))
+    if (h) out.push({ ...h, score: c.score, createdAt: c.at })
+  }
+  return out
 }
