@@ -4,7 +4,8 @@
  * hits (context). `dialogues` at seed 11 is the tuning set; the held-out
  * sets are `conversations` (another style and vocabulary, five times the
  * sessions of the unit-test fixture) and `dialogues` at another seed with
- * twice the sessions (same planted exchanges, other filler and places).
+ * twice the sessions (same planted exchanges, other filler and places);
+ * each held-out style again with far more sessions, where depth matters.
  */
 import { generateConversations } from '../fixtures/conversations.js'
 import { generateDialogues } from '../fixtures/dialogues.js'
@@ -40,6 +41,8 @@ export async function runRecallBench(): Promise<void> {
     ['dialogues (tuning set, seed 11, 40 sessions)', generateDialogues(11, 40)],
     ['conversations (held out, seed 7, 120 sessions)', generateConversations(7, 120)],
     ['dialogues (held out seed 23, 80 sessions)', generateDialogues(23, 80)],
+    ['conversations (held out, seed 7, 400 sessions)', generateConversations(7, 400)],
+    ['dialogues (held out seed 23, 300 sessions)', generateDialogues(23, 300)],
   ] as const) {
     const loaded = await loadFixture(fixture)
     printRecall(name, await evaluateRecall(loaded))

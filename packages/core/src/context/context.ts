@@ -5,7 +5,7 @@ import type { Tokenizer } from '../token-estimate.js'
 import { checkId, checkNumber, checkOneOf, checkOptions, checkString } from '../validate.js'
 import { escapeMemoryText, SECTION_SEPARATOR } from './escape.js'
 import { fitBudget, SECTION_ORDER, type Draft, type FittedSection } from './fit-budget.js'
-import { neighbourSeeds, recallDepth } from './recall-plan.js'
+import { deepenRecall, neighbourSeeds, recallDepth } from './recall-plan.js'
 import { clampLine, draftSections, type Gathered } from './section-drafts.js'
 import { read } from '../write.js'
 import type { Message } from '../messages.js'
@@ -57,7 +57,7 @@ export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>,
       const wanted = new Set(opts.sections?.map((s) => checkOneOf('sections[]', s, SECTION_ORDER)) ?? SECTION_ORDER)
       ctx.assertOpen()
 
-      const g = await gather(ctx, memory, projectId, sessionId, query, wanted, budget)
+      const g = await gather(ctx, memory, projectId, sessionId, query, wanted, budget, ctx.tokenizer)
       const tokenizer = ctx.tokenizer
       const maxItem = Math.max(8, Math.floor(budget * 0.4))
       const drafts = (shown: ReadonlySet<string>) => draftSections(g, tokenizer, maxItem, shown).filter((d) => wanted.has(d.name))
@@ -125,25 +125,31 @@ async function condenseRecent(summarizer: Summarizer, g: Gathered, draft: Draft[
   return { ok: true as const, draft: next, fitted: fitBudget(next, budget, tokenizer), summarized: lost.length }
 }
 
-async function gather(ctx: StoreContext, memory: Partial<Memory>, projectId: string, sessionId: string | undefined, query: string | undefined, wanted: ReadonlySet<SectionName>, budget: number): Promise<Gathered> {
+async function gather(ctx: StoreContext, memory: Partial<Memory>, projectId: string, sessionId: string | undefined, query: string | undefined, wanted: ReadonlySet<SectionName>, budget: number, tokenizer: Tokenizer): Promise<Gathered> {
   const withUser = projectId !== USER_PROJECT
   // Sections whose module the store was composed without are simply empty.
   const { blocks: b, facts: f, search, summaries: s, messages: m, lessons: l } = memory
   const has = (name: SectionName) => wanted.has(name)
   const searching = search !== undefined && query !== undefined && query.trim() !== '' && (has('recalled') || has('facts'))
   const allFacts = async (id: string) => (await f!.list(id, { limit: MAX_FACTS })).items
-  const [blocks, userBlocks, facts, userFacts, hits, userHits, projectSummary, sessionSummary, recent, lessons] = await Promise.all([
+  const depth = recallDepth(budget)
+  const [blocks, userBlocks, facts, userFacts, firstHits, userHits, projectSummary, sessionSummary, recent, lessons] = await Promise.all([
     b && has('blocks') ? b.list(projectId) : [],
     b && has('blocks') && withUser ? b.list(USER_PROJECT) : [],
     f && has('facts') ? allFacts(projectId) : [],
     f && has('facts') && withUser ? allFacts(USER_PROJECT) : [],
-    searching ? search(projectId, query!, { limit: recallDepth(budget) }) : [],
+    searching ? search(projectId, query!, { limit: depth }) : [],
     searching && f && has('facts') && withUser ? search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
     s && has('summaries') ? s.latest(projectId, { kind: 'project' }) : undefined,
     s && has('summaries') && sessionId ? s.latest(projectId, { sessionId, kind: 'session' }) : undefined,
     m && has('recent') && sessionId ? m.tail(sessionId, RECENT_WINDOW) : [],
     l && has('lessons') ? l.list(projectId) : [],
   ])
+  // What the other sections could take; recalled may grow into the rest.
+  const count = (text: string) => tokenizer.count(text) + 4
+  const others = [...blocks, ...userBlocks].reduce((n, x) => n + count(x.value), 0) + [...facts, ...userFacts].reduce((n, x) => n + count(JSON.stringify(x.value)) + count(x.key), 0) +
+    recent.reduce((n, x) => n + count(x.content), 0) + lessons.reduce((n, x) => n + count(x.rule), 0) + (projectSummary ? count(projectSummary.text) : 0) + (sessionSummary ? count(sessionSummary.text) : 0)
+  const hits = searching && has('recalled') ? await deepenRecall((limit) => search(projectId, query!, { limit }), firstHits, depth, budget - others, tokenizer) : firstHits
   return {
     projectId,
     blocks: [...userBlocks, ...blocks],

@@ -78,6 +78,21 @@ describe('recalled section depth', () => {
     await memory.close()
   })
 
+  it('reads deeper when near-duplicates starve the section, so a large budget still reaches a weaker match', async () => {
+    const { memory, say } = await store()
+    await say('user', 'The gate code is 4471.')
+    for (let i = 0; i < 150; i++) await say('user', `The garden gate hinge squeaks and needs oil ${i % 2 ? 'again' : 'still'}.`)
+    for (let i = 0; i < 100; i++) await say('user', `Unrelated note ${i} about groceries and the weather.`)
+    const query = 'garden gate hinge oil'
+    const all = await memory.search('p1', query, { limit: 1000 })
+    expect(all.findIndex((h) => h.text.startsWith('The gate code'))).toBeGreaterThan(100)
+    // The budget alone asks for 67 hits (4000 / 60): only reading deeper reaches rank 150.
+    const large = recalledLines(await memory.context.build('p1', { query, budget: 4000 }))
+    expect(large.some((l) => l.includes('The gate code'))).toBe(true)
+    expect(large.filter((l) => l.includes('hinge squeaks')).length).toBeLessThanOrEqual(2)
+    await memory.close()
+  })
+
   it('ends at the score cliff: a weak match does not fill spare budget', async () => {
     const { memory, say } = await store()
     await say('user', 'My violin teacher Amara moved her lessons to Thursday evenings at the conservatory on Quarry Lane, room twelve.')

@@ -20,7 +20,39 @@ export const NEIGHBOUR_TOKENS = 80
  * with short turns (recall depth follows the budget): one hit per 60 tokens, at least 40 and at most 400.
  */
 export function recallDepth(budget: number): number {
-  return Math.min(400, Math.max(40, Math.ceil(budget / 60)))
+  return Math.min(MAX_RECALL_DEPTH, Math.max(40, Math.ceil(budget / 60)))
+}
+
+/** Most search hits a build reads, however deep it goes. */
+export const MAX_RECALL_DEPTH = 400
+/** Reading deeper needs at least this share of the hits dropped as near-duplicates. */
+export const DUPLICATE_SHARE = 0.25
+/** Tokens a recalled line adds around its text (time, kind). */
+const LINE_OVERHEAD = 10
+
+/**
+ * Reads deeper while near-duplicates starve the section: at least
+ * {@link DUPLICATE_SHARE} of the hits were dropped as near-duplicates, the
+ * rest would not fill `room` tokens, and the list was cut by its limit before
+ * reaching the cliff. The depth doubles each time, up to
+ * {@link MAX_RECALL_DEPTH}. Memory full of near-identical turns thus still
+ * fills a large budget; other memory reads the depth the budget sets.
+ */
+export async function deepenRecall(run: (limit: number) => Promise<Hit[]>, hits: Hit[], limit: number, room: number, tokenizer: Tokenizer): Promise<Hit[]> {
+  let current = hits
+  let depth = limit
+  while (current.length >= depth && depth < MAX_RECALL_DEPTH) {
+    const content = current.filter((h) => h.kind !== 'fact')
+    if (aboveCliff(content).length < content.length) break
+    const selected = selectHits(content)
+    // Only near-duplicates starve the section: otherwise the depth already follows the budget.
+    if (selected.length > content.length * (1 - DUPLICATE_SHARE)) break
+    const tokens = selected.reduce((sum, h) => sum + tokenizer.count(h.text) + LINE_OVERHEAD, 0)
+    if (tokens >= room) break
+    depth = Math.min(MAX_RECALL_DEPTH, depth * 2)
+    current = await run(depth)
+  }
+  return current
 }
 
 const wordsOf = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
