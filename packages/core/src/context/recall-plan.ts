@@ -16,8 +16,9 @@ export const MAX_NEIGHBOUR_HITS = 12
 export const NEIGHBOUR_TOKENS = 80
 
 /**
- * How many search hits to read for a budget: enough to fill the whole budget
- * with short turns (recall depth follows the budget): one hit per 60 tokens, at least 40 and at most 400.
+ * How many search hits a build first reads for its budget (recall depth
+ * follows the budget): one hit per 60 tokens, at least 40, at most
+ * {@link MAX_RECALL_DEPTH}.
  */
 export function recallDepth(budget: number): number {
   return Math.min(MAX_RECALL_DEPTH, Math.max(40, Math.ceil(budget / 60)))
