@@ -56,16 +56,20 @@ export async function serveDemo(options: DemoServerOptions): Promise<DemoServer>
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve() })
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
   })
   const address = server.address()
-  const port = typeof address === 'object' && address !== null ? address.port : options.port ?? 0
+  const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 0)
   return {
     url: `http://${host}:${port}`,
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve())
-      server.closeAllConnections()
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
   }
 }
 

@@ -37,8 +37,7 @@ const relayMain = fileURLToPath(new URL('../apps/relay/src/main.ts', import.meta
  */
 export async function startRelayProcess(options: RelayProcessOptions): Promise<RelayProcess> {
   const host = options.host ?? '127.0.0.1'
-  const args = ['--conditions=source', '--import', 'tsx', relayMain,
-    '--host', host, '--port', String(options.port ?? 0), '--data', options.data]
+  const args = ['--conditions=source', '--import', 'tsx', relayMain, '--host', host, '--port', String(options.port ?? 0), '--data', options.data]
   // The secret goes through the environment, not argv: argv is visible to every local user in `ps`.
   const child = spawn(process.execPath, args, {
     cwd: repoRoot,
@@ -59,9 +58,18 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
 function waitForListening(child: ChildProcess, log?: (line: string) => void): Promise<number> {
   return new Promise((resolve, reject) => {
     let stderr = ''
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('relay did not start within 20 s\n' + stderr)) }, 20_000)
-    child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); log?.(chunk.toString().trimEnd()) })
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`relay exited with code ${code}\n${stderr}`)) })
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error('relay did not start within 20 s\n' + stderr))
+    }, 20_000)
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      log?.(chunk.toString().trimEnd())
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`relay exited with code ${code}\n${stderr}`))
+    })
     createInterface({ input: child.stdout! }).on('line', (line) => {
       log?.(line)
       const entry = parseLine(line)
@@ -85,7 +93,10 @@ function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   return new Promise((resolve) => {
     const kill = setTimeout(() => child.kill('SIGKILL'), 5_000)
-    child.once('exit', () => { clearTimeout(kill); resolve() })
+    child.once('exit', () => {
+      clearTimeout(kill)
+      resolve()
+    })
     child.kill('SIGTERM')
   })
 }

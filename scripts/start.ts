@@ -62,24 +62,30 @@ async function main(): Promise<void> {
     await buildDemo()
   }
   relay = await startRelayProcess({
-    host, port: relayPort, data: join(data, 'relay'), secret,
+    host,
+    port: relayPort,
+    data: join(data, 'relay'),
+    secret,
     log: values.verbose === true ? (line) => process.stdout.write(`[relay] ${line}\n`) : undefined,
   })
   const relayUrl = relay.url
   void relay.exited.then((code) => {
-    if (!stopping) process.stderr.write(`\nthe relay stopped unexpectedly (${String(code)}); the demo keeps working offline. Run with --verbose to see its log.\n`)
+    if (!stopping)
+      process.stderr.write(`\nthe relay stopped unexpectedly (${String(code)}); the demo keeps working offline. Run with --verbose to see its log.\n`)
   })
   demo = await serveDemo({ root: resolve('apps/demo/dist'), host, port: demoPort, relayUrl: () => relayUrl, secret })
   if (stopping) return
-  process.stdout.write([
-    '',
-    `  Engram demo   ${demo.url}/?device=A   (open ${demo.url}/?device=B in another browser profile)`,
-    `  Engram relay  ${relay.url}            (health: http://${host}:${relay.port}/healthz, data: ${join(data, 'relay')})`,
-    '',
-    '  Development only: the demo server signs relay tokens for any user at /dev-token.',
-    '  Press Ctrl-C to stop both.',
-    '',
-  ].join('\n') + '\n')
+  process.stdout.write(
+    [
+      '',
+      `  Engram demo   ${demo.url}/?device=A   (open ${demo.url}/?device=B in another browser profile)`,
+      `  Engram relay  ${relay.url}            (health: http://${host}:${relay.port}/healthz, data: ${join(data, 'relay')})`,
+      '',
+      '  Development only: the demo server signs relay tokens for any user at /dev-token.',
+      '  Press Ctrl-C to stop both.',
+      '',
+    ].join('\n') + '\n',
+  )
 }
 
 main().catch(async (err: unknown) => {

@@ -12,10 +12,18 @@ const PACKAGES = ['core', 'sync', 'worker', 'langgraph', 'ai-sdk', 'react'] as c
  */
 function unexportedTypes(): Record<string, string[]> {
   const entries = PACKAGES.map((p) => `${root}packages/${p}/src/index.ts`)
-  const program = ts.createProgram(entries, { strict: true, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, customConditions: ['source'], noEmit: true })
+  const program = ts.createProgram(entries, {
+    strict: true,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    customConditions: ['source'],
+    noEmit: true,
+  })
   const checker = program.getTypeChecker()
   const resolve = (s: ts.Symbol) => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s)
-  const exportsOf = new Map(PACKAGES.map((p, i) => [p, new Set(checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(entries[i]!)!)!).map(resolve))]))
+  const exportsOf = new Map(
+    PACKAGES.map((p, i) => [p, new Set(checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(entries[i]!)!)!).map(resolve))]),
+  )
   const packageOf = (d: ts.Declaration) => PACKAGES.find((p) => d.getSourceFile().fileName.startsWith(`${root}packages/${p}/src/`))
   const missing: Record<string, string[]> = {}
 

@@ -31,7 +31,9 @@ describe('startSync with composed stores', () => {
     const small = track(await createMemory({ ...device(user), modules: [factsModule()] }))
     const full = track(await openMemory(device(user)))
     for (const m of [small, full]) await m.projects.create({ id: 'p', name: 'P', sync: { enabled: true } })
-    const syncs = [small, full].map((m, i) => track(startSync(m, { connect: network.connector(`r${i}`), docName: (p) => `composed-${counter}:r${i}:${p}`, onError: () => {} })))
+    const syncs = [small, full].map((m, i) =>
+      track(startSync(m, { connect: network.connector(`r${i}`), docName: (p) => `composed-${counter}:r${i}:${p}`, onError: () => {} })),
+    )
     await Promise.all([small, full].map((m) => m.sync.whenSynced('p')))
     await small.facts.set('p', 'city', 'Lisbon')
     await full.blocks.set('p', 'persona', 'brief and kind')
@@ -50,7 +52,9 @@ describe('startSync with composed stores', () => {
     const talk = track(await createMemory({ ...device(user), modules: [conversationsModule()] }))
     const full = track(await openMemory(device(user)))
     for (const m of [talk, full]) await m.projects.create({ id: 'p', name: 'P', sync: { enabled: true } })
-    const syncs = [talk, full].map((m, i) => track(startSync(m, { connect: network.connector(`r${i}`), docName: (p) => `composed-${counter}:r${i}:${p}`, onError: () => {} })))
+    const syncs = [talk, full].map((m, i) =>
+      track(startSync(m, { connect: network.connector(`r${i}`), docName: (p) => `composed-${counter}:r${i}:${p}`, onError: () => {} })),
+    )
     await Promise.all([talk, full].map((m) => m.sync.whenSynced('p')))
     const summary = await talk.summaries.create('p', { kind: 'project', text: 'A trip to Lisbon in May' })
     for (let round = 0; round < 20; round++) {
@@ -73,7 +77,11 @@ describe('startSync with a store reached through a worker', () => {
     const memory = await remote()
     const network = createLoopbackNetwork()
     let sync: Sync | undefined
-    const error = await Promise.resolve().then(() => { sync = startSync(memory, { connect: network.connector('w') }) }).catch((e: unknown) => e)
+    const error = await Promise.resolve()
+      .then(() => {
+        sync = startSync(memory, { connect: network.connector('w') })
+      })
+      .catch((e: unknown) => e)
     expect(sync).toBeUndefined()
     expect(error).toBeInstanceOf(MemoryError)
     expect(error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('connectMemory') })

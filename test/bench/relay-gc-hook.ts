@@ -12,6 +12,11 @@ if (file !== undefined) {
     gc?.()
     writeFileSync(file + '.tmp', JSON.stringify(process.memoryUsage()))
     // Written then renamed, so the reader never sees a partial file.
-    import('node:fs').then(fs => { fs.renameSync(file + '.tmp', file) }, () => {})
+    import('node:fs').then(
+      (fs) => {
+        fs.renameSync(file + '.tmp', file)
+      },
+      () => {},
+    )
   })
 }

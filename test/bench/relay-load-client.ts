@@ -33,23 +33,36 @@ export interface LoadResult {
   maxLoopLagMs: number
 }
 
-type ToParent = { type: 'opened', connections: number } | { type: 'measure-start' } | ({ type: 'measure-end' } & LoadResult)
+type ToParent = { type: 'opened'; connections: number } | { type: 'measure-start' } | ({ type: 'measure-end' } & LoadResult)
 
 const config = JSON.parse(process.argv[2] ?? '{}') as LoadConfig
-const send = (m: ToParent): void => { process.send?.(m) }
-const waitParent = async (type: string): Promise<void> => await new Promise(resolve => {
-  const on = (m: { type: string }): void => { if (m.type === type) { process.off('message', on); resolve() } }
-  process.on('message', on)
-})
+const send = (m: ToParent): void => {
+  process.send?.(m)
+}
+const waitParent = async (type: string): Promise<void> =>
+  await new Promise((resolve) => {
+    const on = (m: { type: string }): void => {
+      if (m.type === type) {
+        process.off('message', on)
+        resolve()
+      }
+    }
+    process.on('message', on)
+  })
 
 let measuring = false
 let measureFrom = 0
 const latencies: number[] = []
 let received = 0
 
-interface LoadClient { index: number, doc: Y.Doc, ws: WebSocket, map: Y.Map<number> }
+interface LoadClient {
+  index: number
+  doc: Y.Doc
+  ws: WebSocket
+  map: Y.Map<number>
+}
 
-async function openClient (index: number, room: string, token: string): Promise<LoadClient> {
+async function openClient(index: number, room: string, token: string): Promise<LoadClient> {
   const doc = new Y.Doc()
   const map = doc.getMap<number>('stamps')
   const key = String(index)
@@ -62,7 +75,7 @@ async function openClient (index: number, room: string, token: string): Promise<
     syncProtocol.writeUpdate(e, update)
     ws.send(encoding.toUint8Array(e))
   })
-  map.observe(event => {
+  map.observe((event) => {
     if (!measuring) return
     const now = performance.now()
     for (const k of event.keysChanged) {
@@ -72,7 +85,9 @@ async function openClient (index: number, room: string, token: string): Promise<
   })
   await new Promise<void>((resolve, reject) => {
     ws.on('error', reject)
-    ws.on('close', code => { if (code !== 1000 && code !== 1005) reject(new Error(`closed ${code}`)) })
+    ws.on('close', (code) => {
+      if (code !== 1000 && code !== 1005) reject(new Error(`closed ${code}`))
+    })
     ws.on('open', () => {
       const e = encoding.createEncoder()
       encoding.writeVarUint(e, 0)
@@ -93,7 +108,7 @@ async function openClient (index: number, room: string, token: string): Promise<
   return { index, doc, ws, map }
 }
 
-async function openRange (from: number, to: number, clients: LoadClient[]): Promise<void> {
+async function openRange(from: number, to: number, clients: LoadClient[]): Promise<void> {
   const tokens = new Map<number, string>()
   for (let i = from; i < to; i += 50) {
     const batch: Array<Promise<LoadClient>> = []
@@ -106,11 +121,11 @@ async function openRange (from: number, to: number, clients: LoadClient[]): Prom
       }
       batch.push(openClient(j, `u${room}/bench`, token))
     }
-    clients.push(...await Promise.all(batch))
+    clients.push(...(await Promise.all(batch)))
   }
 }
 
-async function main (): Promise<void> {
+async function main(): Promise<void> {
   const clients: LoadClient[] = []
   await openRange(0, config.rooms, clients) // one client per room: every document loaded
   send({ type: 'opened', connections: clients.length })
@@ -127,7 +142,7 @@ async function main (): Promise<void> {
   let lastTick = started
   const total = config.warmupMs + config.measureMs
   let cpuStart = process.cpuUsage()
-  await new Promise<void>(resolve => {
+  await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
       const now = performance.now()
       maxLag = measuring ? Math.max(maxLag, now - lastTick - 5) : 0

@@ -50,9 +50,13 @@ export async function runRuntimeBench(): Promise<void> {
   const plain: number[] = []
   for (let start = 0; start < N; start += 500) {
     const n = Math.min(500, N - start)
-    ours.push(...await timeEach(n, (i) => memory.journal.append('s', { kind: 'step', payload: payload(start + i) })))
-    base.push(...await timeEach(n, (i) => rawAppend(raw, 's', start + i)))
-    plain.push(...await timeEach(n, (i) => blind.table('journal').add({ sessionId: 's', seq: start + i + 1, kind: 'step', payload: payload(start + i), occurredAt: T0 })))
+    ours.push(...(await timeEach(n, (i) => memory.journal.append('s', { kind: 'step', payload: payload(start + i) }))))
+    base.push(...(await timeEach(n, (i) => rawAppend(raw, 's', start + i))))
+    plain.push(
+      ...(await timeEach(n, (i) =>
+        blind.table('journal').add({ sessionId: 's', seq: start + i + 1, kind: 'step', payload: payload(start + i), occurredAt: T0 }),
+      )),
+    )
   }
   const check = await memory.journal.load('s')
   if (check.records.length !== N || check.lastSeq !== N) throw new Error(`journal holds ${check.records.length} records, expected ${N}`)
@@ -61,27 +65,39 @@ export async function runRuntimeBench(): Promise<void> {
   const loadOurs: number[] = []
   const loadBase: number[] = []
   for (let i = 0; i < LOADS; i++) {
-    loadOurs.push(...await timeEach(1, () => memory.journal.load('s')))
-    loadBase.push(...await timeEach(1, () => raw.table('journal').where('[sessionId+seq]').between(['s', Dexie.minKey], ['s', Dexie.maxKey]).toArray()))
+    loadOurs.push(...(await timeEach(1, () => memory.journal.load('s'))))
+    loadBase.push(...(await timeEach(1, () => raw.table('journal').where('[sessionId+seq]').between(['s', Dexie.minKey], ['s', Dexie.maxKey]).toArray())))
   }
   const pageOurs: number[] = []
   const pageBase: number[] = []
   for (let i = 0; i < PAGES; i++) {
     const after = (i * 37) % (N - 100)
-    pageOurs.push(...await timeEach(1, () => memory.journal.page('s', { after, limit: 100 })))
-    pageBase.push(...await timeEach(1, () => raw.table('journal').where('[sessionId+seq]').between(['s', after], ['s', Dexie.maxKey], false, true).limit(101).toArray()))
+    pageOurs.push(...(await timeEach(1, () => memory.journal.page('s', { after, limit: 100 }))))
+    pageBase.push(
+      ...(await timeEach(1, () => raw.table('journal').where('[sessionId+seq]').between(['s', after], ['s', Dexie.maxKey], false, true).limit(101).toArray())),
+    )
   }
 
   printTable(`Journal, ${N.toLocaleString('en')} records in one session (median ms per call)`, [
     { name: 'append one by one', ours: median(ours), baseline: median(base), unit: 'ms', baselineName: 'raw Dexie: counter + add in one transaction' },
     { name: 'append one by one', ours: median(ours), baseline: median(plain), unit: 'ms', baselineName: 'raw Dexie: bare add, seq known (no counter)' },
-    { name: `load whole session (${N} records)`, ours: median(loadOurs), baseline: median(loadBase), unit: 'ms', baselineName: 'raw Dexie: index range toArray' },
+    {
+      name: `load whole session (${N} records)`,
+      ours: median(loadOurs),
+      baseline: median(loadBase),
+      unit: 'ms',
+      baselineName: 'raw Dexie: index range toArray',
+    },
     { name: 'page of 100 after a cursor', ours: median(pageOurs), baseline: median(pageBase), unit: 'ms', baselineName: 'raw Dexie: index range limit(101)' },
   ])
-  printRows('Journal append latency spread (ms)', ['series', 'p50', 'p95', 'p99', 'appends/s'], [
-    ['Engram journal.append', median(ours), percentile(ours, 95), percentile(ours, 99), 1000 / (ours.reduce((a, b) => a + b, 0) / ours.length)],
-    ['raw Dexie, counter + add', median(base), percentile(base, 95), percentile(base, 99), 1000 / (base.reduce((a, b) => a + b, 0) / base.length)],
-  ])
+  printRows(
+    'Journal append latency spread (ms)',
+    ['series', 'p50', 'p95', 'p99', 'appends/s'],
+    [
+      ['Engram journal.append', median(ours), percentile(ours, 95), percentile(ours, 99), 1000 / (ours.reduce((a, b) => a + b, 0) / ours.length)],
+      ['raw Dexie, counter + add', median(base), percentile(base, 95), percentile(base, 99), 1000 / (base.reduce((a, b) => a + b, 0) / base.length)],
+    ],
+  )
   await memory.close()
   raw.close()
   blind.close()

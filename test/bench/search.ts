@@ -22,7 +22,8 @@ const BUILDS = 50
 /** A Zipf-like vocabulary of pronounceable pseudo-words plus everyday words. */
 function makeVocabulary(rand: () => number): string[] {
   const syllables = ['ka', 'lo', 'mi', 'ren', 'ta', 'vo', 'shi', 'pa', 'dor', 'el', 'un', 'ri', 'sa', 'to', 'ber', 'qui', 'na', 'zel']
-  const everyday = 'project meeting dinner travel budget garden recipe flight hotel doctor school music movie weather coffee train office email report design'.split(' ')
+  const everyday =
+    'project meeting dinner travel budget garden recipe flight hotel doctor school music movie weather coffee train office email report design'.split(' ')
   const words = new Set(everyday)
   while (words.size < 20_000) {
     let w = ''
@@ -82,8 +83,25 @@ export async function load(memory: Memory, texts: string[]): Promise<string[]> {
     const s = Math.floor(i / PER_SESSION)
     const sessionId = `s${String(s).padStart(5, '0')}`
     const createdAt = t0 + i * 60_000
-    if (i % PER_SESSION === 0) sessions.push({ id: sessionId, projectId: 'bench', status: 'closed', startedAt: createdAt, lastActiveAt: createdAt + PER_SESSION * 60_000, lastSeq: Math.min(PER_SESSION, texts.length - i) })
-    messages.push({ id: `m${String(i).padStart(7, '0')}`, sessionId, projectId: 'bench', seq: (i % PER_SESSION) + 1, role: i % 2 ? 'assistant' : 'user', content: texts[i]!, tokens: Math.ceil(texts[i]!.length / 4), createdAt })
+    if (i % PER_SESSION === 0)
+      sessions.push({
+        id: sessionId,
+        projectId: 'bench',
+        status: 'closed',
+        startedAt: createdAt,
+        lastActiveAt: createdAt + PER_SESSION * 60_000,
+        lastSeq: Math.min(PER_SESSION, texts.length - i),
+      })
+    messages.push({
+      id: `m${String(i).padStart(7, '0')}`,
+      sessionId,
+      projectId: 'bench',
+      seq: (i % PER_SESSION) + 1,
+      role: i % 2 ? 'assistant' : 'user',
+      content: texts[i]!,
+      tokens: Math.ceil(texts[i]!.length / 4),
+      createdAt,
+    })
   }
   const chunk = 10_000
   for (let i = 0; i < messages.length; i += chunk) {
@@ -138,18 +156,36 @@ export async function runSearchBench(): Promise<void> {
   await memory.close()
 
   printTable(`Search on ${MESSAGES.toLocaleString('en')} messages (fake-indexeddb, Node)`, [
-    { name: 'search median (first pass, cold terms)', ours: median(ours), baseline: median(theirs), unit: 'ms', baselineName: 'MiniSearch in memory', goal: '≤ 3×' },
+    {
+      name: 'search median (first pass, cold terms)',
+      ours: median(ours),
+      baseline: median(theirs),
+      unit: 'ms',
+      baselineName: 'MiniSearch in memory',
+      goal: '≤ 3×',
+    },
     { name: 'search p95 (first pass)', ours: percentile(ours, 95), baseline: percentile(theirs, 95), unit: 'ms', baselineName: 'MiniSearch in memory' },
     { name: 'search median (second pass)', ours: median(warm), baseline: median(theirs), unit: 'ms', baselineName: 'MiniSearch in memory', goal: '≤ 3×' },
     { name: 'search p95 (second pass)', ours: percentile(warm, 95), baseline: percentile(theirs, 95), unit: 'ms', baselineName: 'MiniSearch in memory' },
-    { name: 'appendExchange median', ours: median(indexed), baseline: median(unindexed), unit: 'ms', baselineName: 'same store and append, no index', goal: '≤ 2.5×' },
+    {
+      name: 'appendExchange median',
+      ours: median(indexed),
+      baseline: median(unindexed),
+      unit: 'ms',
+      baselineName: 'same store and append, no index',
+      goal: '≤ 2.5×',
+    },
     { name: 'load corpus', ours: loadMs, baseline: miniLoadMs, unit: 'ms', baselineName: 'MiniSearch addAll' },
   ])
-  printRows('Open and context', ['measurement', 'value', 'goal'], [
-    ['openMemory → first search answered (no rebuild)', `${firstSearchMs.toFixed(1)} ms (${firstHits} hits)`, '< 300 ms'],
-    [`… of which openMemory / first search "${queries[0]}"`, `${openMs.toFixed(1)} ms / ${(firstSearchMs - openMs).toFixed(1)} ms`, ''],
-    ['context.build at 4k, median', `${median(builds).toFixed(2)} ms`, '< 25 ms'],
-    ['context.build at 4k, p95', `${percentile(builds, 95).toFixed(2)} ms`, ''],
-    ['context.build at 1k, median', `${median(builds1k).toFixed(2)} ms`, '< 25 ms'],
-  ])
+  printRows(
+    'Open and context',
+    ['measurement', 'value', 'goal'],
+    [
+      ['openMemory → first search answered (no rebuild)', `${firstSearchMs.toFixed(1)} ms (${firstHits} hits)`, '< 300 ms'],
+      [`… of which openMemory / first search "${queries[0]}"`, `${openMs.toFixed(1)} ms / ${(firstSearchMs - openMs).toFixed(1)} ms`, ''],
+      ['context.build at 4k, median', `${median(builds).toFixed(2)} ms`, '< 25 ms'],
+      ['context.build at 4k, p95', `${percentile(builds, 95).toFixed(2)} ms`, ''],
+      ['context.build at 1k, median', `${median(builds1k).toFixed(2)} ms`, '< 25 ms'],
+    ],
+  )
 }

@@ -30,7 +30,14 @@ export async function timeOnce(fn: () => Promise<unknown> | unknown): Promise<nu
 }
 
 /** One row of a comparison table: ours beside a baseline measured in the same run. */
-export interface BenchRow { name: string; ours: number; baseline: number; unit: string; baselineName: string; goal?: string }
+export interface BenchRow {
+  name: string
+  ours: number
+  baseline: number
+  unit: string
+  baselineName: string
+  goal?: string
+}
 
 /** Formats a number for a table. */
 export function fmt(n: number): string {
@@ -47,7 +54,10 @@ export function printTable(title: string, rows: readonly BenchRow[]): void {
     `\n### ${title}\n`,
     '| measurement | Engram | baseline | baseline is | ratio | goal |',
     '| --- | ---: | ---: | --- | ---: | --- |',
-    ...rows.map((r) => `| ${r.name} | ${fmt(r.ours)} ${r.unit} | ${fmt(r.baseline)} ${r.unit} | ${r.baselineName} | ${(r.ours / r.baseline).toFixed(2)}× | ${r.goal ?? ''} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${fmt(r.ours)} ${r.unit} | ${fmt(r.baseline)} ${r.unit} | ${r.baselineName} | ${(r.ours / r.baseline).toFixed(2)}× | ${r.goal ?? ''} |`,
+    ),
   ]
   console.log(lines.join('\n'))
 }

@@ -11,8 +11,9 @@ const hostile = '<img src=x onerror=alert(1)>'
 
 /** Count labels whose noun disagrees with its number ("1 items", "2 token", "3 item(s)"). */
 function ungrammatical(texts: string[]): string[] {
-  return texts.filter(text => /\(s\)/.test(text) || [...text.matchAll(/\b(\d+) (item|token|memory write|hit)(s?)\b/g)]
-    .some(([, n, , s]) => (Number(n) === 1) !== (s === '')))
+  return texts.filter(
+    (text) => /\(s\)/.test(text) || [...text.matchAll(/\b(\d+) (item|token|memory write|hit)(s?)\b/g)].some(([, n, , s]) => (Number(n) === 1) !== (s === '')),
+  )
 }
 
 describe('demo: two devices of one user, syncing through the relay', () => {
@@ -34,8 +35,8 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     contextA = profileA.context
     contextB = profileB.context
     for (const context of [contextA, contextB]) await context.pages()[0]?.setViewportSize({ width: 1280, height: 900 })
-    a = await openDemoPage(contextA.pages()[0] ?? await contextA.newPage(), stack.url, 'A', user)
-    b = await openDemoPage(contextB.pages()[0] ?? await contextB.newPage(), stack.url, 'B', user)
+    a = await openDemoPage(contextA.pages()[0] ?? (await contextA.newPage()), stack.url, 'A', user)
+    b = await openDemoPage(contextB.pages()[0] ?? (await contextB.newPage()), stack.url, 'B', user)
   })
 
   afterAll(async () => {
@@ -73,11 +74,11 @@ describe('demo: two devices of one user, syncing through the relay', () => {
       redWrittenBy = Date.now()
       await a.setFact('only_a', 'from A')
       // Past the next whole second, so the "as of" view (second precision) can tell red from blue.
-      await new Promise(resolve => setTimeout(resolve, 1_100))
+      await new Promise((resolve) => setTimeout(resolve, 1_100))
       await b.setFact('color', 'blue')
       await b.setFact('only_b', 'from B')
       // B really is cut off: neither sees the other's write.
-      await new Promise(resolve => setTimeout(resolve, 1_000))
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
       expect(await a.factValue('only_b')).toBeUndefined()
       expect(await b.factValue('only_a')).toBeUndefined()
       expect(await b.factValue('color')).toBe('blue')
@@ -106,7 +107,16 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     expect(await persona.locator('.count').textContent()).toBe(`${text.length} / 60 characters`)
     expect(await persona.locator('meter').evaluate((m: HTMLMeterElement) => [m.value, m.max])).toEqual([text.length, 60])
     await persona.getByRole('button', { name: 'Save' }).click()
-    await expect.poll(() => b.page.locator('#blocks .block[data-label="persona"] textarea').inputValue().catch(() => ''), { timeout: 5_000 }).toBe(text)
+    await expect
+      .poll(
+        () =>
+          b.page
+            .locator('#blocks .block[data-label="persona"] textarea')
+            .inputValue()
+            .catch(() => ''),
+        { timeout: 5_000 },
+      )
+      .toBe(text)
     // Over the limit: the meter says so and the store refuses with limit_exceeded.
     await persona.getByLabel('persona', { exact: true }).fill(text + ' And a very long tail.')
     expect(await persona.locator('.count.over').count()).toBe(1)
@@ -114,8 +124,13 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     // ...and the editor is marked invalid, linked to the message that says why.
     const editor = persona.getByLabel('persona', { exact: true })
     await expect.poll(() => editor.getAttribute('aria-invalid')).toBe('true')
-    const description = (): Promise<string> => editor.evaluate((c) => (c.getAttribute('aria-describedby') ?? '').split(/\s+/)
-      .map(id => document.getElementById(id)?.textContent ?? `(missing #${id})`).join(' | '))
+    const description = (): Promise<string> =>
+      editor.evaluate((c) =>
+        (c.getAttribute('aria-describedby') ?? '')
+          .split(/\s+/)
+          .map((id) => document.getElementById(id)?.textContent ?? `(missing #${id})`)
+          .join(' | '),
+      )
     expect(await description()).toContain('limit_exceeded')
     expect(await persona.locator('.field-error').isVisible()).toBe(true)
     await editor.fill(text)
@@ -126,8 +141,9 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     // History of a key edited on both devices.
     const facts = page.locator('#facts')
     await facts.locator('tr[data-key="color"] summary').click()
-    await expect.poll(() => facts.locator('tr[data-key="color"] .history li').allTextContents()).toEqual(
-      expect.arrayContaining([expect.stringContaining('red'), expect.stringContaining('blue')]))
+    await expect
+      .poll(() => facts.locator('tr[data-key="color"] .history li').allTextContents())
+      .toEqual(expect.arrayContaining([expect.stringContaining('red'), expect.stringContaining('blue')]))
     // The open history survives the table's re-render, after an own change and after a synced one.
     const colorHistory = facts.locator('tr[data-key="color"] details.fact-history')
     const isOpen = (): Promise<boolean> => colorHistory.evaluate((d: HTMLDetailsElement) => d.open)
@@ -136,8 +152,9 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     await b.setFact('history_probe', 'synced')
     await a.waitForFact('history_probe', 'synced', 5_000)
     expect(await isOpen()).toBe(true)
-    await expect.poll(() => facts.locator('tr[data-key="color"] .history li').allTextContents()).toEqual(
-      expect.arrayContaining([expect.stringContaining('red'), expect.stringContaining('blue')]))
+    await expect
+      .poll(() => facts.locator('tr[data-key="color"] .history li').allTextContents())
+      .toEqual(expect.arrayContaining([expect.stringContaining('red'), expect.stringContaining('blue')]))
     await facts.locator('tr[data-key="color"] summary').click()
     expect(await isOpen()).toBe(false)
     await b.setFact('history_probe', 'closed stays closed')
@@ -147,7 +164,9 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     // "As of" a time between red (A) and blue (B): red.
     const t = new Date(Math.ceil(redWrittenBy / 1000) * 1000)
     const pad = (n: number): string => String(n).padStart(2, '0')
-    await facts.getByLabel('As of').fill(`${t.getFullYear()}-${pad(t.getMonth() + 1)}-${pad(t.getDate())}T${pad(t.getHours())}:${pad(t.getMinutes())}:${pad(t.getSeconds())}`)
+    await facts
+      .getByLabel('As of')
+      .fill(`${t.getFullYear()}-${pad(t.getMonth() + 1)}-${pad(t.getDate())}T${pad(t.getHours())}:${pad(t.getMinutes())}:${pad(t.getSeconds())}`)
     await a.waitForFact('color', 'red')
     await facts.getByRole('button', { name: 'Now' }).click()
     await a.waitForFact('color', 'blue')
@@ -188,21 +207,31 @@ describe('demo: two devices of one user, syncing through the relay', () => {
   it('is usable by keyboard with labelled controls: Tab, Enter submits, Escape cancels an edit and focus returns, focus is visible', async () => {
     const page = a.page
     // Every form control has an accessible name from a <label> or aria-label.
-    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, textarea, select')]
-      .filter((c) => (c as HTMLInputElement).labels?.length === 0 && !c.getAttribute('aria-label') && !c.getAttribute('aria-labelledby'))
-      .map((c) => c.outerHTML))
+    const unlabelled = await page.evaluate(() =>
+      [...document.querySelectorAll('input, textarea, select')]
+        .filter((c) => (c as HTMLInputElement).labels?.length === 0 && !c.getAttribute('aria-label') && !c.getAttribute('aria-labelledby'))
+        .map((c) => c.outerHTML),
+    )
     expect(unlabelled).toEqual([])
     // Every hint under a field is the accessible description of its control.
-    const hints = await page.evaluate(() => [...document.querySelectorAll('.field')].flatMap((f) => {
-      const ids = (f.querySelector('input, textarea, select')?.getAttribute('aria-describedby') ?? '').split(/\s+/)
-      return [...f.querySelectorAll('small.hint')].map(h => ({ hint: h.textContent, linked: h.id !== '' && ids.includes(h.id) }))
-    }))
+    const hints = await page.evaluate(() =>
+      [...document.querySelectorAll('.field')].flatMap((f) => {
+        const ids = (f.querySelector('input, textarea, select')?.getAttribute('aria-describedby') ?? '').split(/\s+/)
+        return [...f.querySelectorAll('small.hint')].map((h) => ({ hint: h.textContent, linked: h.id !== '' && ids.includes(h.id) }))
+      }),
+    )
     expect(hints.length).toBeGreaterThan(2)
-    expect(hints.filter(h => !h.linked)).toEqual([])
-    const focused = () => page.evaluate(() => {
-      const e = document.activeElement as HTMLElement
-      return { tag: e.tagName, text: e.textContent?.trim(), label: e.getAttribute('aria-label') ?? (e as HTMLInputElement).labels?.[0]?.textContent ?? null, outline: getComputedStyle(e).outlineStyle }
-    })
+    expect(hints.filter((h) => !h.linked)).toEqual([])
+    const focused = () =>
+      page.evaluate(() => {
+        const e = document.activeElement as HTMLElement
+        return {
+          tag: e.tagName,
+          text: e.textContent?.trim(),
+          label: e.getAttribute('aria-label') ?? (e as HTMLInputElement).labels?.[0]?.textContent ?? null,
+          outline: getComputedStyle(e).outlineStyle,
+        }
+      })
     // The skip link comes first and takes the keyboard to the chat.
     expect(await page.evaluate(() => document.querySelector('a[href], button, input, textarea, select')?.textContent)).toBe('Skip to chat')
     await page.getByRole('link', { name: 'Skip to chat' }).focus()
@@ -281,24 +310,36 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     await b.page.screenshot({ path: `${artifacts}demo-page-B.png`, fullPage: true })
 
     // Layout: the controls of a form line up even when one field has a hint below it; nothing overflows sideways.
-    const tops = await a.page.getByRole('button', { name: 'Set fact' }).evaluate((button) =>
-      [...button.closest('form')!.querySelectorAll('input, button')].map(c => c.getBoundingClientRect().top))
+    const tops = await a.page
+      .getByRole('button', { name: 'Set fact' })
+      .evaluate((button) => [...button.closest('form')!.querySelectorAll('input, button')].map((c) => c.getBoundingClientRect().top))
     expect(Math.max(...tops) - Math.min(...tops)).toBeLessThanOrEqual(1)
-    const overflowing = (): Promise<string[]> => a.page.evaluate(() => [document.documentElement, ...document.querySelectorAll<HTMLElement>('.panel')]
-      .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.id || e.tagName))
+    const overflowing = (): Promise<string[]> =>
+      a.page.evaluate(() =>
+        [document.documentElement, ...document.querySelectorAll<HTMLElement>('.panel')]
+          .filter((e) => e.scrollWidth > e.clientWidth + 1)
+          .map((e) => e.id || e.tagName),
+      )
     expect(await overflowing()).toEqual([])
     // Text on the accent buttons is readable (WCAG AA, 4.5:1) in the light and the dark scheme.
-    const contrast = (): Promise<number> => a.page.evaluate(() => {
-      const luminance = (css: string): number => {
-        const [r, g, b] = css.match(/[\d.]+/g)!.slice(0, 3).map(v => Number(v) / 255).map(v => v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)
-        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
-      }
-      return Math.min(...[...document.querySelectorAll('button[type=submit]')].map((button) => {
-        const style = getComputedStyle(button)
-        const [light, dark] = [luminance(style.color), luminance(style.backgroundColor)].sort((x, y) => y - x)
-        return (light! + 0.05) / (dark! + 0.05)
-      }))
-    })
+    const contrast = (): Promise<number> =>
+      a.page.evaluate(() => {
+        const luminance = (css: string): number => {
+          const [r, g, b] = css
+            .match(/[\d.]+/g)!
+            .slice(0, 3)
+            .map((v) => Number(v) / 255)
+            .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+          return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
+        }
+        return Math.min(
+          ...[...document.querySelectorAll('button[type=submit]')].map((button) => {
+            const style = getComputedStyle(button)
+            const [light, dark] = [luminance(style.color), luminance(style.backgroundColor)].sort((x, y) => y - x)
+            return (light! + 0.05) / (dark! + 0.05)
+          }),
+        )
+      })
     expect(await contrast()).toBeGreaterThanOrEqual(4.5)
     await a.page.emulateMedia({ colorScheme: 'dark' })
     try {
@@ -314,7 +355,9 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     // What the browser does around the bfcache: pagehide (persisted) on leaving, pageshow (persisted) on coming back.
     await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true })))
     const reloaded = page.waitForEvent('load', { timeout: 20_000 })
-    await page.evaluate(() => { setTimeout(() => window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true })), 0) })
+    await page.evaluate(() => {
+      setTimeout(() => window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true })), 0)
+    })
     await reloaded
     await page.locator('#facts tbody tr').first().waitFor({ timeout: 20_000 })
     await a.waitForFact('city', 'Lisbon')

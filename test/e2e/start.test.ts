@@ -10,14 +10,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 /** `npm start` as a newcomer runs it: a real process group, stopped with Ctrl-C (SIGINT to the group). */
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 
-interface Started { child: ChildProcess; output: () => string; exited: Promise<number | string | null> }
+interface Started {
+  child: ChildProcess
+  output: () => string
+  exited: Promise<number | string | null>
+}
 
 function npmStart(args: string[], data: string): Started {
   // detached: its own process group, like a terminal's foreground job, so the test can "press Ctrl-C".
   const child = spawn('npm', ['start', '--', ...args, '--data', data], { cwd: repo, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
   const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)))
   return { child, output: () => output, exited }
 }
@@ -40,21 +48,29 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs: number, what: s
 
 describe('npm start', () => {
   let dir: string
-  beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'engram-start-')) })
-  afterAll(async () => { await rm(dir, { recursive: true, force: true }) })
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'engram-start-'))
+  })
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
 
   it('builds, serves the demo, the dev tokens and the relay on 127.0.0.1, and stops every process on Ctrl-C', async () => {
     const run = npmStart(['--port', '0', '--relay-port', '0'], join(dir, 'data'))
     try {
-      const [demo, health] = await waitFor(() => {
-        const demoUrl = /Engram demo\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(run.output())?.[1]
-        const healthUrl = /health: (http:\/\/127\.0\.0\.1:\d+\/healthz)/.exec(run.output())?.[1]
-        return demoUrl && healthUrl ? [demoUrl, healthUrl] as const : undefined
-      }, 90_000, `the URLs in:\n${run.output()}`)
+      const [demo, health] = await waitFor(
+        () => {
+          const demoUrl = /Engram demo\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(run.output())?.[1]
+          const healthUrl = /health: (http:\/\/127\.0\.0\.1:\d+\/healthz)/.exec(run.output())?.[1]
+          return demoUrl && healthUrl ? ([demoUrl, healthUrl] as const) : undefined
+        },
+        90_000,
+        `the URLs in:\n${run.output()}`,
+      )
       const page = await fetch(`${demo}/?device=A`)
       expect(page.status).toBe(200)
       expect(await page.text()).toContain('Opening memory')
-      const token = await (await fetch(`${demo}/dev-token?user=demo-user`)).json() as { token?: string }
+      const token = (await (await fetch(`${demo}/dev-token?user=demo-user`)).json()) as { token?: string }
       expect(token.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/)
       expect((await fetch(`${demo}/dev-token?user=a/b`)).status).toBe(400)
       expect(await (await fetch(health)).json()).toMatchObject({ status: 'ok' })
@@ -70,7 +86,11 @@ describe('npm start', () => {
       expect(run.output()).not.toContain('stopped unexpectedly')
       await expect(fetch(health)).rejects.toThrow()
     } finally {
-      try { process.kill(-run.child.pid!, 'SIGKILL') } catch { /* already gone */ }
+      try {
+        process.kill(-run.child.pid!, 'SIGKILL')
+      } catch {
+        /* already gone */
+      }
     }
   })
 
@@ -87,7 +107,11 @@ describe('npm start', () => {
       await waitFor(() => (groupMembers(run.child.pid!).length === 0 ? true : undefined), 10_000, 'the relay to end')
     } finally {
       taken.close()
-      try { process.kill(-run.child.pid!, 'SIGKILL') } catch { /* already gone */ }
+      try {
+        process.kill(-run.child.pid!, 'SIGKILL')
+      } catch {
+        /* already gone */
+      }
     }
   })
 })

@@ -47,7 +47,7 @@ afterAll(async () => {
 })
 
 describe('sync between two Chromium devices through the relay', () => {
-  it('carries a fact written on A into B\'s store within 2 seconds', async () => {
+  it("carries a fact written on A into B's store within 2 seconds", async () => {
     await Promise.all([
       a.evaluate(() => window.syncHarness.memory().sync.whenSynced('user')),
       b.evaluate(() => window.syncHarness.memory().sync.whenSynced('user')),
@@ -55,7 +55,10 @@ describe('sync between two Chromium devices through the relay', () => {
     expect(await a.evaluate(() => window.syncHarness.memory().sync.isLeader())).toBe(true)
     await a.evaluate(() => window.syncHarness.memory().facts.set('user', 'city', 'Lisbon'))
     const t0 = Date.now()
-    await b.waitForFunction(async () => (await window.syncHarness.memory().facts.get('user', 'city'))?.value === 'Lisbon', undefined, { polling: 20, timeout: 2_000 })
+    await b.waitForFunction(async () => (await window.syncHarness.memory().facts.get('user', 'city'))?.value === 'Lisbon', undefined, {
+      polling: 20,
+      timeout: 2_000,
+    })
     const elapsed = Date.now() - t0
     expect(elapsed).toBeLessThan(2_000)
   })
@@ -79,10 +82,15 @@ describe('sync between two Chromium devices through the relay', () => {
     expect(await factOn(b, 'k1')).toBe('B, older') // really apart
     await deviceB.context.setOffline(false)
     await waitForStatus(b, 'synced', 10_000)
-    const converged = async (page: Page) => page.waitForFunction(async () => {
-      const m = window.syncHarness.memory()
-      return (await m.facts.get('user', 'k1'))?.value === 'A, newer' && (await m.facts.get('user', 'k2'))?.value === 'B, newer'
-    }, undefined, { polling: 50, timeout: 10_000 })
+    const converged = async (page: Page) =>
+      page.waitForFunction(
+        async () => {
+          const m = window.syncHarness.memory()
+          return (await m.facts.get('user', 'k1'))?.value === 'A, newer' && (await m.facts.get('user', 'k2'))?.value === 'B, newer'
+        },
+        undefined,
+        { polling: 50, timeout: 10_000 },
+      )
     await Promise.all([converged(a), converged(b)])
     for (const page of [a, b]) {
       expect(await factOn(page, 'k1')).toBe('A, newer')
@@ -98,7 +106,10 @@ describe('sync between two Chromium devices through the relay', () => {
     expect(await second.evaluate(() => window.syncHarness.current())).toBe('synced')
     // And it sees what sync writes (through the change relay between the tabs' workers).
     await b.evaluate(() => window.syncHarness.memory().facts.set('user', 'from-b', 'hi'))
-    await second.waitForFunction(async () => (await window.syncHarness.memory().facts.get('user', 'from-b'))?.value === 'hi', undefined, { polling: 50, timeout: 5_000 })
+    await second.waitForFunction(async () => (await window.syncHarness.memory().facts.get('user', 'from-b'))?.value === 'hi', undefined, {
+      polling: 50,
+      timeout: 5_000,
+    })
     // onStatus in the follower follows the leader: device A offline and back.
     await deviceA.context.setOffline(true)
     await waitForStatus(second, 'offline', 5_000)

@@ -60,7 +60,10 @@ describe('@engram/worker in Chromium', () => {
     })
     expect(result.value).toEqual({ name: 'vim', since: 2001 })
     expect(result.tags).toEqual(['pref'])
-    expect(result.tail.map((t) => t.slice(1))).toEqual([['user', 'What editor do I use?'], ['assistant', 'You use vim.']])
+    expect(result.tail.map((t) => t.slice(1))).toEqual([
+      ['user', 'What editor do I use?'],
+      ['assistant', 'You use vim.'],
+    ])
     expect(Number(result.tail[1]![0])).toBe(Number(result.tail[0]![0]) + 1)
   })
 
@@ -69,11 +72,20 @@ describe('@engram/worker in Chromium', () => {
     await page.evaluate((u) => window.harness.open('dedicated', u), user())
     const result = await page.evaluate(async () => {
       const m = window.harness.memory()
-      const e = await m.facts.set('no-such-project', 'k', 1).then(() => undefined, (x: unknown) => x)
-      const bad = await m.facts.get('user', '').then(() => undefined, (x: unknown) => x)
+      const e = await m.facts.set('no-such-project', 'k', 1).then(
+        () => undefined,
+        (x: unknown) => x,
+      )
+      const bad = await m.facts.get('user', '').then(
+        () => undefined,
+        (x: unknown) => x,
+      )
       const err = e as InstanceType<typeof window.harness.MemoryError>
       return {
-        isMemoryError: e instanceof window.harness.MemoryError, code: err.code, name: err.name, message: err.message,
+        isMemoryError: e instanceof window.harness.MemoryError,
+        code: err.code,
+        name: err.name,
+        message: err.message,
         badCode: (bad as { code?: string }).code,
       }
     })
@@ -86,12 +98,20 @@ describe('@engram/worker in Chromium', () => {
     const result = await page.evaluate(async (u) => {
       let failures = 1
       await window.harness.open('dedicated', u, {
-        embedder: { dimensions: 3, embed: async (texts) => { if (failures-- > 0) throw new TypeError('embedding service offline'); return texts.map(() => new Float32Array([1, 0, 0])) } },
+        embedder: {
+          dimensions: 3,
+          embed: async (texts) => {
+            if (failures-- > 0) throw new TypeError('embedding service offline')
+            return texts.map(() => new Float32Array([1, 0, 0]))
+          },
+        },
       })
       const m = window.harness.memory()
       const states: string[] = []
       let recovered!: () => void
-      const done = new Promise<void>((resolve) => { recovered = resolve })
+      const done = new Promise<void>((resolve) => {
+        recovered = resolve
+      })
       const off = await m.status.subscribe((s) => {
         states.push(s.embedder.state)
         if (s.embedder.state === 'ok' && states.includes('failing')) recovered()
@@ -156,7 +176,7 @@ describe('@engram/worker in Chromium', () => {
     expect(await b.evaluate(async () => (await window.harness.memory().facts.get('user', 'from-a'))?.value)).toBe(1)
   })
 
-  it("relays changes between tabs that each run a dedicated worker", async () => {
+  it('relays changes between tabs that each run a dedicated worker', async () => {
     const p = await profile()
     const [a, b] = [await tab(p), await tab(p)]
     const u = user()
@@ -174,7 +194,10 @@ describe('@engram/worker in Chromium', () => {
     const result = await page.evaluate(async () => {
       const m = window.harness.memory()
       await m.facts.set('user', 'via', 'port')
-      const code = await m.facts.get('user', '').then(() => 'none', (e: { code?: string }) => e.code)
+      const code = await m.facts.get('user', '').then(
+        () => 'none',
+        (e: { code?: string }) => e.code,
+      )
       return { value: (await m.facts.get('user', 'via'))?.value, code }
     })
     expect(result).toEqual({ value: 'port', code: 'invalid_input' })

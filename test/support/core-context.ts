@@ -23,8 +23,16 @@ export async function openTestContext(options: { deviceId?: string } = {}) {
   const assertOpen = () => {}
   const status = createStatusHub(clock.now, assertOpen)
   const ctx: StoreContext = {
-    db, appId: 't', userId: 'u', now: clock.now, tokenizer: estimateTokenizer, status, sync: createSyncSlot(status, assertOpen),
-    clock: createHybridClock(options.deviceId ?? 'devA', clock.now), feed: createChangeFeed(), syncedProjects: new Set(),
+    db,
+    appId: 't',
+    userId: 'u',
+    now: clock.now,
+    tokenizer: estimateTokenizer,
+    status,
+    sync: createSyncSlot(status, assertOpen),
+    clock: createHybridClock(options.deviceId ?? 'devA', clock.now),
+    feed: createChangeFeed(),
+    syncedProjects: new Set(),
     index: {
       tables: [],
       put: async (_w, doc) => void docs.set(doc.docId, doc),
@@ -33,7 +41,8 @@ export async function openTestContext(options: { deviceId?: string } = {}) {
         for (const [id, doc] of docs) if (doc.projectId === projectId) docs.delete(id)
       },
     },
-    assertOpen, onClose: [],
+    assertOpen,
+    onClose: [],
   }
   await prepareProjects(ctx)
   return { ctx, clock, docs }

@@ -6,8 +6,12 @@ import type { Memory, MemoryStatus } from '@engram/core'
  */
 export async function statusWhere(memory: Pick<Memory, 'status'>, test: (status: MemoryStatus) => boolean): Promise<MemoryStatus> {
   let found!: (status: MemoryStatus) => void
-  const match = new Promise<MemoryStatus>((resolve) => { found = resolve })
-  const off = await memory.status.subscribe((status) => { if (test(status)) found(status) })
+  const match = new Promise<MemoryStatus>((resolve) => {
+    found = resolve
+  })
+  const off = await memory.status.subscribe((status) => {
+    if (test(status)) found(status)
+  })
   const now = await memory.status.get()
   if (test(now)) found(now)
   try {

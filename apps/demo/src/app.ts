@@ -42,5 +42,5 @@ export function errorText(error: unknown): string {
 export function errorField<T extends string>(error: unknown, fields: readonly T[], fallback: T): T {
   const message = error !== null && typeof error === 'object' ? (error as { message?: unknown }).message : undefined
   if (typeof message !== 'string') return fallback
-  return fields.find(name => new RegExp(`^${name}\\b`, 'i').test(message)) ?? fallback
+  return fields.find((name) => new RegExp(`^${name}\\b`, 'i').test(message)) ?? fallback
 }

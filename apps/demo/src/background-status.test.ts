@@ -3,7 +3,11 @@ import type { MemoryStatus } from '@engram/core'
 import { backgroundProblems } from './background-status.js'
 
 const healthy: MemoryStatus = {
-  embedder: { state: 'off' }, summarizer: { state: 'off' }, extractor: { state: 'ok' }, sync: { state: 'ok', projects: { p: 'synced' } }, problems: [],
+  embedder: { state: 'off' },
+  summarizer: { state: 'off' },
+  extractor: { state: 'ok' },
+  sync: { state: 'ok', projects: { p: 'synced' } },
+  problems: [],
 }
 
 describe('backgroundProblems', () => {
@@ -15,7 +19,12 @@ describe('backgroundProblems', () => {
 
   it('names every failing part with its last error', () => {
     const extractor = { source: 'extractor' as const, code: 'internal', message: 'the model returned garbage', at: 1 }
-    const status: MemoryStatus = { ...healthy, extractor: { state: 'failing', lastError: extractor }, sync: { state: 'failing', projects: { p: 'error' } }, problems: [extractor] }
+    const status: MemoryStatus = {
+      ...healthy,
+      extractor: { state: 'failing', lastError: extractor },
+      sync: { state: 'failing', projects: { p: 'error' } },
+      problems: [extractor],
+    }
     expect(backgroundProblems(status)).toBe('extractor failing: the model returned garbage · sync failing')
   })
 })

@@ -10,8 +10,10 @@ const PARTS = ['embedder', 'summarizer', 'extractor', 'sync'] as const
 export function backgroundProblems(status: MemoryStatus): string | undefined {
   const failing = PARTS.filter((part) => status[part].state === 'failing')
   if (failing.length === 0) return undefined
-  return failing.map((part) => {
-    const error = status[part].lastError
-    return error ? `${part} failing: ${error.message}` : `${part} failing`
-  }).join(' · ')
+  return failing
+    .map((part) => {
+      const error = status[part].lastError
+      return error ? `${part} failing: ${error.message}` : `${part} failing`
+    })
+    .join(' · ')
 }

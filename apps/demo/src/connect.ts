@@ -6,7 +6,9 @@ import { extractMemory } from './agent/extractor.js'
 export type DemoMemory = Memory
 
 /** What the demo server tells the page (absent when the page is served statically). */
-export interface DemoConfig { relayUrl?: string }
+export interface DemoConfig {
+  relayUrl?: string
+}
 
 /** The demo's app id: names its IndexedDB database `engram:engram-demo:<userId>`. */
 export const appId = 'engram-demo'
@@ -15,7 +17,7 @@ export const appId = 'engram-demo'
 export async function loadConfig(): Promise<DemoConfig> {
   try {
     const response = await fetch('./demo-config.json', { cache: 'no-store' })
-    return response.ok ? await response.json() as DemoConfig : {}
+    return response.ok ? ((await response.json()) as DemoConfig) : {}
   } catch {
     return {}
   }
@@ -31,7 +33,7 @@ export async function loadConfig(): Promise<DemoConfig> {
 export async function fetchDevToken(userId: string): Promise<string> {
   const response = await fetch(`./dev-token?user=${encodeURIComponent(userId)}`, { cache: 'no-store' })
   if (!response.ok) throw new Error(`dev-token: HTTP ${response.status}`)
-  const body = await response.json() as { token?: unknown }
+  const body = (await response.json()) as { token?: unknown }
   if (typeof body.token !== 'string') throw new Error('dev-token: no token in the answer')
   return body.token
 }

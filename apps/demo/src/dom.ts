@@ -72,9 +72,9 @@ export function keepFocus(container: Element, render: () => void): void {
   render()
   const now = document.activeElement
   if (now !== null && now !== document.body) return // still in place, or moved on purpose
-  const next = [...container.querySelectorAll('[data-key]')].find(r => r.getAttribute('data-key') === key)
-  const controls = [...next?.querySelectorAll<HTMLElement>(focusable) ?? []]
-  ;(controls.find(c => nameOf(c) === name) ?? controls[index])?.focus()
+  const next = [...container.querySelectorAll('[data-key]')].find((r) => r.getAttribute('data-key') === key)
+  const controls = [...(next?.querySelectorAll<HTMLElement>(focusable) ?? [])]
+  ;(controls.find((c) => nameOf(c) === name) ?? controls[index])?.focus()
 }
 
 let nextId = 0
@@ -85,7 +85,7 @@ export function uid(prefix: string): string {
 
 /** Adds (or removes) `id` in the space-separated `aria-describedby` list of `control`. */
 function describedBy(control: Element, id: string, on: boolean): void {
-  const ids = (control.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(i => i !== '' && i !== id)
+  const ids = (control.getAttribute('aria-describedby') ?? '').split(/\s+/).filter((i) => i !== '' && i !== id)
   if (on) ids.push(id)
   if (ids.length === 0) control.removeAttribute('aria-describedby')
   else control.setAttribute('aria-describedby', ids.join(' '))

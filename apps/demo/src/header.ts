@@ -27,7 +27,9 @@ export function header(app: App): HTMLElement {
   }
   app.onSelect(showProject)
   app.onMemoryChange(['projects'], showProject)
-  app.sync.onStatus((projectId, status) => { if (projectId === app.projectId) setSync(status) })
+  app.sync.onStatus((projectId, status) => {
+    if (projectId === app.projectId) setSync(status)
+  })
   showProject()
 
   // A background failure (e.g. the extractor) would otherwise only show as memory that never appears.
@@ -38,13 +40,38 @@ export function header(app: App): HTMLElement {
     background.textContent = problems ?? ''
   }
   let heard = false
-  app.memory.status.subscribe((status) => { heard = true; showBackground(status) }).catch(() => {})
+  app.memory.status
+    .subscribe((status) => {
+      heard = true
+      showBackground(status)
+    })
+    .catch(() => {})
   // The first snapshot, unless a newer one already arrived through the subscription.
-  app.memory.status.get().then((status) => { if (!heard) showBackground(status) }, () => {})
+  app.memory.status.get().then(
+    (status) => {
+      if (!heard) showBackground(status)
+    },
+    () => {},
+  )
 
-  return el('header', { class: 'top' },
+  return el(
+    'header',
+    { class: 'top' },
     el('h1', {}, 'Engram ', el('span', { class: 'subtitle' }, 'memory inspector')),
-    el('p', { class: 'who' },
-      el('span', { class: 'device', 'data-device': app.device }, `Device ${app.device}`), ' · ',
-      el('span', {}, `user ${app.userId}`), ' · ', project, ' ', sync, ' ', network, ' ', background))
+    el(
+      'p',
+      { class: 'who' },
+      el('span', { class: 'device', 'data-device': app.device }, `Device ${app.device}`),
+      ' · ',
+      el('span', {}, `user ${app.userId}`),
+      ' · ',
+      project,
+      ' ',
+      sync,
+      ' ',
+      network,
+      ' ',
+      background,
+    ),
+  )
 }

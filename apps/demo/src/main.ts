@@ -57,31 +57,61 @@ async function start(): Promise<void> {
     },
     report(error, action) {
       alert.hidden = false
-      replace(alert, `Could not ${action}: ${errorText(error)}`,
-        el('button', { type: 'button', 'aria-label': 'Dismiss error', on: { click: () => { alert.hidden = true } } }, '×'))
+      replace(
+        alert,
+        `Could not ${action}: ${errorText(error)}`,
+        el(
+          'button',
+          {
+            type: 'button',
+            'aria-label': 'Dismiss error',
+            on: {
+              click: () => {
+                alert.hidden = true
+              },
+            },
+          },
+          '×',
+        ),
+      )
     },
     preview: (context, budget, label) => preview?.(context, budget, label),
   }
 
   await memory.changes.subscribe({}, (batch) => {
     for (const entry of changeListeners) {
-      const relevant = batch.some(c => entry.kinds.includes(c.kind) && (c.kind === 'projects' || c.projectId === app.projectId))
+      const relevant = batch.some((c) => entry.kinds.includes(c.kind) && (c.kind === 'projects' || c.projectId === app.projectId))
       if (!relevant || entry.timer !== undefined) continue
       // Coalesce a burst of batches (e.g. a sync catch-up) into one refresh.
-      entry.timer = setTimeout(() => { entry.timer = undefined; entry.listener() }, 30)
+      entry.timer = setTimeout(() => {
+        entry.timer = undefined
+        entry.listener()
+      }, 30)
     }
   })
 
   const context = contextPreview(app)
   preview = context.show
   root.removeAttribute('aria-busy')
-  replace(root,
+  replace(
+    root,
     header(app),
     alert,
-    el('main', { class: 'layout' },
+    el(
+      'main',
+      { class: 'layout' },
       el('div', { class: 'column side' }, projectsPanel(app), chatPanel(app)),
-      el('div', { class: 'column inspector', id: 'inspector', 'aria-label': 'Memory inspector', role: 'region' },
-        factsPanel(app), blocksPanel(app), context.element, searchPanel(app), sessionsPanel(app))))
+      el(
+        'div',
+        { class: 'column inspector', id: 'inspector', 'aria-label': 'Memory inspector', role: 'region' },
+        factsPanel(app),
+        blocksPanel(app),
+        context.element,
+        searchPanel(app),
+        sessionsPanel(app),
+      ),
+    ),
+  )
   opened = memory
   // Leaving the page (also into the back/forward cache) closes the memory: the worker lets go of the
   // database and the sync socket, so the page is allowed into the bfcache and holds nothing other tabs need.
@@ -98,9 +128,15 @@ window.addEventListener('pageshow', (event) => {
 
 start().catch((error: unknown) => {
   root.removeAttribute('aria-busy')
-  replace(root, el('div', { class: 'fatal', role: 'alert' },
-    el('h1', {}, 'Engram demo could not start'),
-    el('p', {}, errorText(error)),
-    el('p', {}, 'Is IndexedDB available (not a private window with storage disabled)? Reload to try again.'),
-    el('button', { type: 'button', on: { click: () => location.reload() } }, 'Reload')))
+  replace(
+    root,
+    el(
+      'div',
+      { class: 'fatal', role: 'alert' },
+      el('h1', {}, 'Engram demo could not start'),
+      el('p', {}, errorText(error)),
+      el('p', {}, 'Is IndexedDB available (not a private window with storage disabled)? Reload to try again.'),
+      el('button', { type: 'button', on: { click: () => location.reload() } }, 'Reload'),
+    ),
+  )
 })

@@ -36,7 +36,9 @@ export function syncStatusOf(memory: DemoMemory): SyncStatusSource {
     known.set(projectId, status)
     for (const listener of listeners) listener(projectId, effective(status))
   }
-  const replay = (): void => { for (const [projectId, status] of known) emit(projectId, status) }
+  const replay = (): void => {
+    for (const [projectId, status] of known) emit(projectId, status)
+  }
   window.addEventListener('online', replay)
   window.addEventListener('offline', replay)
   memory.sync.onStatus(emit).catch(() => {})

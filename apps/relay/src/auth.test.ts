@@ -23,9 +23,17 @@ describe('verifyToken', () => {
     ['wrong secret', async (): Promise<string | null> => await mintToken('other-secret-0123456789abcdef', 'u1'), 'tokenInvalid'],
     ['expired', async (): Promise<string | null> => await mintToken(secret, 'u1', -5), 'tokenExpired'],
     ['no exp', async (): Promise<string | null> => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').sign(key), 'tokenInvalid'],
-    ['no sub', async (): Promise<string | null> => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(key), 'tokenInvalid'],
-    ['sub with a slash', async (): Promise<string | null> => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('a/b').setExpirationTime('1h').sign(key), 'tokenInvalid'],
-    ['alg none', async (): Promise<string | null> => 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSIsImV4cCI6OTk5OTk5OTk5OX0.', 'tokenInvalid']
+    [
+      'no sub',
+      async (): Promise<string | null> => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(key),
+      'tokenInvalid',
+    ],
+    [
+      'sub with a slash',
+      async (): Promise<string | null> => await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('a/b').setExpirationTime('1h').sign(key),
+      'tokenInvalid',
+    ],
+    ['alg none', async (): Promise<string | null> => 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1MSIsImV4cCI6OTk5OTk5OTk5OX0.', 'tokenInvalid'],
   ]
   it.each(cases)('refuses a %s token', async (_name, make, reason) => {
     expect(await verifyToken(await make(), key)).toEqual({ ok: false, reason })

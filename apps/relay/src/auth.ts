@@ -3,9 +3,7 @@ import { SignJWT, jwtVerify, errors } from 'jose'
 import { CloseCode } from './close-codes.js'
 
 /** The outcome of checking a connection's token and room. */
-export type AuthResult =
-  | { ok: true, user: string, room: string }
-  | { ok: false, code: (typeof CloseCode)[RefusalReason], reason: RefusalReason }
+export type AuthResult = { ok: true; user: string; room: string } | { ok: false; code: (typeof CloseCode)[RefusalReason]; reason: RefusalReason }
 
 /** Why a connection was refused before any document was loaded. */
 export type RefusalReason = 'tokenMissing' | 'tokenInvalid' | 'tokenExpired' | 'roomForbidden' | 'roomInvalid'
@@ -14,7 +12,7 @@ const maxRoomLength = 512
 const encoder = new TextEncoder()
 
 /** The raw HMAC key bytes of a shared secret. */
-export function secretKey (secret: string | Uint8Array): Uint8Array {
+export function secretKey(secret: string | Uint8Array): Uint8Array {
   return typeof secret === 'string' ? encoder.encode(secret) : secret
 }
 
@@ -25,7 +23,7 @@ export type VerifyKey = webcrypto.CryptoKey | Uint8Array
  * Import the secret once as a WebCrypto HMAC key: passing raw bytes to `jose`
  * re-imports them on every verification, which dominated connection setup.
  */
-export async function importVerifyKey (secret: string | Uint8Array): Promise<webcrypto.CryptoKey> {
+export async function importVerifyKey(secret: string | Uint8Array): Promise<webcrypto.CryptoKey> {
   return await webcrypto.subtle.importKey('raw', secretKey(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
 }
 
@@ -37,7 +35,7 @@ export async function importVerifyKey (secret: string | Uint8Array): Promise<web
  * const token = await mintToken('secret', 'u1', 3600)
  * new WebsocketProvider('wss://relay.example', 'u1/project-1', doc, { params: { token } })
  */
-export async function mintToken (secret: string | Uint8Array, user: string, ttlSeconds = 3600): Promise<string> {
+export async function mintToken(secret: string | Uint8Array, user: string, ttlSeconds = 3600): Promise<string> {
   if (user === '' || user.includes('/')) throw new TypeError('user must be non-empty and contain no "/"')
   const now = Math.floor(Date.now() / 1000)
   return await new SignJWT({})
@@ -52,7 +50,10 @@ export async function mintToken (secret: string | Uint8Array, user: string, ttlS
  * Verify a token and return its user, mapping each failure to a refusal reason.
  * A `sub` containing `/` is invalid: it would let `a` reach `a/b`'s rooms.
  */
-export async function verifyToken (token: string | null, key: VerifyKey): Promise<{ ok: true, user: string } | { ok: false, reason: 'tokenMissing' | 'tokenInvalid' | 'tokenExpired' }> {
+export async function verifyToken(
+  token: string | null,
+  key: VerifyKey,
+): Promise<{ ok: true; user: string } | { ok: false; reason: 'tokenMissing' | 'tokenInvalid' | 'tokenExpired' }> {
   if (token === null || token === '') return { ok: false, reason: 'tokenMissing' }
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['sub', 'exp'] })
@@ -69,7 +70,7 @@ export async function verifyToken (token: string | null, key: VerifyKey): Promis
  * The room named by a request path (`/u1/project` → `u1/project`), or null when
  * it cannot be decoded, is empty, too long or holds control characters.
  */
-export function roomFromPath (pathname: string): string | null {
+export function roomFromPath(pathname: string): string | null {
   let room: string
   try {
     room = decodeURIComponent(pathname.replace(/^\/+/, ''))
@@ -82,7 +83,7 @@ export function roomFromPath (pathname: string): string | null {
 }
 
 /** Whether `user` may join `room`: only rooms named `<user>/<something>`. */
-export function mayJoin (user: string, room: string): boolean {
+export function mayJoin(user: string, room: string): boolean {
   return room.length > user.length + 1 && room.startsWith(user + '/')
 }
 
@@ -90,7 +91,7 @@ export function mayJoin (user: string, room: string): boolean {
  * Authenticate an upgrade request URL (`/u1/p1?token=…`): token first, then room.
  * Never logs or returns the token.
  */
-export async function authenticate (url: string, key: VerifyKey | Promise<VerifyKey>): Promise<AuthResult> {
+export async function authenticate(url: string, key: VerifyKey | Promise<VerifyKey>): Promise<AuthResult> {
   const parsed = new URL(url, 'http://relay.invalid')
   const verified = await verifyToken(parsed.searchParams.get('token'), await key)
   if (!verified.ok) return { ok: false, code: CloseCode[verified.reason], reason: verified.reason }

@@ -9,8 +9,8 @@ export const developmentSecret = 'engram-relay-development-secret-change-me'
 
 /** What `main` was asked to do. */
 export type CliCommand =
-  | { kind: 'serve', host: string, port: number, data: string, secret: string, devSecret: boolean, sync: SqliteSync, logLevel: LogLevel, limits: RelayLimits }
-  | { kind: 'token', user: string, ttlSeconds: number, secret: string, devSecret: boolean }
+  | { kind: 'serve'; host: string; port: number; data: string; secret: string; devSecret: boolean; sync: SqliteSync; logLevel: LogLevel; limits: RelayLimits }
+  | { kind: 'token'; user: string; ttlSeconds: number; secret: string; devSecret: boolean }
   | { kind: 'help' }
 
 /** Flag name → limit key; each is also read from `ENGRAM_RELAY_<FLAG_IN_SNAKE_CASE>`. */
@@ -26,7 +26,7 @@ const limitFlags: Record<string, keyof RelayLimits> = {
   'max-buffered-bytes': 'maxBufferedBytes',
   'unload-after-ms': 'unloadAfterMs',
   'compact-after-updates': 'compactAfterUpdates',
-  'ping-interval-ms': 'pingIntervalMs'
+  'ping-interval-ms': 'pingIntervalMs',
 }
 
 const envName = (flag: string): string => 'ENGRAM_RELAY_' + flag.toUpperCase().replaceAll('-', '_')
@@ -37,7 +37,7 @@ export const usage = `engram-relay [serve] [--host 127.0.0.1] [--port 1234] [--d
 engram-relay token --user u1 [--ttl 3600] [--secret S]
 Every flag can also be set as ENGRAM_RELAY_<FLAG> (e.g. ENGRAM_RELAY_SECRET, ENGRAM_RELAY_PORT).`
 
-function toNumber (name: string, value: string): number {
+function toNumber(name: string, value: string): number {
   const n = Number(value)
   if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number, got "${value}"`)
   return n
@@ -49,7 +49,7 @@ function toNumber (name: string, value: string): number {
  *
  * @throws Error when a flag has an invalid value.
  */
-export function parseCli (argv: string[], env: NodeJS.ProcessEnv): CliCommand {
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliCommand {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -63,8 +63,8 @@ export function parseCli (argv: string[], env: NodeJS.ProcessEnv): CliCommand {
       user: { type: 'string' },
       ttl: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
-      ...Object.fromEntries(Object.keys(limitFlags).map(f => [f, { type: 'string' as const }]))
-    }
+      ...Object.fromEntries(Object.keys(limitFlags).map((f) => [f, { type: 'string' as const }])),
+    },
   })
   const flags = values as Record<string, string | boolean | undefined>
   const read = (flag: string): string | undefined => {
@@ -100,6 +100,6 @@ export function parseCli (argv: string[], env: NodeJS.ProcessEnv): CliCommand {
     devSecret,
     sync,
     logLevel: logLevel as LogLevel,
-    limits
+    limits,
   }
 }

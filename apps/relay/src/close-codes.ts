@@ -34,7 +34,7 @@ export const CloseCode = {
   /** Too many messages per second on this connection, or too many connection attempts. */
   rateLimited: 4529,
   /** The user already has `maxConnectionsPerUser` open connections. */
-  tooManyConnections: 4530
+  tooManyConnections: 4530,
 } as const
 
 /** One of the relay's close codes. */
@@ -44,7 +44,7 @@ export type CloseCodeValue = (typeof CloseCode)[keyof typeof CloseCode]
 export type CloseReason = keyof typeof CloseCode
 
 /** The `CloseReason` for a code, or `'other'` for codes the relay does not send itself. */
-export function closeReasonOf (code: number): CloseReason | 'other' {
+export function closeReasonOf(code: number): CloseReason | 'other' {
   for (const [name, value] of Object.entries(CloseCode)) {
     if (value === code) return name as CloseReason
   }

@@ -14,23 +14,23 @@ export interface Connection extends Peer {
   /** Whether a pong or message arrived since the last ping. */
   alive: boolean
   /** Close with one of the documented codes; idempotent. */
-  close (reason: CloseReason): void
+  close(reason: CloseReason): void
   /** Drop the socket without a closing handshake; `label` names why in the close metrics. */
-  terminate (label: string): void
-  ping (): void
+  terminate(label: string): void
+  ping(): void
 }
 
 interface ConnectionContext {
   limits: RelayLimits
   metrics: RelayMetrics
   /** Called once when the connection has left its room. */
-  onLeft (conn: Connection): void
+  onLeft(conn: Connection): void
 }
 
 const open = 1
 const closeHandshakeMs = 2000
 
-function toBytes (data: RawData): Uint8Array {
+function toBytes(data: RawData): Uint8Array {
   if (Array.isArray(data)) return new Uint8Array(Buffer.concat(data))
   if (data instanceof ArrayBuffer) return new Uint8Array(data)
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
@@ -40,7 +40,7 @@ function toBytes (data: RawData): Uint8Array {
  * Join `room` over `ws`: rate-limit and size-check every frame, hand it to the
  * room, and leave the room as soon as the socket is closing.
  */
-export function openConnection (ws: WebSocket, user: string, room: Room, ctx: ConnectionContext): Connection {
+export function openConnection(ws: WebSocket, user: string, room: Room, ctx: ConnectionContext): Connection {
   const { limits, metrics } = ctx
   const limiter = createRateLimiter(limits.messagesPerSecond, limits.messageBurst)
   let left = false
@@ -58,7 +58,7 @@ export function openConnection (ws: WebSocket, user: string, room: Room, ctx: Co
     user,
     room,
     alive: true,
-    send (message) {
+    send(message) {
       if (left || ws.readyState !== open) return
       if (ws.bufferedAmount > limits.maxBufferedBytes) {
         conn.close('slowConsumer')
@@ -68,25 +68,27 @@ export function openConnection (ws: WebSocket, user: string, room: Room, ctx: Co
       metrics.messagesOut++
       metrics.bytesOut += message.byteLength
     },
-    close (reason) {
+    close(reason) {
       if (closeReason !== null || terminateLabel !== null) return
       closeReason = reason
       increment(metrics.closed, reason)
       leave()
       ws.close(CloseCode[reason], reason)
       // A peer that does not answer the close frame (or reads nothing, like a slow consumer) is dropped.
-      setTimeout(() => { ws.terminate() }, closeHandshakeMs).unref()
+      setTimeout(() => {
+        ws.terminate()
+      }, closeHandshakeMs).unref()
     },
-    terminate (label) {
+    terminate(label) {
       if (closeReason === null && terminateLabel === null) increment(metrics.closed, label)
       terminateLabel ??= label
       leave()
       ws.terminate()
     },
-    ping () {
+    ping() {
       conn.alive = false
       ws.ping()
-    }
+    },
   }
 
   ws.on('message', (data: RawData, isBinary: boolean) => {
@@ -100,7 +102,9 @@ export function openConnection (ws: WebSocket, user: string, room: Room, ctx: Co
     const reason = room.receive(conn, bytes)
     if (reason !== null) conn.close(reason)
   })
-  ws.on('pong', () => { conn.alive = true })
+  ws.on('pong', () => {
+    conn.alive = true
+  })
   ws.on('error', (err: Error & { code?: string }) => {
     // `ws` closes the socket itself (1009 for oversized frames, 1002 for bad framing).
     if (closeReason === null && terminateLabel === null) {

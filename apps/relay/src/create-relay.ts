@@ -38,16 +38,16 @@ export interface RelayOptions {
 /** A running relay, independent of how its HTTP server was created. */
 export interface Relay {
   /** Authenticate an HTTP upgrade and join the socket to its room, or close it with a documented code. */
-  handleUpgrade (req: IncomingMessage, socket: Duplex, head: Buffer): void
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void
   /** Answer `/healthz` and `/metrics`; false for other requests. */
-  handleRequest (req: IncomingMessage, res: ServerResponse): boolean
+  handleRequest(req: IncomingMessage, res: ServerResponse): boolean
   /** Route a server's upgrades and health/metrics requests to this relay; returns the detach function. */
-  attach (server: Server): () => void
+  attach(server: Server): () => void
   /** Stop accepting, close sockets as "going away", flush every document and close the store. */
-  close (): Promise<void>
+  close(): Promise<void>
   readonly metrics: RelayMetrics
   /** Current connection, user and document counts. */
-  gauges (): RelayGauges
+  gauges(): RelayGauges
 }
 
 /**
@@ -60,7 +60,7 @@ export interface Relay {
  * relay.attach(server)
  * server.listen(1234, '127.0.0.1')
  */
-export function createRelay (options: RelayOptions): Relay {
+export function createRelay(options: RelayOptions): Relay {
   const limits: RelayLimits = { ...defaultLimits, ...options.limits }
   const log = options.log ?? silentLogger
   const { store } = options
@@ -141,7 +141,10 @@ export function createRelay (options: RelayOptions): Relay {
 
   /** Accept the socket only to close it with a code the stock client reports. */
   const upgradeAndRefuse = (req: IncomingMessage, socket: Duplex, head: Buffer, reason: CloseReason): void => {
-    wss.handleUpgrade(req, socket, head, ws => { ws.on('error', ignoreError); refuse(ws, reason) })
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      ws.on('error', ignoreError)
+      refuse(ws, reason)
+    })
   }
 
   const accept = (ws: WebSocket, user: string, roomName: string): void => {
@@ -169,36 +172,47 @@ export function createRelay (options: RelayOptions): Relay {
       return
     }
     if (!upgradeLimiter.take(req.socket.remoteAddress ?? '')) return upgradeAndRefuse(req, socket, head, 'rateLimited')
-    authenticate(req.url ?? '/', key).then(result => {
-      if (socket.destroyed) return
-      if (!result.ok) {
-        log.info('connection refused', { reason: result.reason, code: result.code })
-        return upgradeAndRefuse(req, socket, head, result.reason)
-      }
-      wss.handleUpgrade(req, socket, head, ws => { accept(ws, result.user, result.room) })
-    }).catch((err: unknown) => {
-      log.error('upgrade failed', { error: errorMessage(err) })
-      socket.destroy()
-    })
+    authenticate(req.url ?? '/', key)
+      .then((result) => {
+        if (socket.destroyed) return
+        if (!result.ok) {
+          log.info('connection refused', { reason: result.reason, code: result.code })
+          return upgradeAndRefuse(req, socket, head, result.reason)
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          accept(ws, result.user, result.room)
+        })
+      })
+      .catch((err: unknown) => {
+        log.error('upgrade failed', { error: errorMessage(err) })
+        socket.destroy()
+      })
   }
 
-  const pingTimer = setInterval(() => {
-    for (const conn of connections) {
-      if (!conn.alive) conn.terminate('pingTimeout')
-      else conn.ping()
-    }
-  }, Math.max(50, limits.pingIntervalMs))
+  const pingTimer = setInterval(
+    () => {
+      for (const conn of connections) {
+        if (!conn.alive) conn.terminate('pingTimeout')
+        else conn.ping()
+      }
+    },
+    Math.max(50, limits.pingIntervalMs),
+  )
   pingTimer.unref()
 
   return {
     handleUpgrade,
     handleRequest: (req, res) => handleHttp(req, res, { metrics, gauges, closing: () => closing }),
-    attach (server) {
-      const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => { handleUpgrade(req, socket, head) }
+    attach(server) {
+      const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+        handleUpgrade(req, socket, head)
+      }
       server.on('upgrade', onUpgrade)
-      return () => { server.off('upgrade', onUpgrade) }
+      return () => {
+        server.off('upgrade', onUpgrade)
+      }
     },
-    async close () {
+    async close() {
       if (closing) return
       closing = true
       clearInterval(pingTimer)
@@ -206,13 +220,13 @@ export function createRelay (options: RelayOptions): Relay {
       batch.flush()
       for (const conn of open) conn.close('goingAway')
       // Give clients a moment to answer the close frame, then drop the rest.
-      await new Promise(resolve => setTimeout(resolve, open.length > 0 ? 200 : 0))
+      await new Promise((resolve) => setTimeout(resolve, open.length > 0 ? 200 : 0))
       for (const conn of open) conn.terminate('goingAway')
       for (const room of Array.from(rooms.values())) unload(room, true)
       await store.close()
       log.info('relay closed', { connections: open.length })
     },
     metrics,
-    gauges
+    gauges,
   }
 }

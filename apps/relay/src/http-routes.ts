@@ -6,7 +6,11 @@ import type { RelayGauges, RelayMetrics } from './metrics.js'
  * Serve `/healthz` and `/metrics`; returns false for any other path so the
  * caller can answer it (404, or its own routes).
  */
-export function handleHttp (req: IncomingMessage, res: ServerResponse, state: { metrics: RelayMetrics, gauges: () => RelayGauges, closing: () => boolean }): boolean {
+export function handleHttp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: { metrics: RelayMetrics; gauges: () => RelayGauges; closing: () => boolean },
+): boolean {
   const path = (req.url ?? '/').split('?')[0]
   if (req.method !== 'GET' && req.method !== 'HEAD') return false
   if (path === '/healthz') {

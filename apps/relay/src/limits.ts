@@ -39,12 +39,12 @@ export const defaultLimits: RelayLimits = {
   maxBufferedBytes: 8 * 1024 * 1024,
   unloadAfterMs: 1000,
   compactAfterUpdates: 500,
-  pingIntervalMs: 30_000
+  pingIntervalMs: 30_000,
 }
 
 /** A token bucket: `take()` is false once the burst is spent faster than the rate refills it. */
 export interface RateLimiter {
-  take (): boolean
+  take(): boolean
 }
 
 /**
@@ -54,11 +54,11 @@ export interface RateLimiter {
  * const limiter = createRateLimiter(100, 500)
  * if (!limiter.take()) socket.close(CloseCode.rateLimited)
  */
-export function createRateLimiter (perSecond: number, burst: number, now: () => number = Date.now): RateLimiter {
+export function createRateLimiter(perSecond: number, burst: number, now: () => number = Date.now): RateLimiter {
   let tokens = burst
   let last = now()
   return {
-    take () {
+    take() {
       const t = now()
       if (t > last) {
         tokens = Math.min(burst, tokens + ((t - last) * perSecond) / 1000)
@@ -67,7 +67,7 @@ export function createRateLimiter (perSecond: number, burst: number, now: () => 
       if (tokens < 1) return false
       tokens -= 1
       return true
-    }
+    },
   }
 }
 
@@ -75,10 +75,10 @@ export function createRateLimiter (perSecond: number, burst: number, now: () => 
  * Rate limiters keyed by a string (remote address), forgotten once full again
  * so the map does not grow with every address ever seen.
  */
-export function createKeyedRateLimiter (perSecond: number, burst: number, now: () => number = Date.now): { take (key: string): boolean, size (): number } {
-  const buckets = new Map<string, { tokens: number, last: number }>()
+export function createKeyedRateLimiter(perSecond: number, burst: number, now: () => number = Date.now): { take(key: string): boolean; size(): number } {
+  const buckets = new Map<string, { tokens: number; last: number }>()
   return {
-    take (key) {
+    take(key) {
       const t = now()
       let b = buckets.get(key)
       if (b === undefined) {
@@ -95,6 +95,6 @@ export function createKeyedRateLimiter (perSecond: number, burst: number, now: (
       b.tokens -= 1
       return true
     },
-    size: () => buckets.size
+    size: () => buckets.size,
   }
 }

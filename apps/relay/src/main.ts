@@ -6,7 +6,7 @@ import { createRelay } from './create-relay.js'
 import { createLogger, errorMessage } from './log.js'
 import { openSqliteStore } from './persistence-sqlite.js'
 
-async function main (): Promise<void> {
+async function main(): Promise<void> {
   const cmd = parseCli(process.argv.slice(2), process.env)
   if (cmd.kind === 'help') {
     process.stdout.write(usage + '\n')
@@ -14,7 +14,7 @@ async function main (): Promise<void> {
   }
   if (cmd.kind === 'token') {
     if (cmd.devSecret) process.stderr.write('warning: signed with the development secret; set ENGRAM_RELAY_SECRET or --secret\n')
-    process.stdout.write(await mintToken(cmd.secret, cmd.user, cmd.ttlSeconds) + '\n')
+    process.stdout.write((await mintToken(cmd.secret, cmd.user, cmd.ttlSeconds)) + '\n')
     return
   }
   const log = createLogger({ level: cmd.logLevel })
@@ -41,17 +41,24 @@ async function main (): Promise<void> {
     stopping = true
     log.info('shutting down', { signal })
     server.close()
-    relay.close().then(() => {
-      server.closeAllConnections()
-      // stdout is asynchronous on pipes: let the last log lines out before exiting.
-      process.stdout.write('', () => process.exit(0))
-    }, (err: unknown) => {
-      log.error('shutdown failed', { error: errorMessage(err) })
-      process.exit(1)
-    })
+    relay.close().then(
+      () => {
+        server.closeAllConnections()
+        // stdout is asynchronous on pipes: let the last log lines out before exiting.
+        process.stdout.write('', () => process.exit(0))
+      },
+      (err: unknown) => {
+        log.error('shutdown failed', { error: errorMessage(err) })
+        process.exit(1)
+      },
+    )
   }
-  process.on('SIGTERM', () => { shutdown('SIGTERM') })
-  process.on('SIGINT', () => { shutdown('SIGINT') })
+  process.on('SIGTERM', () => {
+    shutdown('SIGTERM')
+  })
+  process.on('SIGINT', () => {
+    shutdown('SIGINT')
+  })
 }
 
 main().catch((err: unknown) => {

@@ -32,7 +32,7 @@ export interface Histogram {
 const persistBuckets = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5]
 
 /** Fresh zeroed metrics. */
-export function createMetrics (): RelayMetrics {
+export function createMetrics(): RelayMetrics {
   return {
     connectionsOpened: 0,
     refused: new Map(),
@@ -46,12 +46,12 @@ export function createMetrics (): RelayMetrics {
     compactions: 0,
     persistErrors: 0,
     persistedUpdates: 0,
-    persistLatency: { buckets: persistBuckets, counts: persistBuckets.map(() => 0), sum: 0, count: 0 }
+    persistLatency: { buckets: persistBuckets, counts: persistBuckets.map(() => 0), sum: 0, count: 0 },
   }
 }
 
 /** Record one observation (seconds) in a histogram. */
-export function observe (h: Histogram, seconds: number): void {
+export function observe(h: Histogram, seconds: number): void {
   h.sum += seconds
   h.count++
   for (let i = 0; i < h.buckets.length; i++) {
@@ -60,7 +60,7 @@ export function observe (h: Histogram, seconds: number): void {
 }
 
 /** Add one to a labelled counter. */
-export function increment (counter: Map<string, number>, label: string): void {
+export function increment(counter: Map<string, number>, label: string): void {
   counter.set(label, (counter.get(label) ?? 0) + 1)
 }
 
@@ -75,13 +75,13 @@ const loopDelay = monitorEventLoopDelay({ resolution: 10 })
 let loopDelayEnabled = false
 
 /** Start sampling event-loop delay (once per process). */
-export function watchEventLoop (): void {
+export function watchEventLoop(): void {
   if (!loopDelayEnabled) loopDelay.enable()
   loopDelayEnabled = true
 }
 
 /** Render metrics as Prometheus text exposition format (version 0.0.4). */
-export function renderMetrics (m: RelayMetrics, g: RelayGauges): string {
+export function renderMetrics(m: RelayMetrics, g: RelayGauges): string {
   const out: string[] = []
   const metric = (name: string, type: 'counter' | 'gauge', help: string, value: number): void => {
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${value}`)
@@ -106,9 +106,18 @@ export function renderMetrics (m: RelayMetrics, g: RelayGauges): string {
   metric('engram_relay_persist_errors_total', 'counter', 'Failed store commits.', m.persistErrors)
   metric('engram_relay_persisted_updates_total', 'counter', 'Updates committed to the store.', m.persistedUpdates)
   const h = m.persistLatency
-  out.push('# HELP engram_relay_persist_seconds Latency of durable store commits (one per event-loop turn with updates).', '# TYPE engram_relay_persist_seconds histogram')
-  h.buckets.forEach((le, i) => { out.push(`engram_relay_persist_seconds_bucket{le="${le}"} ${h.counts[i] ?? 0}`) })
-  out.push(`engram_relay_persist_seconds_bucket{le="+Inf"} ${h.count}`, `engram_relay_persist_seconds_sum ${h.sum}`, `engram_relay_persist_seconds_count ${h.count}`)
+  out.push(
+    '# HELP engram_relay_persist_seconds Latency of durable store commits (one per event-loop turn with updates).',
+    '# TYPE engram_relay_persist_seconds histogram',
+  )
+  h.buckets.forEach((le, i) => {
+    out.push(`engram_relay_persist_seconds_bucket{le="${le}"} ${h.counts[i] ?? 0}`)
+  })
+  out.push(
+    `engram_relay_persist_seconds_bucket{le="+Inf"} ${h.count}`,
+    `engram_relay_persist_seconds_sum ${h.sum}`,
+    `engram_relay_persist_seconds_count ${h.count}`,
+  )
   const mem = process.memoryUsage()
   metric('process_resident_memory_bytes', 'gauge', 'Resident set size.', mem.rss)
   metric('nodejs_heap_used_bytes', 'gauge', 'V8 heap in use.', mem.heapUsed)

@@ -18,7 +18,7 @@ export type SqliteSync = 'normal' | 'full'
  * @example
  * const store = openSqliteStore('./.data/relay')
  */
-export function openSqliteStore (dir: string, options: { sync?: SqliteSync } = {}): RelayStore {
+export function openSqliteStore(dir: string, options: { sync?: SqliteSync } = {}): RelayStore {
   mkdirSync(dir, { recursive: true })
   const file = join(dir, 'relay.sqlite')
   const db = new Database(file)
@@ -47,25 +47,25 @@ export function openSqliteStore (dir: string, options: { sync?: SqliteSync } = {
   const checkpointer = startWalCheckpointer(file)
 
   return {
-    load (room) {
+    load(room) {
       let bytes = 0
-      const updates = selectRoom.all(room).map(r => {
+      const updates = selectRoom.all(room).map((r) => {
         bytes += r.data.byteLength
         return new Uint8Array(r.data.buffer, r.data.byteOffset, r.data.byteLength)
       })
       return { updates, bytes }
     },
-    appendMany (entries) {
+    appendMany(entries) {
       appendTx(entries)
     },
-    compact (room, snapshot) {
+    compact(room, snapshot) {
       compactTx(room, snapshot)
     },
-    async close () {
+    async close() {
       await checkpointer.stop()
       if (!db.open) return
       db.pragma('wal_checkpoint(TRUNCATE)')
       db.close()
-    }
+    },
   }
 }

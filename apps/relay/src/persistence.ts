@@ -4,13 +4,13 @@
  */
 export interface RelayStore {
   /** All stored updates of a room, oldest first, and their total size. */
-  load (room: string): { updates: Uint8Array[], bytes: number }
+  load(room: string): { updates: Uint8Array[]; bytes: number }
   /** Store updates of any rooms durably, all or none (one transaction). */
-  appendMany (entries: ReadonlyArray<StoredUpdate>): void
+  appendMany(entries: ReadonlyArray<StoredUpdate>): void
   /** Replace every stored update of the room by one snapshot, atomically. */
-  compact (room: string, snapshot: Uint8Array): void
+  compact(room: string, snapshot: Uint8Array): void
   /** Flush write-ahead state and release the store. */
-  close (): Promise<void>
+  close(): Promise<void>
 }
 
 /** One update of one room, as queued for the store. */

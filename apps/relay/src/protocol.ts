@@ -7,7 +7,7 @@ import type * as Y from 'yjs'
 export const MessageType = { sync: 0, awareness: 1, auth: 2, queryAwareness: 3 } as const
 
 /** A sync-step-1 frame announcing the doc's state vector. */
-export function encodeSyncStep1 (doc: Y.Doc): Uint8Array {
+export function encodeSyncStep1(doc: Y.Doc): Uint8Array {
   const encoder = encoding.createEncoder()
   encoding.writeVarUint(encoder, MessageType.sync)
   syncProtocol.writeSyncStep1(encoder, doc)
@@ -15,7 +15,7 @@ export function encodeSyncStep1 (doc: Y.Doc): Uint8Array {
 }
 
 /** A sync-update frame carrying one Yjs update. */
-export function encodeUpdate (update: Uint8Array): Uint8Array {
+export function encodeUpdate(update: Uint8Array): Uint8Array {
   const encoder = encoding.createEncoder()
   encoding.writeVarUint(encoder, MessageType.sync)
   syncProtocol.writeUpdate(encoder, update)
@@ -23,7 +23,7 @@ export function encodeUpdate (update: Uint8Array): Uint8Array {
 }
 
 /** An awareness frame for the given clients' states. */
-export function encodeAwareness (awareness: awarenessProtocol.Awareness, clients: number[]): Uint8Array {
+export function encodeAwareness(awareness: awarenessProtocol.Awareness, clients: number[]): Uint8Array {
   const encoder = encoding.createEncoder()
   encoding.writeVarUint(encoder, MessageType.awareness)
   encoding.writeVarUint8Array(encoder, awarenessProtocol.encodeAwarenessUpdate(awareness, clients))

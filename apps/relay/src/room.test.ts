@@ -19,31 +19,58 @@ const context = (store: RelayStore, compactAfterUpdates = 1000, onFailure = (_ro
 }
 const recorder = (): Peer & { got: Uint8Array[] } => {
   const got: Uint8Array[] = []
-  return { got, send (m) { got.push(m) } }
+  return {
+    got,
+    send(m) {
+      got.push(m)
+    },
+  }
 }
 const updateFrom = (fn: (doc: Y.Doc) => void, doc = new Y.Doc()): Uint8Array => {
   let update: Uint8Array | null = null
-  doc.once('update', (u: Uint8Array) => { update = u })
+  doc.once('update', (u: Uint8Array) => {
+    update = u
+  })
   fn(doc)
   if (update === null) throw new Error('no update')
   return update
 }
-const nextTurn = async (): Promise<void> => { await new Promise(resolve => setImmediate(resolve)) }
-const step1 = (doc: Y.Doc): Uint8Array => Uint8Array.from([0, 0, ...(() => { const sv = Y.encodeStateVector(doc); return [sv.length, ...sv] })()])
+const nextTurn = async (): Promise<void> => {
+  await new Promise((resolve) => setImmediate(resolve))
+}
+const step1 = (doc: Y.Doc): Uint8Array =>
+  Uint8Array.from([
+    0,
+    0,
+    ...(() => {
+      const sv = Y.encodeStateVector(doc)
+      return [sv.length, ...sv]
+    })(),
+  ])
 
 describe('room', () => {
   it('commits updates before any peer receives them, one commit per event-loop turn', async () => {
     const store = tempStore('order')
     const events: string[] = []
-    const spy: RelayStore = { ...store, appendMany: entries => { events.push(`commit ${entries.length}`); store.appendMany(entries) } }
+    const spy: RelayStore = {
+      ...store,
+      appendMany: (entries) => {
+        events.push(`commit ${entries.length}`)
+        store.appendMany(entries)
+      },
+    }
     const room = loadRoom('u/p', context(spy))
     const from = recorder()
-    const to: Peer = { send () { events.push('send') } }
+    const to: Peer = {
+      send() {
+        events.push('send')
+      },
+    }
     room.join(from)
     room.join(to)
     events.length = 0
     const source = new Y.Doc()
-    for (let i = 0; i < 3; i++) expect(room.receive(from, encodeUpdate(updateFrom(d => d.getMap('m').set('a', i), source)))).toBeNull()
+    for (let i = 0; i < 3; i++) expect(room.receive(from, encodeUpdate(updateFrom((d) => d.getMap('m').set('a', i), source)))).toBeNull()
     expect(events).toEqual([])
     await nextTurn()
     expect(events).toEqual(['commit 3', 'send', 'send', 'send'])
@@ -57,7 +84,7 @@ describe('room', () => {
     const reader = recorder()
     room.join(writer)
     room.join(reader)
-    room.receive(writer, encodeUpdate(updateFrom(d => d.getMap('m').set('a', 1))))
+    room.receive(writer, encodeUpdate(updateFrom((d) => d.getMap('m').set('a', 1))))
     expect(store.load('u/p').updates).toHaveLength(0)
     room.receive(reader, step1(new Y.Doc()))
     expect(store.load('u/p').updates).toHaveLength(1)
@@ -71,7 +98,7 @@ describe('room', () => {
     room.join(peer)
     const source = new Y.Doc()
     for (let i = 0; i < 95; i++) {
-      room.receive(peer, encodeUpdate(updateFrom(d => d.getArray('a').push([i]), source)))
+      room.receive(peer, encodeUpdate(updateFrom((d) => d.getArray('a').push([i]), source)))
       if (i % 7 === 0) await nextTurn()
     }
     await nextTurn()
@@ -89,8 +116,8 @@ describe('room', () => {
     const peer = recorder()
     room.join(peer)
     const source = new Y.Doc()
-    const first = updateFrom(d => d.getArray('a').push([1]), source)
-    const second = updateFrom(d => d.getArray('a').push([2]), source)
+    const first = updateFrom((d) => d.getArray('a').push([1]), source)
+    const second = updateFrom((d) => d.getArray('a').push([2]), source)
     expect(room.receive(peer, encodeUpdate(second))).toBeNull()
     expect(room.doc.store.pendingStructs).not.toBeNull()
     room.unload()
@@ -102,16 +129,23 @@ describe('room', () => {
 
   it('relays nothing and reports the rooms whose commit failed', async () => {
     const store = tempStore('fail')
-    const failing: RelayStore = { ...store, appendMany: () => { throw new Error('disk full') } }
+    const failing: RelayStore = {
+      ...store,
+      appendMany: () => {
+        throw new Error('disk full')
+      },
+    }
     const failed: string[] = []
-    const ctx = context(failing, 1000, rooms => { failed.push(...rooms) })
+    const ctx = context(failing, 1000, (rooms) => {
+      failed.push(...rooms)
+    })
     const room: Room = loadRoom('u/p', ctx)
     const from = recorder()
     const to = recorder()
     room.join(from)
     room.join(to)
     const sentBefore = to.got.length
-    expect(room.receive(from, encodeUpdate(updateFrom(d => d.getMap('m').set('a', 1))))).toBeNull()
+    expect(room.receive(from, encodeUpdate(updateFrom((d) => d.getMap('m').set('a', 1))))).toBeNull()
     await nextTurn()
     expect(to.got.length).toBe(sentBefore)
     expect(failed).toEqual(['u/p'])

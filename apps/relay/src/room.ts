@@ -13,7 +13,7 @@ import { errorMessage } from './log.js'
 
 /** One side of a room: a connection the room can send to. */
 export interface Peer {
-  send (message: Uint8Array): void
+  send(message: Uint8Array): void
 }
 
 /** A loaded document with its connections. Create with `loadRoom`. */
@@ -24,15 +24,15 @@ export interface Room {
   /** Bytes currently stored for this room (updates since the last snapshot, plus it). */
   readonly storedBytes: number
   /** Add a peer and send it sync step 1 and the current awareness states. */
-  join (peer: Peer): void
+  join(peer: Peer): void
   /** Remove a peer and its awareness states. */
-  leave (peer: Peer): void
+  leave(peer: Peer): void
   /** Handle one frame; returns a close reason when the peer must be disconnected. */
-  receive (peer: Peer, message: Uint8Array): CloseReason | null
+  receive(peer: Peer, message: Uint8Array): CloseReason | null
   /** Merge stored updates into one snapshot (no-op when already one). */
-  compact (): void
+  compact(): void
   /** Commit, compact and free the in-memory document (`flush: false` after a failed commit). */
-  unload (options?: { flush?: boolean }): void
+  unload(options?: { flush?: boolean }): void
 }
 
 interface RoomContext {
@@ -49,7 +49,7 @@ interface RoomContext {
  * committed to the store (through the write batch) before it is broadcast to
  * the other peers, and before any sync step 2 that could carry it is sent.
  */
-export function loadRoom (name: string, ctx: RoomContext): Room {
+export function loadRoom(name: string, ctx: RoomContext): Room {
   const { store, metrics, log } = ctx
   const doc = new Y.Doc({ gc: true })
   const stored = store.load(name)
@@ -82,10 +82,12 @@ export function loadRoom (name: string, ctx: RoomContext): Room {
   doc.on('update', (update: Uint8Array, origin: unknown) => {
     const message = encodeUpdate(update)
     // Relayed only once committed: nothing that is not on disk reaches a client.
-    persist(update, () => { if (!unloaded) broadcast(message, origin) })
+    persist(update, () => {
+      if (!unloaded) broadcast(message, origin)
+    })
   })
 
-  awareness.on('update', ({ added, updated, removed }: { added: number[], updated: number[], removed: number[] }, origin: unknown) => {
+  awareness.on('update', ({ added, updated, removed }: { added: number[]; updated: number[]; removed: number[] }, origin: unknown) => {
     const ids = peers.get(origin as Peer)
     if (ids !== undefined) {
       for (const id of added) ids.add(id)
@@ -108,8 +110,11 @@ export function loadRoom (name: string, ctx: RoomContext): Room {
     }
     // Structs waiting for missing dependencies are served by sync step 2 but are
     // not in any 'update' event: store the raw update so they survive a restart.
-    if ((doc.store.pendingStructs !== pendingStructs || doc.store.pendingDs !== pendingDs) &&
-        (doc.store.pendingStructs !== null || doc.store.pendingDs !== null)) persist(update)
+    if (
+      (doc.store.pendingStructs !== pendingStructs || doc.store.pendingDs !== pendingDs) &&
+      (doc.store.pendingStructs !== null || doc.store.pendingDs !== null)
+    )
+      persist(update)
     if (rows > ctx.compactAfterUpdates) room.compact()
     return null
   }
@@ -137,20 +142,22 @@ export function loadRoom (name: string, ctx: RoomContext): Room {
     name,
     doc,
     peers,
-    get storedBytes () { return storedBytes },
-    join (peer) {
+    get storedBytes() {
+      return storedBytes
+    },
+    join(peer) {
       peers.set(peer, new Set())
       peer.send(encodeSyncStep1(doc))
       const states = awareness.getStates()
       if (states.size > 0) peer.send(encodeAwareness(awareness, Array.from(states.keys())))
     },
-    leave (peer) {
+    leave(peer) {
       const ids = peers.get(peer)
       if (ids === undefined) return
       peers.delete(peer)
       if (ids.size > 0) awarenessProtocol.removeAwarenessStates(awareness, Array.from(ids), null)
     },
-    receive (peer, message) {
+    receive(peer, message) {
       try {
         const decoder = decoding.createDecoder(message)
         const type = decoding.readVarUint(decoder)
@@ -173,7 +180,7 @@ export function loadRoom (name: string, ctx: RoomContext): Room {
         return 'malformedMessage'
       }
     },
-    compact () {
+    compact() {
       if (unloaded || !ctx.batch.flush() || unloaded || rows <= 1) return
       const snapshot = Y.encodeStateAsUpdate(doc)
       ctx.store.compact(name, snapshot)
@@ -181,7 +188,7 @@ export function loadRoom (name: string, ctx: RoomContext): Room {
       storedBytes = snapshot.byteLength
       metrics.compactions++
     },
-    unload ({ flush = true } = {}) {
+    unload({ flush = true } = {}) {
       if (unloaded) return
       if (flush) {
         try {
@@ -195,7 +202,7 @@ export function loadRoom (name: string, ctx: RoomContext): Room {
       peers.clear()
       awareness.destroy()
       doc.destroy()
-    }
+    },
   }
   return room
 }

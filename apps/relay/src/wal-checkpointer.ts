@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 /** A background thread that checkpoints a WAL database. */
 export interface WalCheckpointer {
   /** Stop the thread; resolves once it has exited. */
-  stop (): Promise<void>
+  stop(): Promise<void>
 }
 
 // Plain CommonJS, evaluated in the worker: its own connection, passive checkpoints on a timer.
@@ -25,17 +25,21 @@ parentPort.on('message', () => { clearInterval(timer); db.close(); process.exit(
  * they never stall the relay's event loop (SQLite's automatic checkpoint runs
  * inside whichever commit crosses the threshold, for milliseconds).
  */
-export function startWalCheckpointer (file: string, intervalMs = 1000): WalCheckpointer {
+export function startWalCheckpointer(file: string, intervalMs = 1000): WalCheckpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3')
   const worker = new Worker(workerSource, { eval: true, workerData: { file, driver, intervalMs } })
   worker.unref()
-  const exited = new Promise<void>(resolve => { worker.once('exit', () => { resolve() }) })
+  const exited = new Promise<void>((resolve) => {
+    worker.once('exit', () => {
+      resolve()
+    })
+  })
   return {
-    async stop () {
+    async stop() {
       // Keep the process alive until the worker has closed its connection.
       worker.ref()
       worker.postMessage('stop')
       await exited
-    }
+    },
   }
 }

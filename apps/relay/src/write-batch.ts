@@ -10,9 +10,9 @@ import type { RelayMetrics } from './metrics.js'
  */
 export interface WriteBatch {
   /** Queue an update; `onCommitted` runs once it is durable (never if the commit fails). */
-  add (room: string, update: Uint8Array, onCommitted?: () => void): void
+  add(room: string, update: Uint8Array, onCommitted?: () => void): void
   /** Commit what is queued now. False when the commit failed (the failure handler has run). */
-  flush (): boolean
+  flush(): boolean
 }
 
 /**
@@ -20,7 +20,7 @@ export interface WriteBatch {
  * whose queued updates were lost: they must be unloaded, since their in-memory
  * documents hold data that is not on disk.
  */
-export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFailure: (rooms: Set<string>, err: unknown) => void): WriteBatch {
+export function createWriteBatch(store: RelayStore, metrics: RelayMetrics, onFailure: (rooms: Set<string>, err: unknown) => void): WriteBatch {
   let entries: StoredUpdate[] = []
   let callbacks: Array<() => void> = []
   let scheduled = false
@@ -36,7 +36,7 @@ export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFa
       store.appendMany(batch)
     } catch (err) {
       metrics.persistErrors++
-      onFailure(new Set(batch.map(e => e.room)), err)
+      onFailure(new Set(batch.map((e) => e.room)), err)
       return false
     }
     observe(metrics.persistLatency, (performance.now() - started) / 1000)
@@ -46,7 +46,7 @@ export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFa
   }
 
   return {
-    add (room, update, onCommitted) {
+    add(room, update, onCommitted) {
       entries.push({ room, update })
       if (onCommitted !== undefined) callbacks.push(onCommitted)
       if (!scheduled) {
@@ -57,6 +57,6 @@ export function createWriteBatch (store: RelayStore, metrics: RelayMetrics, onFa
         })
       }
     },
-    flush
+    flush,
   }
 }

@@ -40,7 +40,7 @@ it('loses no update a client has seen when the relay is killed with SIGKILL', as
   const n = 300
   for (let i = 0; i < n; i++) {
     writer.doc.getArray<number>('entries').push([i])
-    if (i % 50 === 0) await new Promise(resolve => setTimeout(resolve, 5))
+    if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 5))
   }
   await waitFor(() => reader.doc.getArray('entries').length === n, 10_000, 'reader to see every update')
 
@@ -72,7 +72,7 @@ it('shuts down gracefully on SIGTERM: "going away", flushed, restartable', async
   expect(await closeCode).toBe(CloseCode.goingAway)
   // Going away is transient for the stock client: it keeps trying to reconnect.
   expect(a.provider.shouldConnect).toBe(true)
-  expect(relay.output.some(l => l.includes('"msg":"relay closed"'))).toBe(true)
+  expect(relay.output.some((l) => l.includes('"msg":"relay closed"'))).toBe(true)
   expect(storedRows(data, 'hank/p')).toBe(1)
 
   a.provider.disconnect()

@@ -9,7 +9,7 @@ const clients: Client[] = []
 process.setMaxListeners(0)
 beforeAll(async () => {
   relay = await startRelay({
-    args: ['--messages-per-second', '20', '--message-burst', '40', '--max-connections-per-user', '3', '--max-document-bytes', '20000']
+    args: ['--messages-per-second', '20', '--message-burst', '40', '--max-connections-per-user', '3', '--max-document-bytes', '20000'],
   })
 })
 afterAll(async () => {
@@ -17,10 +17,17 @@ afterAll(async () => {
   await relay.stop()
 })
 
-const rawSocket = async (path: string): Promise<{ ws: WebSocket, closed: Promise<number> }> => {
+const rawSocket = async (path: string): Promise<{ ws: WebSocket; closed: Promise<number> }> => {
   const ws = new WebSocket(`${relay.wsUrl}/${path}`)
-  const closed = new Promise<number>(resolve => ws.once('close', code => { resolve(code) }))
-  await new Promise((resolve, reject) => { ws.once('message', resolve); ws.once('error', reject) })
+  const closed = new Promise<number>((resolve) =>
+    ws.once('close', (code) => {
+      resolve(code)
+    }),
+  )
+  await new Promise((resolve, reject) => {
+    ws.once('message', resolve)
+    ws.once('error', reject)
+  })
   return { ws, closed }
 }
 
@@ -34,14 +41,18 @@ it('closes a connection that exceeds its message rate with 4529, without touchin
 it('refuses a user past maxConnectionsPerUser with 4530 while the others stay open', async () => {
   const token = await tokenFor('kate')
   for (let i = 0; i < 3; i++) clients.push(connectClient(relay, `kate/p${i}`, token))
-  await Promise.all(clients.map(async c => { await c.synced }))
+  await Promise.all(
+    clients.map(async (c) => {
+      await c.synced
+    }),
+  )
   const before = await scrape(relay)
   const extra = connectClient(relay, 'kate/p9', token)
   clients.push(extra)
   expect(await extra.firstClose).toBe(CloseCode.tooManyConnections)
   const after = await scrape(relay)
   expect(after.get('engram_relay_documents_loaded_total')).toBe(before.get('engram_relay_documents_loaded_total'))
-  expect(clients.slice(0, 3).every(c => c.provider.wsconnected)).toBe(true)
+  expect(clients.slice(0, 3).every((c) => c.provider.wsconnected)).toBe(true)
   // Another user is not affected by kate's cap.
   const other = connectClient(relay, 'liam/p', await tokenFor('liam'))
   clients.push(other)
@@ -60,7 +71,7 @@ it('refuses updates that would grow a document past maxDocumentBytes with 4413',
   await waitFor(() => b.doc.getText('t').length === 5000, 5000, 'first update')
   a.doc.getText('t').insert(0, 'z'.repeat(30_000))
   expect(await a.firstClose).toBe(CloseCode.documentTooLarge)
-  await new Promise(resolve => setTimeout(resolve, 100))
+  await new Promise((resolve) => setTimeout(resolve, 100))
   expect(b.doc.getText('t').length).toBe(5000)
 })
 

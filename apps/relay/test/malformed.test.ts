@@ -10,7 +10,7 @@ import { encodeUpdate } from '../src/protocol.js'
 
 const seed = Number(process.env.RELAY_FUZZ_SEED ?? Date.now() % 1_000_000)
 /** mulberry32: small seeded PRNG so a failure replays with RELAY_FUZZ_SEED. */
-function prng (s: number): () => number {
+function prng(s: number): () => number {
   return () => {
     s = (s + 0x6d2b79f5) | 0
     let t = Math.imul(s ^ (s >>> 15), 1 | s)
@@ -24,12 +24,12 @@ const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, () => in
 
 type Kind = 'unknown-type' | 'truncated-update' | 'truncated-awareness' | 'trailing-bytes' | 'text' | 'empty' | 'random-update'
 
-function validUpdateMessage (): Uint8Array {
+function validUpdateMessage(): Uint8Array {
   const doc = new Y.Doc()
   doc.getMap('m').set('k' + int(1000), 'v'.repeat(1 + int(40)))
   return encodeUpdate(Y.encodeStateAsUpdate(doc))
 }
-function validAwarenessMessage (): Uint8Array {
+function validAwarenessMessage(): Uint8Array {
   const doc = new Y.Doc()
   const awareness = new awarenessProtocol.Awareness(doc)
   awareness.setLocalState({ name: 'x'.repeat(1 + int(30)) })
@@ -41,21 +41,30 @@ function validAwarenessMessage (): Uint8Array {
 }
 const cut = (m: Uint8Array): Uint8Array => m.subarray(0, 1 + int(m.length - 1))
 
-function frame (kind: Kind): Uint8Array | string {
+function frame(kind: Kind): Uint8Array | string {
   switch (kind) {
-    case 'unknown-type': return Uint8Array.from([4 + int(124), ...bytes(int(64))])
-    case 'truncated-update': return cut(validUpdateMessage())
-    case 'truncated-awareness': return cut(validAwarenessMessage())
-    case 'trailing-bytes': return Uint8Array.from([...validUpdateMessage(), ...bytes(1 + int(8))])
-    case 'text': return 'hello ' + int(1e9)
-    case 'empty': return new Uint8Array(0)
-    case 'random-update': { const body = bytes(1 + int(64)); return Uint8Array.from([0, 2, body.length, ...body]) }
+    case 'unknown-type':
+      return Uint8Array.from([4 + int(124), ...bytes(int(64))])
+    case 'truncated-update':
+      return cut(validUpdateMessage())
+    case 'truncated-awareness':
+      return cut(validAwarenessMessage())
+    case 'trailing-bytes':
+      return Uint8Array.from([...validUpdateMessage(), ...bytes(1 + int(8))])
+    case 'text':
+      return 'hello ' + int(1e9)
+    case 'empty':
+      return new Uint8Array(0)
+    case 'random-update': {
+      const body = bytes(1 + int(64))
+      return Uint8Array.from([0, 2, body.length, ...body])
+    }
   }
 }
 const kinds: Kind[] = ['unknown-type', 'truncated-update', 'truncated-awareness', 'trailing-bytes', 'text', 'empty', 'random-update']
 
 /** Open a socket, wait for the relay's sync step 1, send one frame, then a valid sync step 1. */
-async function probe (relay: RelayProcess, token: string, payload: Uint8Array | string): Promise<{ closedWith: number | null }> {
+async function probe(relay: RelayProcess, token: string, payload: Uint8Array | string): Promise<{ closedWith: number | null }> {
   const ws = new WebSocket(`${relay.wsUrl}/fuzz/room?token=${token}`)
   return await new Promise((resolve, reject) => {
     let sent = false
@@ -70,7 +79,9 @@ async function probe (relay: RelayProcess, token: string, payload: Uint8Array | 
         resolve({ closedWith: null }) // accepted: the relay answered with sync step 2
       }
     })
-    ws.on('close', code => { resolve({ closedWith: code }) })
+    ws.on('close', (code) => {
+      resolve({ closedWith: code })
+    })
   })
 }
 
@@ -94,7 +105,7 @@ it(`1,000 malformed frames close their sockets and leave other rooms working (se
   console.log(`relay fuzz seed ${seed} (replay with RELAY_FUZZ_SEED=${seed})`)
   const token = await tokenFor('fuzz')
   const total = 1000
-  const results: Array<{ kind: Kind, closedWith: number | null }> = []
+  const results: Array<{ kind: Kind; closedWith: number | null }> = []
   let next = 0
   const worker = async (): Promise<void> => {
     while (next < total) {
@@ -113,8 +124,8 @@ it(`1,000 malformed frames close their sockets and leave other rooms working (se
     if (r.kind === 'random-update') expect([CloseCode.malformedMessage, null]).toContain(r.closedWith)
     else expect(r, r.kind).toEqual({ kind: r.kind, closedWith: CloseCode.malformedMessage })
   }
-  const closed = results.filter(r => r.closedWith === CloseCode.malformedMessage).length
-  expect(closed).toBeGreaterThan(total * 6 / 7 - 1)
+  const closed = results.filter((r) => r.closedWith === CloseCode.malformedMessage).length
+  expect(closed).toBeGreaterThan((total * 6) / 7 - 1)
 
   await waitFor(() => b.doc.getArray('ticks').length === 10, 5000, 'calm room to keep syncing')
   expect((await fetch(`${relay.httpUrl}/healthz`)).status).toBe(200)

@@ -26,25 +26,47 @@ export interface RelayProcess {
   output: string[]
   /** Resolves with the exit code (or signal name). */
   exited: Promise<number | string>
-  stop (signal?: NodeJS.Signals): Promise<number | string>
+  stop(signal?: NodeJS.Signals): Promise<number | string>
 }
 
 /** A fresh temporary data folder. */
-export function tempDataDir (name: string): string {
+export function tempDataDir(name: string): string {
   return mkdtempSync(join(tmpdir(), `engram-relay-${name}-`))
 }
 
 /** Start `main.ts` with `--port 0` and wait for its "listening" log line. */
-export async function startRelay (options: { data?: string, args?: string[], nodeArgs?: string[] } = {}): Promise<RelayProcess> {
+export async function startRelay(options: { data?: string; args?: string[]; nodeArgs?: string[] } = {}): Promise<RelayProcess> {
   const data = options.data ?? tempDataDir('t')
-  const child = spawn(process.execPath, [
-    ...(options.nodeArgs ?? []), '--conditions=source', '--import', 'tsx', 'apps/relay/src/main.ts',
-    '--port', '0', '--host', '127.0.0.1', '--data', data, '--secret', testSecret, ...(options.args ?? [])
-  ], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    process.execPath,
+    [
+      ...(options.nodeArgs ?? []),
+      '--conditions=source',
+      '--import',
+      'tsx',
+      'apps/relay/src/main.ts',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--data',
+      data,
+      '--secret',
+      testSecret,
+      ...(options.args ?? []),
+    ],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   const output: string[] = []
-  const exited = new Promise<number | string>(resolve => { child.on('close', (code, signal) => { resolve(code ?? signal ?? -1) }) })
+  const exited = new Promise<number | string>((resolve) => {
+    child.on('close', (code, signal) => {
+      resolve(code ?? signal ?? -1)
+    })
+  })
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => { reject(new Error('relay did not start:\n' + output.join('\n'))) }, 20_000)
+    const timer = setTimeout(() => {
+      reject(new Error('relay did not start:\n' + output.join('\n')))
+    }, 20_000)
     const onLine = (chunk: Buffer): void => {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
         output.push(line)
@@ -56,7 +78,10 @@ export async function startRelay (options: { data?: string, args?: string[], nod
     }
     child.stdout.on('data', onLine)
     child.stderr.on('data', onLine)
-    void exited.then(code => { clearTimeout(timer); reject(new Error(`relay exited (${code}):\n${output.join('\n')}`)) })
+    void exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`relay exited (${code}):\n${output.join('\n')}`))
+    })
   })
   return {
     child,
@@ -66,15 +91,15 @@ export async function startRelay (options: { data?: string, args?: string[], nod
     data,
     output,
     exited,
-    async stop (signal = 'SIGTERM') {
+    async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       return await exited
-    }
+    },
   }
 }
 
 /** Prometheus text → map of series (`name` or `name{labels}`) to value. */
-export async function scrape (relay: RelayProcess, gc = false): Promise<Map<string, number>> {
+export async function scrape(relay: RelayProcess, gc = false): Promise<Map<string, number>> {
   const text = await (await fetch(`${relay.httpUrl}/metrics${gc ? '?gc=1' : ''}`)).text()
   const out = new Map<string, number>()
   for (const line of text.split('\n')) {
@@ -86,7 +111,7 @@ export async function scrape (relay: RelayProcess, gc = false): Promise<Map<stri
 }
 
 /** A token for `user` signed with the test secret. */
-export async function tokenFor (user: string, ttlSeconds = 600): Promise<string> {
+export async function tokenFor(user: string, ttlSeconds = 600): Promise<string> {
   return await mintToken(testSecret, user, ttlSeconds)
 }
 
@@ -98,41 +123,45 @@ export interface Client {
   synced: Promise<void>
   /** Resolves with the first close code the server sent. */
   firstClose: Promise<number>
-  destroy (): void
+  destroy(): void
 }
 
 /** Connect a stock `WebsocketProvider` (with `ws` as its WebSocket) to `room`. */
-export function connectClient (relay: RelayProcess, room: string, token: string | null): Client {
+export function connectClient(relay: RelayProcess, room: string, token: string | null): Client {
   const doc = new Y.Doc()
   const provider = new WebsocketProvider(relay.wsUrl, room, doc, {
     WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
     params: token === null ? {} : { token },
-    disableBc: true
+    disableBc: true,
   })
-  const synced = new Promise<void>(resolve => {
+  const synced = new Promise<void>((resolve) => {
     if (provider.synced) resolve()
-    provider.once('sync', (s: boolean) => { if (s) resolve() })
+    provider.once('sync', (s: boolean) => {
+      if (s) resolve()
+    })
   })
-  const firstClose = new Promise<number>(resolve => {
-    provider.on('connection-close', (event: CloseEvent | null) => { if (event !== null) resolve(event.code) })
+  const firstClose = new Promise<number>((resolve) => {
+    provider.on('connection-close', (event: CloseEvent | null) => {
+      if (event !== null) resolve(event.code)
+    })
   })
   return {
     doc,
     provider,
     synced,
     firstClose,
-    destroy () {
+    destroy() {
       provider.destroy()
       doc.destroy()
-    }
+    },
   }
 }
 
 /** Poll `check` until it returns true or `ms` pass. */
-export async function waitFor (check: () => boolean | Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
   const until = Date.now() + ms
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 25))
+    await new Promise((resolve) => setTimeout(resolve, 25))
   }
 }

@@ -14,7 +14,9 @@ const connect = (room: string, token: string | null): Client => {
   return c
 }
 
-beforeAll(async () => { relay = await startRelay() })
+beforeAll(async () => {
+  relay = await startRelay()
+})
 afterAll(async () => {
   for (const c of clients) c.destroy()
   await relay.stop()
@@ -59,13 +61,13 @@ describe('relay sync with stock y-websocket clients', () => {
 })
 
 describe('refusals before any document is loaded', () => {
-  const cases: Array<[string, () => Promise<{ room: string, token: string | null }>, number]> = [
+  const cases: Array<[string, () => Promise<{ room: string; token: string | null }>, number]> = [
     ['no token', async () => ({ room: 'carol/p', token: null }), CloseCode.tokenMissing],
     ['garbage token', async () => ({ room: 'carol/p', token: 'not.a.jwt' }), CloseCode.tokenInvalid],
     ['bad signature', async () => ({ room: 'carol/p', token: await mintToken('some-other-secret-0123456789abcdef', 'carol') }), CloseCode.tokenInvalid],
     ['expired', async () => ({ room: 'carol/p', token: await tokenFor('carol', -10) }), CloseCode.tokenExpired],
     ["another user's room", async () => ({ room: 'dave/p', token: await tokenFor('carol') }), CloseCode.roomForbidden],
-    ['a room that is only the user name', async () => ({ room: 'carol', token: await tokenFor('carol') }), CloseCode.roomForbidden]
+    ['a room that is only the user name', async () => ({ room: 'carol', token: await tokenFor('carol') }), CloseCode.roomForbidden],
   ]
   it.each(cases)('%s', async (_name, make, code) => {
     const before = await scrape(relay)
@@ -94,8 +96,12 @@ describe('oversized frames', () => {
   it('closes a socket sending more than 1 MiB with 1009 and keeps the room', async () => {
     const token = await tokenFor('frank')
     const ws = new WebSocket(`${relay.wsUrl}/frank/big?token=${token}`)
-    await new Promise(resolve => ws.once('open', resolve))
-    const closed = new Promise<number>(resolve => ws.once('close', code => { resolve(code) }))
+    await new Promise((resolve) => ws.once('open', resolve))
+    const closed = new Promise<number>((resolve) =>
+      ws.once('close', (code) => {
+        resolve(code)
+      }),
+    )
     ws.send(new Uint8Array(1024 * 1024 + 16))
     expect(await closed).toBe(CloseCode.messageTooBig)
     await waitFor(async () => (await scrape(relay)).get('engram_relay_connections_closed_total{reason="messageTooBig"}') === 1, 5000, 'close metric')

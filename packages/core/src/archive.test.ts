@@ -16,7 +16,14 @@ describe('archive', () => {
   it('creates a passage and gets it back by id; a missing id is undefined', async () => {
     const { clock, memory, batches } = await setup()
     const passage = await memory.archive.create('p', 'The deploy runbook: build, test, ship.', { tags: ['ops', 'deploy', 'ops'], source: { sessionId: 's1' } })
-    expect(passage).toEqual({ id: expect.any(String), projectId: 'p', text: 'The deploy runbook: build, test, ship.', tags: ['deploy', 'ops'], source: { sessionId: 's1' }, createdAt: clock.now() })
+    expect(passage).toEqual({
+      id: expect.any(String),
+      projectId: 'p',
+      text: 'The deploy runbook: build, test, ship.',
+      tags: ['deploy', 'ops'],
+      source: { sessionId: 's1' },
+      createdAt: clock.now(),
+    })
     expect(await memory.archive.get(passage.id)).toEqual(passage)
     expect(await memory.archive.get('missing')).toBeUndefined()
     expect(batches).toEqual([[{ kind: 'passages', op: 'put', id: passage.id, projectId: 'p', origin: 'local' }]])

@@ -9,7 +9,14 @@ import { checkId, checkOptions, checkString, checkTags } from './validate.js'
 import { read, readOne, write } from './write.js'
 
 /** An archive passage (long-term recall memory). */
-export interface Passage { id: string; projectId: string; text: string; source?: Source; tags: string[]; createdAt: number }
+export interface Passage {
+  id: string
+  projectId: string
+  text: string
+  source?: Source
+  tags: string[]
+  createdAt: number
+}
 
 /** The archive of passages: long texts recalled by search, never shown whole unless they match. */
 export interface ArchiveApi {
@@ -33,7 +40,10 @@ export interface ArchiveApi {
 }
 
 /** Options of {@link ArchiveApi.create}. */
-export interface CreatePassageOptions { source?: Source; tags?: string[] }
+export interface CreatePassageOptions {
+  source?: Source
+  tags?: string[]
+}
 
 /** Longest passage accepted (characters). */
 export const MAX_PASSAGE_LENGTH = 200_000
@@ -67,8 +77,15 @@ export function createArchive(ctx: StoreContext): ArchiveApi {
       checkId('projectId', projectId)
       const o = checkPageOptions(options, [])
       const cursor = o.after === undefined ? undefined : decodeCursor(o.after)
-      const rows = await read(ctx, ['passages'], () => ctx.db.passages.where('[projectId+createdAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey])
-        .reverse().filter((r) => isAfterDescending(r.createdAt, r.id, cursor)).limit(o.limit + 1).toArray())
+      const rows = await read(ctx, ['passages'], () =>
+        ctx.db.passages
+          .where('[projectId+createdAt]')
+          .between([projectId, Dexie.minKey], [projectId, Dexie.maxKey])
+          .reverse()
+          .filter((r) => isAfterDescending(r.createdAt, r.id, cursor))
+          .limit(o.limit + 1)
+          .toArray(),
+      )
       return pageFrom(rows, o.limit, (r) => encodeCursor(r.createdAt, r.id))
     },
     async delete(id) {
@@ -84,4 +101,3 @@ export function createArchive(ctx: StoreContext): ArchiveApi {
     },
   }
 }
-

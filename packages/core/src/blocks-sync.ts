@@ -21,13 +21,17 @@ export const syncedBlocks: SyncedKind<BlockRow> = {
     if (label !== record.id) throw invalidInput(`A block record's id ${JSON.stringify(record.id)} is not its label ${JSON.stringify(label)}`)
     if (typeof r.readOnly !== 'boolean') throw invalidInput('remote.readOnly must be a boolean')
     const row: BlockRow = {
-      projectId: record.projectId, label,
+      projectId: record.projectId,
+      label,
       value: checkString('remote.value', r.value),
       limit: checkNumber('remote.limit', r.limit, { min: 1, max: MAX_BLOCK_LIMIT, integer: true }),
-      readOnly: r.readOnly, updatedAt: checkTime('remote.updatedAt', r.updatedAt), hlc: record.hlc,
+      readOnly: r.readOnly,
+      updatedAt: checkTime('remote.updatedAt', r.updatedAt),
+      hlc: record.hlc,
     }
     // The limit a local write enforces holds for every device's writes.
-    if (row.value.length > row.limit) throw new MemoryError('limit_exceeded', `Block ${JSON.stringify(label)} holds ${row.value.length} characters, more than its limit of ${row.limit}`)
+    if (row.value.length > row.limit)
+      throw new MemoryError('limit_exceeded', `Block ${JSON.stringify(label)} holds ${row.value.length} characters, more than its limit of ${row.limit}`)
     const description = checkOptionalString('remote.description', r.description, MAX_BLOCK_DESCRIPTION)
     if (description !== undefined && description !== '') row.description = description
     if (r.deletedAt !== undefined) row.deletedAt = checkTime('remote.deletedAt', r.deletedAt)

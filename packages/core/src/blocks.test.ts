@@ -27,7 +27,10 @@ describe('blocks.set / get / list', () => {
     await blocks.set('p', 'human', 'Ada', { description: 'about the user', limit: 10 })
     expect(await blocks.get('p', 'persona')).toEqual(persona)
     expect(await blocks.get('p', 'nope')).toBeUndefined()
-    expect((await blocks.list('p')).map((b) => [b.label, b.limit, b.description])).toEqual([['human', 10, 'about the user'], ['persona', 2000, undefined]])
+    expect((await blocks.list('p')).map((b) => [b.label, b.limit, b.description])).toEqual([
+      ['human', 10, 'about the user'],
+      ['persona', 2000, undefined],
+    ])
     expect(await blocks.list('user')).toEqual([])
   })
 
@@ -55,7 +58,10 @@ describe('blocks.set / get / list', () => {
     const { blocks } = await setup()
     await blocks.set('p', 'rules', 'be kind', { readOnly: true })
     await expect(blocks.set('p', 'rules', 'be rude')).rejects.toMatchObject({ code: 'read_only' })
-    expect(await blocks.set('p', 'rules', 'be kind', { description: 'same value, new description' })).toMatchObject({ readOnly: true, description: 'same value, new description' })
+    expect(await blocks.set('p', 'rules', 'be kind', { description: 'same value, new description' })).toMatchObject({
+      readOnly: true,
+      description: 'same value, new description',
+    })
     expect(await blocks.set('p', 'rules', 'be very kind', { readOnly: true })).toMatchObject({ value: 'be very kind', readOnly: true })
     expect(await blocks.set('p', 'rules', 'anything', { readOnly: false })).toMatchObject({ value: 'anything', readOnly: false })
     expect(await blocks.set('p', 'rules', 'again')).toMatchObject({ value: 'again' })
@@ -211,9 +217,25 @@ async function openContext(deviceId = 'devA') {
 }
 
 describe('syncedBlocks.check + apply (last writer wins by HLC)', () => {
-  const remote = (hlc: string, over: Partial<BlockRow> = {}): BlockRow => ({ projectId: 'user', label: 'persona', value: 'remote', limit: 100, readOnly: false, updatedAt: 5, hlc, ...over })
-  const record = (row: BlockRow): MirroredRecord => ({ kind: 'blocks', projectId: row.projectId, id: row.label, hlc: row.hlc, row: { ...row } as MirroredRecord['row'] })
-  const apply = (ctx: StoreContext, row: BlockRow) => write(ctx, ['blocks'], (w) => syncedBlocks.apply(ctx, w, syncedBlocks.check(record(row))), { origin: 'remote' })
+  const remote = (hlc: string, over: Partial<BlockRow> = {}): BlockRow => ({
+    projectId: 'user',
+    label: 'persona',
+    value: 'remote',
+    limit: 100,
+    readOnly: false,
+    updatedAt: 5,
+    hlc,
+    ...over,
+  })
+  const record = (row: BlockRow): MirroredRecord => ({
+    kind: 'blocks',
+    projectId: row.projectId,
+    id: row.label,
+    hlc: row.hlc,
+    row: { ...row } as MirroredRecord['row'],
+  })
+  const apply = (ctx: StoreContext, row: BlockRow) =>
+    write(ctx, ['blocks'], (w) => syncedBlocks.apply(ctx, w, syncedBlocks.check(record(row))), { origin: 'remote' })
 
   it('applies a newer state, ignores older or equal stamps, and records a remote change', async () => {
     const { ctx, clock, batches, blocks } = await openContext()
@@ -224,7 +246,15 @@ describe('syncedBlocks.check + apply (last writer wins by HLC)', () => {
     expect(await blocks.get('user', 'persona')).toEqual(local)
     const newer = formatHlc(clock.now() + 1000, 0, 'devB')
     expect(await apply(ctx, remote(newer, { description: 'from B' }))).toBe(true)
-    expect(await blocks.get('user', 'persona')).toEqual({ projectId: 'user', label: 'persona', value: 'remote', limit: 100, readOnly: false, updatedAt: 5, description: 'from B' })
+    expect(await blocks.get('user', 'persona')).toEqual({
+      projectId: 'user',
+      label: 'persona',
+      value: 'remote',
+      limit: 100,
+      readOnly: false,
+      updatedAt: 5,
+      description: 'from B',
+    })
     expect(await readBlockForSync(ctx, 'user', 'persona')).toMatchObject({ hlc: newer })
     expect(batches.at(-1)).toEqual([{ kind: 'blocks', op: 'put', id: 'user/persona', projectId: 'user', origin: 'remote' }])
     // the clock learned the remote stamp: the next local write wins over it

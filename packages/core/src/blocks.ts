@@ -8,9 +8,21 @@ import { checkId, checkNumber, checkOptionalString, checkOptions, checkString, c
 import { read, readOne, write, type WriteScope } from './write.js'
 
 /** A MemGPT-style core block: labelled text with a character limit. */
-export interface Block { projectId: string; label: string; value: string; limit: number; description?: string; readOnly: boolean; updatedAt: number }
+export interface Block {
+  projectId: string
+  label: string
+  value: string
+  limit: number
+  description?: string
+  readOnly: boolean
+  updatedAt: number
+}
 /** Options of {@link BlocksApi.set}. */
-export interface SetBlockOptions { limit?: number; description?: string; readOnly?: boolean }
+export interface SetBlockOptions {
+  limit?: number
+  description?: string
+  readOnly?: boolean
+}
 
 /** Characters a block holds when no limit is given. */
 export const DEFAULT_BLOCK_LIMIT = 2000
@@ -72,12 +84,20 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
 
   function next(current: BlockRow | undefined, w: WriteScope, changes: Partial<BlockRow> & { projectId: string; label: string; value: string }): BlockRow {
     const row: BlockRow = {
-      limit: DEFAULT_BLOCK_LIMIT, readOnly: false, ...current, ...changes, updatedAt: ctx.now(), hlc: w.hlc(),
+      limit: DEFAULT_BLOCK_LIMIT,
+      readOnly: false,
+      ...current,
+      ...changes,
+      updatedAt: ctx.now(),
+      hlc: w.hlc(),
     }
     if (row.description === undefined || row.description === '') delete row.description
     delete row.deletedAt
     if (row.value.length > row.limit) {
-      throw new MemoryError('limit_exceeded', `Block ${JSON.stringify(row.label)} would hold ${row.value.length} characters, more than its limit of ${row.limit}; shorten the text, make room with blocks.replace(), or raise the limit with blocks.set(projectId, label, value, { limit })`)
+      throw new MemoryError(
+        'limit_exceeded',
+        `Block ${JSON.stringify(row.label)} would hold ${row.value.length} characters, more than its limit of ${row.limit}; shorten the text, make room with blocks.replace(), or raise the limit with blocks.set(projectId, label, value, { limit })`,
+      )
     }
     return row
   }
@@ -102,12 +122,17 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
         await requireProject(ctx, projectId)
         const current = await live(projectId, label)
         if (current?.readOnly && o.readOnly === undefined && current.value !== value) throw readOnlyError(label, 'set')
-        return store(w, next(current, w, {
-          projectId, label, value,
-          ...(limit !== undefined ? { limit } : {}),
-          ...(description !== undefined ? { description } : {}),
-          ...(o.readOnly !== undefined ? { readOnly: o.readOnly } : {}),
-        }))
+        return store(
+          w,
+          next(current, w, {
+            projectId,
+            label,
+            value,
+            ...(limit !== undefined ? { limit } : {}),
+            ...(description !== undefined ? { description } : {}),
+            ...(o.readOnly !== undefined ? { readOnly: o.readOnly } : {}),
+          }),
+        )
       })
     },
 
@@ -152,7 +177,16 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
         if (!current) return false
         const now = ctx.now()
         // A tombstone, so sync can replicate the delete; the text itself is dropped.
-        const tombstone: BlockRow = { projectId, label, value: '', limit: current.limit, readOnly: current.readOnly, updatedAt: now, deletedAt: now, hlc: w.hlc() }
+        const tombstone: BlockRow = {
+          projectId,
+          label,
+          value: '',
+          limit: current.limit,
+          readOnly: current.readOnly,
+          updatedAt: now,
+          deletedAt: now,
+          hlc: w.hlc(),
+        }
         await store(w, tombstone)
         return true
       })
@@ -161,7 +195,8 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
     async list(projectId) {
       checkId('projectId', projectId)
       const rows = await read(ctx, ['blocks'], () =>
-        db.blocks.where('[projectId+label]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray())
+        db.blocks.where('[projectId+label]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray(),
+      )
       return rows.filter((r) => r.deletedAt === undefined).map(toBlock)
     },
   }

@@ -8,7 +8,9 @@ describe('change feed', () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
     const memory = await openTestMemory()
     const seen: string[] = []
-    await memory.changes.subscribe({}, () => { throw new Error('listener bug') })
+    await memory.changes.subscribe({}, () => {
+      throw new Error('listener bug')
+    })
     await memory.changes.subscribe({ kinds: ['facts'] }, (batch) => seen.push(...batch.map((c) => c.id)))
     const fact = await memory.facts.set('user', 'name', 'Ada')
     expect(seen).toEqual([fact.id])

@@ -3,23 +3,52 @@ import type { Unsubscribe } from './status.js'
 
 /** The plural name of a memory kind, as it appears in {@link Change.kind}. */
 export type ChangeKind =
-  | 'projects' | 'facts' | 'blocks' | 'sessions' | 'messages' | 'summaries' | 'passages'
-  | 'journal' | 'runs' | 'tasks' | 'usage' | 'lessons'
+  | 'projects'
+  | 'facts'
+  | 'blocks'
+  | 'sessions'
+  | 'messages'
+  | 'summaries'
+  | 'passages'
+  | 'journal'
+  | 'runs'
+  | 'tasks'
+  | 'usage'
+  | 'lessons'
 
 /** Every {@link ChangeKind}, for checking subscription filters. */
 export const CHANGE_KINDS: readonly ChangeKind[] = [
-  'projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'passages',
-  'journal', 'runs', 'tasks', 'usage', 'lessons',
+  'projects',
+  'facts',
+  'blocks',
+  'sessions',
+  'messages',
+  'summaries',
+  'passages',
+  'journal',
+  'runs',
+  'tasks',
+  'usage',
+  'lessons',
 ]
 
 /** Who made a change: this device, or another device through sync. */
 export type Origin = 'local' | 'remote'
 
 /** One committed change. */
-export interface Change { kind: ChangeKind; op: 'put' | 'delete'; id: string; projectId: string; origin: Origin }
+export interface Change {
+  kind: ChangeKind
+  op: 'put' | 'delete'
+  id: string
+  projectId: string
+  origin: Origin
+}
 
 /** Which changes a subscriber wants; omitted fields match everything. */
-export interface ChangeFilter { projectId?: string; kinds?: ChangeKind[] }
+export interface ChangeFilter {
+  projectId?: string
+  kinds?: ChangeKind[]
+}
 
 /** Subscribes to committed changes. */
 export interface ChangesApi {

@@ -38,7 +38,11 @@ describe('the clock across restarts and against hostile stamps', () => {
     ]
     const result = await replicationOf(memory).applyRemote(batch)
     expect(result.applied).toBe(1)
-    expect(result.quarantined.map((q) => [q.record.row.key, q.verdict])).toEqual([['tilde', 'malformed'], ['future', 'ahead'], ['max', 'ahead']])
+    expect(result.quarantined.map((q) => [q.record.row.key, q.verdict])).toEqual([
+      ['tilde', 'malformed'],
+      ['future', 'ahead'],
+      ['max', 'ahead'],
+    ])
     expect(await memory.facts.get('p1', 'tilde')).toBeUndefined()
     expect(await memory.facts.get('p1', 'future')).toBeUndefined()
     await memory.facts.set('p1', 'after', 1)

@@ -1,8 +1,17 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import {
-  archiveModule, contextModule, conversationsModule, createMemory, factsModule, importerModule, MemoryError, openMemory,
-  runtimeModule, searchModule, type Memory,
+  archiveModule,
+  contextModule,
+  conversationsModule,
+  createMemory,
+  factsModule,
+  importerModule,
+  MemoryError,
+  openMemory,
+  runtimeModule,
+  searchModule,
+  type Memory,
 } from '@engram/core'
 
 let counter = 0
@@ -37,10 +46,16 @@ describe('createMemory', () => {
 
   it.each([
     [[conversationsModule()], ['conversations']],
-    [[archiveModule(), searchModule()], ['archive', 'search']],
-    [[factsModule(), conversationsModule(), archiveModule(), contextModule(), runtimeModule()], ['facts', 'conversations', 'archive', 'context', 'runtime']],
+    [
+      [archiveModule(), searchModule()],
+      ['archive', 'search'],
+    ],
+    [
+      [factsModule(), conversationsModule(), archiveModule(), contextModule(), runtimeModule()],
+      ['facts', 'conversations', 'archive', 'context', 'runtime'],
+    ],
     [[importerModule()], ['importer']],
-  ])('a store of %# has exactly its modules\' namespaces', async (modules, names) => {
+  ])("a store of %# has exactly its modules' namespaces", async (modules, names) => {
     const memory = await createMemory({ ...base(), modules })
     expect(members(memory)).toEqual([...BASE, ...names.flatMap((n) => ADDS[n]!)].sort())
     await memory.close()
@@ -74,8 +89,29 @@ describe('createMemory', () => {
   })
 
   it('types a store of several modules with the namespaces of each', () => {
-    type Store = Awaited<ReturnType<typeof createMemory<readonly [ReturnType<typeof factsModule>, ReturnType<typeof conversationsModule>, ReturnType<typeof contextModule>]>>>
-    expectTypeOf<keyof Store>().toEqualTypeOf<'appId' | 'userId' | 'deviceId' | 'mode' | 'projects' | 'changes' | 'status' | 'sync' | 'stats' | 'export' | 'close' | 'closed' | 'facts' | 'blocks' | 'sessions' | 'messages' | 'summaries' | 'context'>()
+    type Store = Awaited<
+      ReturnType<typeof createMemory<readonly [ReturnType<typeof factsModule>, ReturnType<typeof conversationsModule>, ReturnType<typeof contextModule>]>>
+    >
+    expectTypeOf<keyof Store>().toEqualTypeOf<
+      | 'appId'
+      | 'userId'
+      | 'deviceId'
+      | 'mode'
+      | 'projects'
+      | 'changes'
+      | 'status'
+      | 'sync'
+      | 'stats'
+      | 'export'
+      | 'close'
+      | 'closed'
+      | 'facts'
+      | 'blocks'
+      | 'sessions'
+      | 'messages'
+      | 'summaries'
+      | 'context'
+    >()
     expectTypeOf<Awaited<ReturnType<typeof createMemory<readonly [ReturnType<typeof factsModule>]>>>>().toHaveProperty('blocks')
   })
 
@@ -106,7 +142,10 @@ describe('createMemory', () => {
   })
 
   it('refuses a module listed twice, and anything that is not a module', async () => {
-    for (const modules of [[factsModule(), factsModule()], [searchModule(), searchModule({})]]) {
+    for (const modules of [
+      [factsModule(), factsModule()],
+      [searchModule(), searchModule({})],
+    ]) {
       const error = await createMemory({ ...base(), modules }).catch((e: unknown) => e)
       expect(error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('twice') })
     }
@@ -119,9 +158,13 @@ describe('createMemory', () => {
     const options = base()
     const error = await createMemory({ ...options, modules: [factsModule()], embedder: {} } as never).catch((e: unknown) => e)
     expect(error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('embedder') })
-    const moduleOption = await Promise.resolve().then(() => searchModule({ embeder: {} } as never)).catch((e: unknown) => e)
+    const moduleOption = await Promise.resolve()
+      .then(() => searchModule({ embeder: {} } as never))
+      .catch((e: unknown) => e)
     expect(moduleOption).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('embeder') })
-    expect(() => contextModule({ sumarizer: {} } as never)).toThrow(expect.objectContaining({ code: 'invalid_input', message: expect.stringContaining('sumarizer') }))
+    expect(() => contextModule({ sumarizer: {} } as never)).toThrow(
+      expect.objectContaining({ code: 'invalid_input', message: expect.stringContaining('sumarizer') }),
+    )
     expect(() => runtimeModule({ pricng: {} } as never)).toThrow(expect.objectContaining({ code: 'invalid_input', message: expect.stringContaining('pricng') }))
     await expect(createMemory({ ...options, appId: '', modules: [] })).rejects.toMatchObject({ code: 'invalid_input' })
     expect(await options.indexedDB.databases()).toEqual([])

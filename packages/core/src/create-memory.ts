@@ -87,7 +87,12 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   const status = createStatusHub(now, assertOpen)
   const sync = createSyncSlot(status, assertOpen)
   const ctx: StoreContext = {
-    db, appId, userId, now, status, sync,
+    db,
+    appId,
+    userId,
+    now,
+    status,
+    sync,
     tokenizer: opts.tokenizer ?? estimateTokenizer,
     // Restored past the highest stamp stored, so an edit after a restart beats what this device wrote before.
     clock: createHybridClock(deviceId, now, await highestStoredStamp(db, now())),
@@ -102,7 +107,10 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   await prepareProjects(ctx)
   const dump = createDump(ctx)
   const memory: Partial<Memory> = {
-    appId, userId, deviceId, mode: 'local',
+    appId,
+    userId,
+    deviceId,
+    mode: 'local',
     projects: createProjects(ctx),
     changes: { subscribe: (filter, listener) => subscribeChanges(ctx, filter, listener) },
     status: status.api,
@@ -135,7 +143,8 @@ function checkModules(value: unknown): readonly AnyModule[] {
   }
   for (const m of value as MemoryModule[]) {
     for (const needed of m.requires ?? []) {
-      if (!names.has(needed)) throw new MemoryError('invalid_input', `module ${JSON.stringify(m.name)} needs the ${JSON.stringify(needed)} module: add it to modules`)
+      if (!names.has(needed))
+        throw new MemoryError('invalid_input', `module ${JSON.stringify(m.name)} needs the ${JSON.stringify(needed)} module: add it to modules`)
     }
   }
   return value as MemoryModule[]

@@ -18,7 +18,10 @@ export function checkMirroredRows(dump: Dump): void {
     const rows = (dump.tables[kind] ?? []) as Record<string, unknown>[]
     rows.forEach((raw, i) => {
       // Import fills these defaults; the rest must be as a write would leave it.
-      const row: Record<string, unknown> = { ...(kind === 'facts' ? { tags: [], confidence: 1 } : kind === 'blocks' ? { readOnly: false, updatedAt: 0 } : {}), ...raw }
+      const row: Record<string, unknown> = {
+        ...(kind === 'facts' ? { tags: [], confidence: 1 } : kind === 'blocks' ? { readOnly: false, updatedAt: 0 } : {}),
+        ...raw,
+      }
       if (row.hlc === undefined) row.hlc = IMPORT_STAMP
       try {
         descriptor.check(descriptor.toRecord(row))

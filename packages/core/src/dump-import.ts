@@ -45,7 +45,7 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
   const { db } = ctx
   // A dump never turns sync on: an imported project keeps this device's setting, a new one starts unsynced.
   const projects = await withLocalSync(ctx, (dump.tables.projects ?? []) as Row[])
-  const rowsOf = (name: string): Row[] => (name === 'projects' ? projects : (dump.tables[name] ?? []) as Row[])
+  const rowsOf = (name: string): Row[] => (name === 'projects' ? projects : ((dump.tables[name] ?? []) as Row[]))
   const scope = dump.projectId === undefined ? undefined : await loadProjectScope(db, dump.projectId)
   const wholeStoreReplace = mode === 'replace' && scope === undefined
   await checkReferences(ctx, dump, mode)
@@ -130,14 +130,17 @@ async function checkReferences(ctx: StoreContext, dump: Dump, mode: Mode): Promi
   const outside = [...named]
   const stored = mode === 'replace' && dump.projectId === undefined ? [] : await ctx.db.projects.bulkGet(outside)
   const missingProject = outside.find((_, i) => stored[i] === undefined)
-  if (missingProject !== undefined) throw invalidInput(`The dump has rows of project ${JSON.stringify(missingProject)}, which is neither in dump.tables.projects nor in the store`)
+  if (missingProject !== undefined)
+    throw invalidInput(`The dump has rows of project ${JSON.stringify(missingProject)}, which is neither in dump.tables.projects nor in the store`)
 
   const sessions = new Set(((dump.tables.sessions ?? []) as Row[]).map((s) => s.id as string))
   const wanted = [...new Set(((dump.tables.messages ?? []) as Row[]).map((m) => m.sessionId as string))].filter((id) => !sessions.has(id))
   const found = mode === 'replace' ? [] : await ctx.db.sessions.bulkGet(wanted)
   const missingSession = wanted.find((_, i) => found[i] === undefined)
   if (missingSession !== undefined) {
-    throw invalidInput(`The dump has messages of session ${JSON.stringify(missingSession)}, which is neither in dump.tables.sessions nor${mode === 'merge' ? '' : ' (for replace)'} in the store`)
+    throw invalidInput(
+      `The dump has messages of session ${JSON.stringify(missingSession)}, which is neither in dump.tables.sessions nor${mode === 'merge' ? '' : ' (for replace)'} in the store`,
+    )
   }
 }
 
@@ -176,7 +179,11 @@ function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[
     return rows.map((r) => {
       const row = typeof r.hlc === 'string' ? r : { ...r, hlc: w.hlc() }
       if (table !== 'blocks') return row
-      return { ...row, readOnly: typeof row.readOnly === 'boolean' ? row.readOnly : false, updatedAt: typeof row.updatedAt === 'number' ? row.updatedAt : ctx.now() }
+      return {
+        ...row,
+        readOnly: typeof row.readOnly === 'boolean' ? row.readOnly : false,
+        updatedAt: typeof row.updatedAt === 'number' ? row.updatedAt : ctx.now(),
+      }
     })
   }
   if (table === 'sessions') {
@@ -220,10 +227,27 @@ async function raiseLastSeq(ctx: StoreContext, sessionSeq: Map<string, number>, 
  */
 async function indexRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[]): Promise<void> {
   const put = (doc: IndexedDoc) => Dexie.Promise.resolve(ctx.index.put(w, doc))
-  if (table === 'messages') await indexDocs(ctx.index, w, rows.map((row) => messageDoc(row as unknown as MessageRow)))
+  if (table === 'messages')
+    await indexDocs(
+      ctx.index,
+      w,
+      rows.map((row) => messageDoc(row as unknown as MessageRow)),
+    )
   else if (table === 'summaries') for (const row of rows) await Dexie.Promise.resolve(indexSummary(ctx, w, row as unknown as SummaryRow))
   else if (table === 'passages') {
-    await indexDocs(ctx.index, w, rows.map((p): IndexedDoc => ({ docId: `passage:${String(p.id)}`, kind: 'passage', projectId: p.projectId as string, text: p.text as string, createdAt: p.createdAt as number })))
+    await indexDocs(
+      ctx.index,
+      w,
+      rows.map(
+        (p): IndexedDoc => ({
+          docId: `passage:${String(p.id)}`,
+          kind: 'passage',
+          projectId: p.projectId as string,
+          text: p.text as string,
+          createdAt: p.createdAt as number,
+        }),
+      ),
+    )
   } else if (table === 'facts') {
     for (const row of rows) {
       const f = row as unknown as FactRow
@@ -243,14 +267,29 @@ function changeOf(table: string, row: Row): Change | undefined {
   const op: Change['op'] = row.deletedAt === undefined ? 'put' : 'delete'
   const make = (kind: Change['kind'], id: unknown): Change => ({ kind, op, id: String(id), projectId, origin: 'local' })
   switch (table) {
-    case 'projects': case 'facts': case 'sessions': case 'messages': case 'summaries': case 'passages': case 'tasks':
+    case 'projects':
+    case 'facts':
+    case 'sessions':
+    case 'messages':
+    case 'summaries':
+    case 'passages':
+    case 'tasks':
       return make(table, row.id)
-    case 'blocks': return make('blocks', blockId(projectId, row.label as string))
-    case 'journal': return make('journal', journalChangeId(String(row.sessionId), Number(row.seq)))
-    case 'runs': case 'checkpoints': case 'toolEvents': return make('runs', row.runId)
-    case 'usage': return make('usage', row.seq)
-    case 'lessons': return make('lessons', lessonChangeId(String(row.domain), String(row.key)))
-    case 'outcomes': return make('lessons', `outcome:${String(row.seq)}`)
-    default: return undefined
+    case 'blocks':
+      return make('blocks', blockId(projectId, row.label as string))
+    case 'journal':
+      return make('journal', journalChangeId(String(row.sessionId), Number(row.seq)))
+    case 'runs':
+    case 'checkpoints':
+    case 'toolEvents':
+      return make('runs', row.runId)
+    case 'usage':
+      return make('usage', row.seq)
+    case 'lessons':
+      return make('lessons', lessonChangeId(String(row.domain), String(row.key)))
+    case 'outcomes':
+      return make('lessons', `outcome:${String(row.seq)}`)
+    default:
+      return undefined
   }
 }

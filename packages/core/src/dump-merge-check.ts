@@ -12,7 +12,11 @@ export function stableJson(value: unknown): string {
   const stable = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(stable)
     if (v === null || typeof v !== 'object') return v
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, stable((v as Row)[k])]))
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, stable((v as Row)[k])]),
+    )
   }
   return JSON.stringify(stable(value))
 }
@@ -55,7 +59,10 @@ export async function checkMergeHistory(ctx: StoreContext, dump: Dump): Promise<
 }
 
 function diverged(what: string, sessionId: unknown, seq: unknown): MemoryError {
-  return new MemoryError('conflict', `The dump's ${what} ${JSON.stringify(sessionId)} holds another record at seq ${String(seq)} than this store: merging would rewrite its history. Import it with mode 'replace', or into a fresh store`)
+  return new MemoryError(
+    'conflict',
+    `The dump's ${what} ${JSON.stringify(sessionId)} holds another record at seq ${String(seq)} than this store: merging would rewrite its history. Import it with mode 'replace', or into a fresh store`,
+  )
 }
 
 /**

@@ -8,8 +8,23 @@ import type { EngramDb } from './schema.js'
  * never dumped.
  */
 export const MEMORY_TABLES = [
-  'projects', 'facts', 'factVersions', 'blocks', 'sessions', 'messages', 'summaries', 'passages',
-  'journal', 'runs', 'checkpoints', 'toolEvents', 'tasks', 'usage', 'lessons', 'outcomes', 'turns',
+  'projects',
+  'facts',
+  'factVersions',
+  'blocks',
+  'sessions',
+  'messages',
+  'summaries',
+  'passages',
+  'journal',
+  'runs',
+  'checkpoints',
+  'toolEvents',
+  'tasks',
+  'usage',
+  'lessons',
+  'outcomes',
+  'turns',
 ] as const
 /** A table a dump may hold. */
 export type MemoryTable = (typeof MEMORY_TABLES)[number]
@@ -20,7 +35,11 @@ const PROJECT_ROWS = new Set<string>(['facts', 'factVersions', 'blocks', 'sessio
 type Row = Record<string, unknown>
 
 /** What belongs to one project: its id and the sessions and runs it owns (for rows without projectId). */
-export interface ProjectScope { projectId: string; sessionIds: Set<string>; runIds: Set<string> }
+export interface ProjectScope {
+  projectId: string
+  sessionIds: Set<string>
+  runIds: Set<string>
+}
 
 /** The key path of a table's primary key (fields) and whether it auto-increments. */
 export function primaryKeyOf(db: EngramDb, table: string): { fields: string[]; auto: boolean } {
@@ -33,7 +52,10 @@ export function primaryKeyOf(db: EngramDb, table: string): { fields: string[]; a
 export async function loadProjectScope(db: EngramDb, projectId: string): Promise<ProjectScope> {
   const [sessionIds, runs] = await Promise.all([
     collectionOf(db, 'sessions', { projectId, sessionIds: new Set(), runIds: new Set() }).primaryKeys(),
-    db.table('runs').filter((r: Row) => r.projectId === projectId).primaryKeys(),
+    db
+      .table('runs')
+      .filter((r: Row) => r.projectId === projectId)
+      .primaryKeys(),
   ])
   return { projectId, sessionIds: new Set(sessionIds as string[]), runIds: new Set(runs as string[]) }
 }

@@ -9,7 +9,13 @@ export const DUMP_FORMAT = 'engram-dump'
 export const DUMP_VERSION = 1
 
 /** A JSON-safe, versioned export of a store or one project. */
-export interface Dump { format: 'engram-dump'; version: number; exportedAt: number; projectId?: string; tables: Record<string, unknown[]> }
+export interface Dump {
+  format: 'engram-dump'
+  version: number
+  exportedAt: number
+  projectId?: string
+  tables: Record<string, unknown[]>
+}
 
 /** A field's type; `seq` is an integer ≥ 1, `unit` a number in [0, 1], an array lists the allowed strings. */
 type FieldType = 'string' | 'number' | 'boolean' | 'object' | 'key' | 'any' | 'array' | 'seq' | 'unit' | readonly string[]
@@ -21,7 +27,16 @@ const REQUIRED: Partial<Record<MemoryTable, Record<string, FieldType>>> = {
   factVersions: { projectId: 'string', key: 'string', version: 'number', validFrom: 'number', deleted: 'boolean' },
   blocks: { projectId: 'string', label: 'string', value: 'string', limit: 'number' },
   sessions: { id: 'string', projectId: 'string', status: ['active', 'closed'], startedAt: 'number', lastActiveAt: 'number' },
-  messages: { id: 'string', sessionId: 'string', projectId: 'string', seq: 'seq', role: ['user', 'assistant', 'system', 'tool'], content: 'string', tokens: 'number', createdAt: 'number' },
+  messages: {
+    id: 'string',
+    sessionId: 'string',
+    projectId: 'string',
+    seq: 'seq',
+    role: ['user', 'assistant', 'system', 'tool'],
+    content: 'string',
+    tokens: 'number',
+    createdAt: 'number',
+  },
   summaries: { id: 'string', projectId: 'string', kind: ['session', 'project'], text: 'string', createdAt: 'number' },
   passages: { id: 'string', projectId: 'string', text: 'string', createdAt: 'number' },
   journal: { sessionId: 'string', seq: 'seq', kind: 'string', occurredAt: 'number' },
@@ -60,7 +75,8 @@ export function validateDump(db: EngramDb, dump: unknown): number {
   if (typeof tables !== 'object' || tables === null || Array.isArray(tables)) throw invalidInput('dump.tables must be an object of table name → rows')
   let count = 0
   for (const [name, rows] of Object.entries(tables)) {
-    if (!(MEMORY_TABLES as readonly string[]).includes(name)) throw invalidInput(`dump.tables.${name} is not a memory table; known: ${MEMORY_TABLES.join(', ')}`)
+    if (!(MEMORY_TABLES as readonly string[]).includes(name))
+      throw invalidInput(`dump.tables.${name} is not a memory table; known: ${MEMORY_TABLES.join(', ')}`)
     if (!Array.isArray(rows)) throw invalidInput(`dump.tables.${name} must be an array of rows`)
     const fields = requiredFields(db, name as MemoryTable)
     const optional = Object.entries(OPTIONAL[name as MemoryTable] ?? {})
@@ -99,25 +115,39 @@ function checkRow(table: string, i: number, row: unknown, fields: [string, Field
 function expected(type: FieldType): string {
   if (Array.isArray(type)) return `one of ${type.map((t) => `"${t}"`).join(', ')}`
   switch (type) {
-    case 'key': return 'a string or number'
-    case 'any': return 'present'
-    case 'array': return 'an array of strings'
-    case 'seq': return 'an integer ≥ 1'
-    case 'unit': return 'a number in [0, 1]'
-    default: return `a ${type as string}`
+    case 'key':
+      return 'a string or number'
+    case 'any':
+      return 'present'
+    case 'array':
+      return 'an array of strings'
+    case 'seq':
+      return 'an integer ≥ 1'
+    case 'unit':
+      return 'a number in [0, 1]'
+    default:
+      return `a ${type as string}`
   }
 }
 
 function hasType(value: unknown, type: FieldType): boolean {
   if (Array.isArray(type)) return typeof value === 'string' && type.includes(value)
   switch (type) {
-    case 'array': return Array.isArray(value) && value.every((v) => typeof v === 'string')
-    case 'seq': return Number.isInteger(value) && (value as number) >= 1
-    case 'unit': return typeof value === 'number' && value >= 0 && value <= 1
-    case 'any': return value !== undefined
-    case 'key': return (typeof value === 'string' && value.length > 0) || (typeof value === 'number' && Number.isFinite(value))
-    case 'object': return typeof value === 'object' && value !== null
-    case 'number': return typeof value === 'number' && Number.isFinite(value)
-    default: return typeof value === type
+    case 'array':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string')
+    case 'seq':
+      return Number.isInteger(value) && (value as number) >= 1
+    case 'unit':
+      return typeof value === 'number' && value >= 0 && value <= 1
+    case 'any':
+      return value !== undefined
+    case 'key':
+      return (typeof value === 'string' && value.length > 0) || (typeof value === 'number' && Number.isFinite(value))
+    case 'object':
+      return typeof value === 'object' && value !== null
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value)
+    default:
+      return typeof value === type
   }
 }

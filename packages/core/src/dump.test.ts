@@ -72,7 +72,25 @@ describe('export', () => {
     const dump = await memory.export()
     expect(dump).toMatchObject({ format: 'engram-dump', version: 1, exportedAt: clock.now() })
     expect(dump).not.toHaveProperty('projectId')
-    expect(Object.keys(dump.tables).sort()).toEqual(['blocks', 'checkpoints', 'factVersions', 'facts', 'journal', 'lessons', 'messages', 'outcomes', 'passages', 'projects', 'runs', 'sessions', 'summaries', 'tasks', 'toolEvents', 'turns', 'usage'])
+    expect(Object.keys(dump.tables).sort()).toEqual([
+      'blocks',
+      'checkpoints',
+      'factVersions',
+      'facts',
+      'journal',
+      'lessons',
+      'messages',
+      'outcomes',
+      'passages',
+      'projects',
+      'runs',
+      'sessions',
+      'summaries',
+      'tasks',
+      'toolEvents',
+      'turns',
+      'usage',
+    ])
     expect(roundTrip(dump)).toEqual(dump)
     expect(dump.tables.projects!.map((p) => (p as { id: string }).id).sort()).toEqual(['p', 'q', 'user'])
     expect(dump.tables.messages).toHaveLength(3)
@@ -183,7 +201,9 @@ describe('import', () => {
       return d
     }
     const bad: unknown[] = [
-      null, 'dump', [],
+      null,
+      'dump',
+      [],
       variant((d) => void ((d as { format: string }).format = 'other')),
       variant((d) => void (d.version = 2)),
       variant((d) => void ((d as { exportedAt: unknown }).exportedAt = 'now')),
@@ -213,7 +233,12 @@ describe('import', () => {
   it('rejects a replace whose rows name projects the replaced store will not have', async () => {
     const target = await openTestMemory()
     await target.projects.create({ name: 'Kept', id: 'kept' })
-    const dump: Dump = { format: 'engram-dump', version: 1, exportedAt: 0, tables: { facts: [{ id: 'x', projectId: 'kept', key: 'k', value: 1, version: 1, createdAt: 0, updatedAt: 0 }] } }
+    const dump: Dump = {
+      format: 'engram-dump',
+      version: 1,
+      exportedAt: 0,
+      tables: { facts: [{ id: 'x', projectId: 'kept', key: 'k', value: 1, version: 1, createdAt: 0, updatedAt: 0 }] },
+    }
     await expect(target.import(dump, { mode: 'replace' })).rejects.toMatchObject({ code: 'invalid_input' })
     expect(await target.projects.get('kept')).toBeDefined()
     expect(await target.import(dump, { mode: 'merge' })).toEqual({ written: 1 })
@@ -222,7 +247,9 @@ describe('import', () => {
   it('fills defaults of hand-written fact and block rows so they read like stored ones', async () => {
     const target = await openTestMemory()
     const dump: Dump = {
-      format: 'engram-dump', version: 1, exportedAt: 0,
+      format: 'engram-dump',
+      version: 1,
+      exportedAt: 0,
       tables: {
         facts: [
           { id: 'a', projectId: 'user', key: 'a', value: 1, version: 1, createdAt: 0, updatedAt: 0 },
@@ -237,7 +264,7 @@ describe('import', () => {
     expect(await target.blocks.get('user', 'persona')).toMatchObject({ value: 'hi', readOnly: false })
   })
 
-  it('rejects rows with values outside a field\'s set or of the wrong type', async () => {
+  it("rejects rows with values outside a field's set or of the wrong type", async () => {
     const target = await openTestMemory()
     const before = await target.export()
     const base = { format: 'engram-dump' as const, version: 1, exportedAt: 0 }
@@ -295,8 +322,22 @@ describe('import', () => {
 
   it('imports thousands of rows when the index touches no table (keeps the transaction zone)', async () => {
     const { ctx, docs } = await openContext()
-    const messages = Array.from({ length: 1500 }, (_, i) => ({ id: `m${i}`, sessionId: 's', projectId: 'user', seq: i + 1, role: 'user', content: `hello ${i}`, tokens: 2, createdAt: i }))
-    const dump: Dump = { format: 'engram-dump', version: 1, exportedAt: 0, tables: { sessions: [{ id: 's', projectId: 'user', status: 'active', startedAt: 0, lastActiveAt: 0 }], messages } }
+    const messages = Array.from({ length: 1500 }, (_, i) => ({
+      id: `m${i}`,
+      sessionId: 's',
+      projectId: 'user',
+      seq: i + 1,
+      role: 'user',
+      content: `hello ${i}`,
+      tokens: 2,
+      createdAt: i,
+    }))
+    const dump: Dump = {
+      format: 'engram-dump',
+      version: 1,
+      exportedAt: 0,
+      tables: { sessions: [{ id: 's', projectId: 'user', status: 'active', startedAt: 0, lastActiveAt: 0 }], messages },
+    }
     expect(await createImporter(ctx)(dump, { mode: 'merge' })).toEqual({ written: 1501 })
     expect(docs.size).toBe(1500)
     expect(await ctx.db.sessions.get('s')).toMatchObject({ lastSeq: 1500 })
@@ -307,7 +348,14 @@ describe('import', () => {
     await createProjects(ctx).create({ name: 'P', id: 'p' })
     const s = await createSessions(ctx).create('p')
     const [u] = await createMessages(ctx).appendExchange(s.id, 'hello there', 'hi')
-    expect(docs.get(`message:${u.id}`)).toEqual({ docId: `message:${u.id}`, kind: 'message', projectId: 'p', sessionId: s.id, text: 'hello there', createdAt: u.createdAt })
+    expect(docs.get(`message:${u.id}`)).toEqual({
+      docId: `message:${u.id}`,
+      kind: 'message',
+      projectId: 'p',
+      sessionId: s.id,
+      text: 'hello there',
+      createdAt: u.createdAt,
+    })
     expect(docs.size).toBe(2)
   })
 

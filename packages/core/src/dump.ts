@@ -10,7 +10,12 @@ export type { Dump } from './dump-validate.js'
 
 /** Counts and approximate size (UTF-8 bytes of JSON text) of a store or project. */
 export interface Stats {
-  facts: number; blocks: number; sessions: number; messages: number; passages: number; bytes: number
+  facts: number
+  blocks: number
+  sessions: number
+  messages: number
+  passages: number
+  bytes: number
   /** The store's recent background failures (embedder, summarizer, extractor, sync), as in `memory.status`. */
   problems: BackgroundProblem[]
 }
@@ -74,7 +79,7 @@ export function createDump(ctx: StoreContext): DumpApi {
       const dump: Dump = { format: DUMP_FORMAT, version: DUMP_VERSION, exportedAt: ctx.now(), tables }
       if (projectId !== undefined) dump.projectId = projectId
       return dump
-    }
+    },
   }
 }
 
@@ -85,7 +90,8 @@ function utf8Length(text: string): number {
     const unit = text.charCodeAt(i)
     if (unit < 0x80) continue
     if (unit < 0x800) bytes += 1
-    else if (unit >= 0xd800 && unit <= 0xdbff) bytes += 1 // the pair's two units count 2 + 2 = 4
+    else if (unit >= 0xd800 && unit <= 0xdbff)
+      bytes += 1 // the pair's two units count 2 + 2 = 4
     else if (unit >= 0xdc00 && unit <= 0xdfff) bytes += 1
     else bytes += 2
   }

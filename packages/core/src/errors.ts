@@ -12,8 +12,16 @@ export type MemoryErrorCode =
   | 'internal'
 
 const CODES: ReadonlySet<string> = new Set<MemoryErrorCode>([
-  'invalid_input', 'not_found', 'conflict', 'read_only', 'limit_exceeded',
-  'quota_exceeded', 'closed', 'unauthorized', 'crypto', 'internal',
+  'invalid_input',
+  'not_found',
+  'conflict',
+  'read_only',
+  'limit_exceeded',
+  'quota_exceeded',
+  'closed',
+  'unauthorized',
+  'crypto',
+  'internal',
 ])
 
 /**

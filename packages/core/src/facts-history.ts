@@ -19,8 +19,15 @@ import type { Json } from './validate.js'
 export async function appendVersion(ctx: StoreContext, row: FactRow, origin: Origin): Promise<void> {
   const validFrom = row.updatedAt
   const version: FactVersionRow = {
-    projectId: row.projectId, key: row.key, version: row.version, value: row.value, validFrom,
-    deleted: row.deletedAt !== undefined, confidence: row.confidence, hlc: row.hlc, origin,
+    projectId: row.projectId,
+    key: row.key,
+    version: row.version,
+    value: row.value,
+    validFrom,
+    deleted: row.deletedAt !== undefined,
+    confidence: row.confidence,
+    hlc: row.hlc,
+    origin,
   }
   if (row.source !== undefined) version.source = row.source
   // Issue the read of the previous version and the new version's put together (one round trip).
@@ -43,7 +50,14 @@ export function deleteVersionsOf(ctx: StoreContext, projectId: string, key: stri
 
 /** The public shape of a version row. */
 export function toFactVersion(row: FactVersionRow): FactVersion {
-  const version: FactVersion = { key: row.key, value: row.value, version: row.version, validFrom: row.validFrom, deleted: row.deleted, confidence: row.confidence }
+  const version: FactVersion = {
+    key: row.key,
+    value: row.value,
+    version: row.version,
+    validFrom: row.validFrom,
+    deleted: row.deleted,
+    confidence: row.confidence,
+  }
   if (row.validTo !== undefined) version.validTo = row.validTo
   if (row.source !== undefined) version.source = { ...row.source }
   return version

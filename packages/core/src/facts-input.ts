@@ -10,7 +10,14 @@ const SOURCE_FIELDS = new Set(['sessionId', 'messageId', 'tool', 'note'])
 type SetOptions = { confidence?: unknown; source?: unknown; tags?: unknown }
 
 /** A fact write, validated and detached from the caller's objects. */
-export interface FactInput { projectId: string; key: string; value: Json; confidence: number; source?: Source; tags: string[] }
+export interface FactInput {
+  projectId: string
+  key: string
+  value: Json
+  confidence: number
+  source?: Source
+  tags: string[]
+}
 
 /**
  * Validates every argument of `facts.set` before anything is written.

@@ -30,8 +30,15 @@ export function factTables(ctx: StoreContext): string[] {
 /** The public shape of a stored fact (no index or clock fields). */
 export function toFact(row: FactRow): Fact {
   const fact: Fact = {
-    id: row.id, projectId: row.projectId, key: row.key, value: row.value, confidence: row.confidence,
-    tags: [...row.tags], createdAt: row.createdAt, updatedAt: row.updatedAt, version: row.version,
+    id: row.id,
+    projectId: row.projectId,
+    key: row.key,
+    value: row.value,
+    confidence: row.confidence,
+    tags: [...row.tags],
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    version: row.version,
   }
   if (row.source !== undefined) fact.source = { ...row.source }
   if (row.deletedAt !== undefined) fact.deletedAt = row.deletedAt
@@ -41,8 +48,19 @@ export function toFact(row: FactRow): Fact {
 /** The content-free tombstone that replaces a purged fact of a synced project. */
 export function purgedTombstone(row: FactRow, now: number, hlc: string): FactRow {
   return {
-    id: row.id, projectId: row.projectId, key: row.key, value: null, confidence: 0, tags: [], tagKeys: [],
-    createdAt: row.createdAt, updatedAt: now, deletedAt: now, version: row.version + 1, hlc, purged: true,
+    id: row.id,
+    projectId: row.projectId,
+    key: row.key,
+    value: null,
+    confidence: 0,
+    tags: [],
+    tagKeys: [],
+    createdAt: row.createdAt,
+    updatedAt: now,
+    deletedAt: now,
+    version: row.version + 1,
+    hlc,
+    purged: true,
   }
 }
 

@@ -20,15 +20,38 @@ async function openContext() {
 
 /** A fact state as another device sends it (the travelling fields of its row). */
 interface RemoteFact {
-  projectId: string; key: string; value: Json; confidence: number; tags: string[]; createdAt: number; updatedAt: number; hlc: string
-  deletedAt?: number; source?: Source
+  projectId: string
+  key: string
+  value: Json
+  confidence: number
+  tags: string[]
+  createdAt: number
+  updatedAt: number
+  hlc: string
+  deletedAt?: number
+  source?: Source
 }
 
 const remote = (hlc: string, over: Partial<RemoteFact> = {}): RemoteFact => ({
-  projectId: 'user', key: 'city', value: 'Oslo', confidence: 0.8, tags: ['geo'], createdAt: 1, updatedAt: Date.UTC(2026, 0, 2), hlc, ...over,
+  projectId: 'user',
+  key: 'city',
+  value: 'Oslo',
+  confidence: 0.8,
+  tags: ['geo'],
+  createdAt: 1,
+  updatedAt: Date.UTC(2026, 0, 2),
+  hlc,
+  ...over,
 })
-const record = (r: RemoteFact): MirroredRecord => ({ kind: 'facts', projectId: r.projectId, id: factId(r.projectId, r.key), hlc: r.hlc, row: { ...r } as unknown as MirroredRecord['row'] })
-const apply = (ctx: StoreContext, r: RemoteFact) => write(ctx, factTables(ctx), (w) => syncedFacts.apply(ctx, w, syncedFacts.check(record(r))), { origin: 'remote' })
+const record = (r: RemoteFact): MirroredRecord => ({
+  kind: 'facts',
+  projectId: r.projectId,
+  id: factId(r.projectId, r.key),
+  hlc: r.hlc,
+  row: { ...r } as unknown as MirroredRecord['row'],
+})
+const apply = (ctx: StoreContext, r: RemoteFact) =>
+  write(ctx, factTables(ctx), (w) => syncedFacts.apply(ctx, w, syncedFacts.check(record(r))), { origin: 'remote' })
 const readFactForSync = (ctx: StoreContext, projectId: string, key: string) => syncedFacts.read(ctx, projectId, factId(projectId, key))
 
 describe('facts search index', () => {
@@ -58,7 +81,10 @@ describe('outbox', () => {
     ctx.syncedProjects.add('user')
     await facts.set('user', 'a', 2)
     await facts.delete('user', 'a')
-    expect((await ctx.db.outbox.toArray()).map((r) => [r.kind, r.op, r.id])).toEqual([['facts', 'put', 'user/a'], ['facts', 'delete', 'user/a']])
+    expect((await ctx.db.outbox.toArray()).map((r) => [r.kind, r.op, r.id])).toEqual([
+      ['facts', 'put', 'user/a'],
+      ['facts', 'delete', 'user/a'],
+    ])
     expect(await apply(ctx, remote(formatHlc(clock.now() + 10, 0, 'devB')))).toBe(true)
     expect(await ctx.db.outbox.count()).toBe(2)
   })
@@ -70,7 +96,15 @@ describe('syncedFacts.check + apply (last writer wins by HLC)', () => {
     const hlc = formatHlc(clock.now(), 3, 'devB')
     expect(await apply(ctx, remote(hlc))).toBe(true)
     expect(await facts.get('user', 'city')).toEqual({
-      id: 'user/city', projectId: 'user', key: 'city', value: 'Oslo', confidence: 0.8, tags: ['geo'], createdAt: 1, updatedAt: Date.UTC(2026, 0, 2), version: 1,
+      id: 'user/city',
+      projectId: 'user',
+      key: 'city',
+      value: 'Oslo',
+      confidence: 0.8,
+      tags: ['geo'],
+      createdAt: 1,
+      updatedAt: Date.UTC(2026, 0, 2),
+      version: 1,
     })
     expect(await readFactForSync(ctx, 'user', 'city')).toMatchObject({ hlc, tagKeys: ['user\u0001geo'] })
     expect((await ctx.db.factVersions.toArray()).map((v) => [v.version, v.origin, v.hlc])).toEqual([[1, 'remote', hlc]])
@@ -119,7 +153,11 @@ describe('syncedFacts.check + apply (last writer wins by HLC)', () => {
     expect(await apply(ctx, remote(formatHlc(t + 5, 0, 'devC'), { value: 'stale' }))).toBe(false)
     expect(await apply(ctx, remote(formatHlc(t + 20, 0, 'devC'), { value: 'Bergen', updatedAt: t + 20 }))).toBe(true)
     expect((await facts.get('user', 'city'))!.value).toBe('Bergen')
-    expect((await facts.history('user', 'city')).map((v) => [v.version, v.deleted])).toEqual([[1, false], [2, true], [3, false]])
+    expect((await facts.history('user', 'city')).map((v) => [v.version, v.deleted])).toEqual([
+      [1, false],
+      [2, true],
+      [3, false],
+    ])
   })
 
   it('the clock learns the remote stamp, so the next local write beats it', async () => {
@@ -134,8 +172,13 @@ describe('syncedFacts.check + apply (last writer wins by HLC)', () => {
     const { ctx, clock, facts, batches } = await openContext()
     const hlc = formatHlc(clock.now() + 1, 0, 'devB')
     for (const bad of [
-      remote(hlc, { key: '' }), remote(hlc, { confidence: 2 }), remote(hlc, { value: undefined as never }),
-      remote(hlc, { tags: 'x' as never }), remote('', {}), remote(hlc, { source: { foo: 'x' } as never }), remote(hlc, { updatedAt: -1 }),
+      remote(hlc, { key: '' }),
+      remote(hlc, { confidence: 2 }),
+      remote(hlc, { value: undefined as never }),
+      remote(hlc, { tags: 'x' as never }),
+      remote('', {}),
+      remote(hlc, { source: { foo: 'x' } as never }),
+      remote(hlc, { updatedAt: -1 }),
     ]) {
       await expect(apply(ctx, bad)).rejects.toMatchObject({ code: 'invalid_input' })
     }

@@ -24,21 +24,34 @@ export const syncedFacts: SyncedKind<FactRow> = {
     return key === undefined ? undefined : ctx.db.facts.get([projectId, key])
   },
   readProject: (ctx, projectId) => ctx.db.facts.where('[projectId+key]').between([projectId, ''], [projectId, '\uffff']).toArray(),
-  toRecord: (row) => ({ kind: 'facts', projectId: row.projectId, id: factId(row.projectId, row.key), hlc: row.hlc, row: travelling(row, ['id', 'tagKeys', 'version']) }),
+  toRecord: (row) => ({
+    kind: 'facts',
+    projectId: row.projectId,
+    id: factId(row.projectId, row.key),
+    hlc: row.hlc,
+    row: travelling(row, ['id', 'tagKeys', 'version']),
+  }),
   check(record) {
     const r = checkEnvelope(record, 'facts', FIELDS)
     const projectId = record.projectId
     const key = checkId('remote.key', r.key)
-    if (factId(projectId, key) !== record.id) throw invalidInput(`A fact record's id ${JSON.stringify(record.id)} does not match its key ${JSON.stringify(key)}`)
+    if (factId(projectId, key) !== record.id)
+      throw invalidInput(`A fact record's id ${JSON.stringify(record.id)} does not match its key ${JSON.stringify(key)}`)
     checkJson('remote.value', r.value)
     const tags = checkTags(r.tags)
     const source = checkSource(r.source)
     const row: FactRow = {
-      id: record.id, projectId, key, value: structuredClone(r.value) as Json,
+      id: record.id,
+      projectId,
+      key,
+      value: structuredClone(r.value) as Json,
       confidence: checkNumber('remote.confidence', r.confidence, { min: 0, max: 1 }),
-      tags, tagKeys: tagKeysOf(projectId, tags),
-      createdAt: checkTime('remote.createdAt', r.createdAt), updatedAt: checkTime('remote.updatedAt', r.updatedAt),
-      version: 0, hlc: record.hlc,
+      tags,
+      tagKeys: tagKeysOf(projectId, tags),
+      createdAt: checkTime('remote.createdAt', r.createdAt),
+      updatedAt: checkTime('remote.updatedAt', r.updatedAt),
+      version: 0,
+      hlc: record.hlc,
     }
     if (source) row.source = source
     if (r.deletedAt !== undefined) row.deletedAt = checkTime('remote.deletedAt', r.deletedAt)

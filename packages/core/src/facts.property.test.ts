@@ -18,15 +18,41 @@ type Op =
   | { op: 'deleteAll'; tag?: string; dt: number }
   | { op: 'purge'; key?: string; dt: number }
 
-interface ModelFact { value: Json; tags: string[]; confidence: number; createdAt: number; updatedAt: number; deletedAt?: number; version: number; versions: FactVersion[]; timeline: Array<[number, Json | undefined]> }
+interface ModelFact {
+  value: Json
+  tags: string[]
+  confidence: number
+  createdAt: number
+  updatedAt: number
+  deletedAt?: number
+  version: number
+  versions: FactVersion[]
+  timeline: Array<[number, Json | undefined]>
+}
 
 const key = fc.constantFrom(...KEYS)
 const dt = fc.integer({ min: 0, max: 2 })
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant('set' as const), key, value: fc.integer({ min: 0, max: 9 }), tags: fc.subarray([...TAGS]), confidence: fc.constantFrom(0, 0.5, 1), dt }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant('set' as const),
+      key,
+      value: fc.integer({ min: 0, max: 9 }),
+      tags: fc.subarray([...TAGS]),
+      confidence: fc.constantFrom(0, 0.5, 1),
+      dt,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), key, dt }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('restore' as const), key, dt }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('deleteAll' as const), tag: fc.option(fc.constantFrom(...TAGS), { nil: undefined }), dt }, { requiredKeys: ['op', 'dt'] }) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { op: fc.constant('deleteAll' as const), tag: fc.option(fc.constantFrom(...TAGS), { nil: undefined }), dt },
+      { requiredKeys: ['op', 'dt'] },
+    ),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('purge' as const), key: fc.option(key, { nil: undefined }), dt }, { requiredKeys: ['op', 'dt'] }) },
 )
 
@@ -34,7 +60,17 @@ const seed = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const numRuns = Number(process.env.FC_RUNS ?? 30)
 
 function toFact(key: string, m: ModelFact): Fact {
-  const f: Fact = { id: `p/${key}`, projectId: 'p', key, value: m.value, confidence: m.confidence, tags: m.tags, createdAt: m.createdAt, updatedAt: m.updatedAt, version: m.version }
+  const f: Fact = {
+    id: `p/${key}`,
+    projectId: 'p',
+    key,
+    value: m.value,
+    confidence: m.confidence,
+    tags: m.tags,
+    createdAt: m.createdAt,
+    updatedAt: m.updatedAt,
+    version: m.version,
+  }
   if (m.deletedAt !== undefined) f.deletedAt = m.deletedAt
   return f
 }
@@ -80,23 +116,36 @@ describe('facts property: store agrees with a plain model', () => {
           } else if (o.op === 'delete') {
             const m = model.get(o.key)
             const active = m !== undefined && m.deletedAt === undefined
-            if (active) { m.deletedAt = now; bump(m, now) }
+            if (active) {
+              m.deletedAt = now
+              bump(m, now)
+            }
             expect(await memory.facts.delete('p', o.key)).toBe(active)
           } else if (o.op === 'restore') {
             const m = model.get(o.key)
             const wasDeleted = m?.deletedAt !== undefined
-            if (m && wasDeleted) { delete m.deletedAt; bump(m, now) }
+            if (m && wasDeleted) {
+              delete m.deletedAt
+              bump(m, now)
+            }
             expect(await memory.facts.restore('p', o.key)).toEqual(m && wasDeleted ? toFact(o.key, m) : undefined)
           } else if (o.op === 'deleteAll') {
             let count = 0
             for (const m of model.values()) {
-              if (m.deletedAt === undefined && (o.tag === undefined || m.tags.includes(o.tag))) { m.deletedAt = now; bump(m, now); count++ }
+              if (m.deletedAt === undefined && (o.tag === undefined || m.tags.includes(o.tag))) {
+                m.deletedAt = now
+                bump(m, now)
+                count++
+              }
             }
             expect(await memory.facts.deleteAll('p', o.tag === undefined ? {} : { tag: o.tag })).toBe(count)
           } else {
             let count = 0
             for (const [k, m] of [...model]) {
-              if (o.key === undefined ? m.deletedAt !== undefined : k === o.key) { model.delete(k); count++ }
+              if (o.key === undefined ? m.deletedAt !== undefined : k === o.key) {
+                model.delete(k)
+                count++
+              }
             }
             expect(await memory.facts.purge('p', o.key)).toBe(count)
           }

@@ -17,8 +17,15 @@ describe('facts.set / get', () => {
     const { memory, clock } = await setup()
     const fact = await memory.facts.set('p', 'name', 'Ada')
     expect(fact).toEqual({
-      id: 'p/name', projectId: 'p', key: 'name', value: 'Ada', confidence: 1, tags: [],
-      createdAt: clock.now(), updatedAt: clock.now(), version: 1,
+      id: 'p/name',
+      projectId: 'p',
+      key: 'name',
+      value: 'Ada',
+      confidence: 1,
+      tags: [],
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
+      version: 1,
     })
     expect(await memory.facts.get('p', 'name')).toEqual(fact)
     expect(await memory.facts.get('p', 'missing')).toBeUndefined()
@@ -27,10 +34,22 @@ describe('facts.set / get', () => {
 
   it('keeps confidence, source and tags (deduplicated, sorted)', async () => {
     const { memory } = await setup()
-    const fact = await memory.facts.set('p', 'city', { name: 'Rome', since: 2020 }, {
-      confidence: 0.25, source: { sessionId: 's1', messageId: 'm1', tool: 'extract', note: 'said so', ...{ extra: undefined } } as never, tags: ['travel', 'home', 'travel'],
+    const fact = await memory.facts.set(
+      'p',
+      'city',
+      { name: 'Rome', since: 2020 },
+      {
+        confidence: 0.25,
+        source: { sessionId: 's1', messageId: 'm1', tool: 'extract', note: 'said so', ...{ extra: undefined } } as never,
+        tags: ['travel', 'home', 'travel'],
+      },
+    )
+    expect(fact).toMatchObject({
+      value: { name: 'Rome', since: 2020 },
+      confidence: 0.25,
+      tags: ['home', 'travel'],
+      source: { sessionId: 's1', messageId: 'm1', tool: 'extract', note: 'said so' },
     })
-    expect(fact).toMatchObject({ value: { name: 'Rome', since: 2020 }, confidence: 0.25, tags: ['home', 'travel'], source: { sessionId: 's1', messageId: 'm1', tool: 'extract', note: 'said so' } })
     expect(await memory.facts.get('p', 'city')).toEqual(fact)
     expect((await memory.facts.set('p', 'x', 1, { source: { sessionId: undefined } })).source).toBeUndefined()
   })
@@ -68,7 +87,9 @@ describe('facts.set / get', () => {
 
 describe('facts input validation', () => {
   const big = 'x'.repeat(1024 * 1024)
-  class Thing { a = 1 }
+  class Thing {
+    a = 1
+  }
   const cyclic: Record<string, unknown> = {}
   cyclic.self = cyclic
   const bad: Array<[string, string, (m: Awaited<ReturnType<typeof setup>>['memory']) => Promise<unknown>]> = [
@@ -210,7 +231,10 @@ describe('facts soft delete, restore, purge', () => {
     expect(await memory.facts.get('p', 'a')).toBeUndefined()
     expect((await memory.facts.list('p')).items.map((f) => f.key)).toEqual(['c'])
     const { items: deleted } = await memory.facts.deleted('p')
-    expect(deleted.map((f) => [f.key, f.deletedAt, f.version])).toEqual([['a', clock.now(), 2], ['b', clock.now() - 1, 2]])
+    expect(deleted.map((f) => [f.key, f.deletedAt, f.version])).toEqual([
+      ['a', clock.now(), 2],
+      ['b', clock.now() - 1, 2],
+    ])
     expect(deleted[0]).toMatchObject({ value: 1, updatedAt: clock.now() })
     expect(await memory.facts.deleted('user')).toEqual({ items: [] })
   })
@@ -248,7 +272,10 @@ describe('facts soft delete, restore, purge', () => {
     batches.length = 0
     expect(await memory.facts.deleteAll('p', { tag: 'x' })).toBe(2)
     expect(batches).toHaveLength(1)
-    expect(batches[0]!.map((c) => [c.op, c.id])).toEqual([['delete', 'p/a'], ['delete', 'p/b']])
+    expect(batches[0]!.map((c) => [c.op, c.id])).toEqual([
+      ['delete', 'p/a'],
+      ['delete', 'p/b'],
+    ])
     expect(await memory.facts.deleteAll('p', { tag: 'x' })).toBe(0)
     expect(batches).toHaveLength(1)
     expect(await memory.facts.get('user', 'd')).toMatchObject({ value: 4 })

@@ -13,15 +13,40 @@ export { factId } from './facts-rows.js'
 
 /** A fact: a key → JSON value the agent believes, with provenance. */
 export interface Fact {
-  id: string; projectId: string; key: string; value: Json; confidence: number; source?: Source
-  tags: string[]; createdAt: number; updatedAt: number; deletedAt?: number; version: number
+  id: string
+  projectId: string
+  key: string
+  value: Json
+  confidence: number
+  source?: Source
+  tags: string[]
+  createdAt: number
+  updatedAt: number
+  deletedAt?: number
+  version: number
 }
 /** One version of a fact in its history. */
-export interface FactVersion { key: string; value: Json; version: number; validFrom: number; validTo?: number; deleted: boolean; source?: Source; confidence: number }
+export interface FactVersion {
+  key: string
+  value: Json
+  version: number
+  validFrom: number
+  validTo?: number
+  deleted: boolean
+  source?: Source
+  confidence: number
+}
 /** Options of {@link FactsApi.set}. */
-export interface SetFactOptions { confidence?: number; source?: Source; tags?: string[] }
+export interface SetFactOptions {
+  confidence?: number
+  source?: Source
+  tags?: string[]
+}
 /** Options of {@link FactsApi.list}. */
-export interface ListFactsOptions extends PageOptions { tag?: string; prefix?: string }
+export interface ListFactsOptions extends PageOptions {
+  tag?: string
+  prefix?: string
+}
 
 /** Facts of a project: upsert by key with history, soft delete and restore. */
 export interface FactsApi {
@@ -62,12 +87,22 @@ export function createFacts(ctx: StoreContext): FactsApi {
   const tables = (): string[] => factTables(ctx)
 
   /** The next state of a fact: version + 1 over `stored` (or version 1), stamped now (or at `deletedAt`). */
-  function nextRow(stored: FactRow | undefined, base: Omit<FactRow, 'id' | 'createdAt' | 'updatedAt' | 'version' | 'hlc' | 'tagKeys'>, hlc: string, deletedAt?: number): FactRow {
+  function nextRow(
+    stored: FactRow | undefined,
+    base: Omit<FactRow, 'id' | 'createdAt' | 'updatedAt' | 'version' | 'hlc' | 'tagKeys'>,
+    hlc: string,
+    deletedAt?: number,
+  ): FactRow {
     const now = deletedAt ?? ctx.now()
     const { deletedAt: _dropped, ...rest } = base as FactRow
     const row: FactRow = {
-      ...rest, id: factId(base.projectId, base.key), tagKeys: tagKeysOf(base.projectId, base.tags),
-      createdAt: stored?.createdAt ?? now, updatedAt: now, version: (stored?.version ?? 0) + 1, hlc,
+      ...rest,
+      id: factId(base.projectId, base.key),
+      tagKeys: tagKeysOf(base.projectId, base.tags),
+      createdAt: stored?.createdAt ?? now,
+      updatedAt: now,
+      version: (stored?.version ?? 0) + 1,
+      hlc,
     }
     if (deletedAt !== undefined) row.deletedAt = deletedAt
     return row
@@ -110,15 +145,22 @@ export function createFacts(ctx: StoreContext): FactsApi {
       const p = prefix ?? ''
       const rows = await read(ctx, ['facts'], async () => {
         if (tag !== undefined) {
-          const tagged = await db.facts.where('tagKeys').equals(tagKeysOf(projectId, [tag])[0]!).toArray()
-          return tagged.filter((r) => r.deletedAt === undefined && r.projectId === projectId && r.key.startsWith(p) && (after === undefined || r.key > after))
+          const tagged = await db.facts
+            .where('tagKeys')
+            .equals(tagKeysOf(projectId, [tag])[0]!)
+            .toArray()
+          return tagged
+            .filter((r) => r.deletedAt === undefined && r.projectId === projectId && r.key.startsWith(p) && (after === undefined || r.key > after))
             .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
             .slice(0, limit + 1)
         }
         const from = after !== undefined && after > p ? after : p
-        return db.facts.where('[projectId+key]').between([projectId, from], [projectId, prefixUpper(p)], after === undefined || from !== after, false)
+        return db.facts
+          .where('[projectId+key]')
+          .between([projectId, from], [projectId, prefixUpper(p)], after === undefined || from !== after, false)
           .filter((r) => r.deletedAt === undefined && r.key.startsWith(p))
-          .limit(limit + 1).toArray()
+          .limit(limit + 1)
+          .toArray()
       })
       return pageFrom(rows.map(toFact), limit, (f) => f.key)
     },
@@ -140,9 +182,13 @@ export function createFacts(ctx: StoreContext): FactsApi {
       if (tag !== undefined) checkId('tag', tag)
       return write(ctx, tables(), async (w) => {
         await requireProject(ctx, projectId)
-        const candidates = tag !== undefined
-          ? await db.facts.where('tagKeys').equals(tagKeysOf(projectId, [tag])[0]!).toArray()
-          : await db.facts.where('[projectId+key]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
+        const candidates =
+          tag !== undefined
+            ? await db.facts
+                .where('tagKeys')
+                .equals(tagKeysOf(projectId, [tag])[0]!)
+                .toArray()
+            : await db.facts.where('[projectId+key]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
         const active = candidates.filter((r) => r.deletedAt === undefined && r.projectId === projectId)
         const now = ctx.now()
         for (const row of active) await softDelete(w, row, now)
@@ -167,9 +213,12 @@ export function createFacts(ctx: StoreContext): FactsApi {
       const { after, limit } = checkPageOptions(options, [])
       const cursor = after === undefined ? undefined : decodeCursor(after)
       const rows = await read(ctx, ['facts'], () =>
-        db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray())
+        db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray(),
+      )
       // Newest deletion first, ties by key; purged tombstones are no deleted facts any more.
-      const sorted = rows.filter((r) => !r.purged).sort((a, b) => b.deletedAt! - a.deletedAt! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      const sorted = rows
+        .filter((r) => !r.purged)
+        .sort((a, b) => b.deletedAt! - a.deletedAt! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
         .filter((r) => cursor === undefined || r.deletedAt! < cursor.at || (r.deletedAt === cursor.at && r.key > cursor.id))
       return pageFrom(sorted.slice(0, limit + 1).map(toFact), limit, (f) => encodeCursor(f.deletedAt!, f.key))
     },
@@ -179,9 +228,10 @@ export function createFacts(ctx: StoreContext): FactsApi {
       if (key !== undefined) checkId('key', key)
       return write(ctx, tables(), async (w) => {
         await requireProject(ctx, projectId)
-        const found = key !== undefined
-          ? [await db.facts.get([projectId, key])].filter((r): r is FactRow => r !== undefined)
-          : await db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
+        const found =
+          key !== undefined
+            ? [await db.facts.get([projectId, key])].filter((r): r is FactRow => r !== undefined)
+            : await db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
         const rows = found.filter((r) => !r.purged)
         // In a synced project the purge must reach the other devices: a tombstone without content stays.
         const tombstone = ctx.syncedProjects.has(projectId)

@@ -35,7 +35,12 @@ describe('facts whose key starts with U+FFFF', () => {
     const memory = await store()
     try {
       const { records } = await replicationOf(memory).snapshot('p')
-      expect(records.filter((r) => r.kind === 'facts').map((r) => r.id).sort()).toEqual(['p/%EF%BF%BF', 'p/%EF%BF%BFa', 'p/b'])
+      expect(
+        records
+          .filter((r) => r.kind === 'facts')
+          .map((r) => r.id)
+          .sort(),
+      ).toEqual(['p/%EF%BF%BF', 'p/%EF%BF%BFa', 'p/b'])
     } finally {
       await memory.close()
     }

@@ -37,7 +37,11 @@ const STAMP = /^(\d{13})\.(\d{5})\.([0-9A-Za-z_-]{1,64})$/
 const STAMP_SHAPE = /^\d{13}\.\d{5}\.[0-9A-Za-z_-]{1,64}$/
 
 /** The parts of a well-formed stamp. */
-export interface HlcParts { physical: number; counter: number; deviceId: string }
+export interface HlcParts {
+  physical: number
+  counter: number
+  deviceId: string
+}
 
 /**
  * Creates a clock for one device; `now` is the wall clock. `start` (a stamp,

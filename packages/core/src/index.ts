@@ -16,7 +16,19 @@ export { MemoryError, isMemoryError, isMemoryErrorCode, type MemoryErrorCode } f
 export { mapError } from './map-error.js'
 export { reportError } from './report-error.js'
 export { newId } from './ids.js'
-export { createHybridClock, compareHlc, formatHlc, parseHlc, readHlc, isHlc, checkHlc, DEFAULT_MAX_CLOCK_LEAD_MS, type HybridClock, type HlcParts, type StampVerdict } from './hlc.js'
+export {
+  createHybridClock,
+  compareHlc,
+  formatHlc,
+  parseHlc,
+  readHlc,
+  isHlc,
+  checkHlc,
+  DEFAULT_MAX_CLOCK_LEAD_MS,
+  type HybridClock,
+  type HlcParts,
+  type StampVerdict,
+} from './hlc.js'
 export { estimateTokenizer, type Tokenizer } from './token-estimate.js'
 export { USER_PROJECT, type Embedder, type IndexedDoc } from './store-context.js'
 export type { Json } from './validate.js'
@@ -37,9 +49,27 @@ export { createAnalyzer, englishAnalyzer, foldText, type Analyzer, type Analyzer
 export type { Context, ContextApi, BuildContextOptions, SectionName, Summarizer } from './context/context.js'
 export type { Stats, Dump, DumpApi } from './dump.js'
 export type { ImportApi } from './dump-importer.js'
-export type { JournalRecord, JournalEntry, JournalApi, JournalSnapshot, JournalPageOptions, JournalSessionInfo, ListJournalSessionsOptions } from './runtime/journal.js'
+export type {
+  JournalRecord,
+  JournalEntry,
+  JournalApi,
+  JournalSnapshot,
+  JournalPageOptions,
+  JournalSessionInfo,
+  ListJournalSessionsOptions,
+} from './runtime/journal.js'
 export type { Checkpoint, CheckpointInput, ToolEvent, ToolEventInput, Run, RunsApi } from './runtime/runs.js'
 export type { Task, TaskInput, ListTasksOptions, Repeat, TasksApi } from './runtime/tasks.js'
 export type { UsageSummary, UsageRecord, UsageEntry, UsageApi, ModelPrice, PricingTable } from './runtime/usage.js'
 export type { Lesson, LessonsApi, Outcome, OutcomeInput, ListOutcomesOptions } from './runtime/lessons.js'
-export type { TurnsApi, TurnBeginInput, TurnEndInput, TurnPartialInput, TurnEndResult, Extractor, MemoryOperation, Exchange, MemoryView } from './runtime/turns.js'
+export type {
+  TurnsApi,
+  TurnBeginInput,
+  TurnEndInput,
+  TurnPartialInput,
+  TurnEndResult,
+  Extractor,
+  MemoryOperation,
+  Exchange,
+  MemoryView,
+} from './runtime/turns.js'

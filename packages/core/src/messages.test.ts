@@ -15,7 +15,17 @@ describe('messages', () => {
     const { clock, memory } = await setup()
     clock.advance(100)
     const m = await memory.messages.append('s', { role: 'system', content: 'Be brief.', meta: { model: 'x', n: [1, 2] } })
-    expect(m).toEqual({ id: m.id, sessionId: 's', projectId: 'p', seq: 1, role: 'system', content: 'Be brief.', tokens: 3, createdAt: clock.now(), meta: { model: 'x', n: [1, 2] } })
+    expect(m).toEqual({
+      id: m.id,
+      sessionId: 's',
+      projectId: 'p',
+      seq: 1,
+      role: 'system',
+      content: 'Be brief.',
+      tokens: 3,
+      createdAt: clock.now(),
+      meta: { model: 'x', n: [1, 2] },
+    })
     const empty = await memory.messages.append('s', { role: 'tool', content: '' })
     expect(empty).toMatchObject({ seq: 2, tokens: 0 })
     expect(empty).not.toHaveProperty('meta')
@@ -28,8 +38,18 @@ describe('messages', () => {
   })
 
   it('reports a throwing tokenizer as a MemoryError and writes nothing', async () => {
-    const { memory } = await setup({ tokenizer: { count: () => { throw new TypeError('boom') } } })
-    await expect(memory.messages.append('s', { role: 'user', content: 'x' })).rejects.toMatchObject({ name: 'MemoryError', code: 'internal', cause: expect.any(TypeError) })
+    const { memory } = await setup({
+      tokenizer: {
+        count: () => {
+          throw new TypeError('boom')
+        },
+      },
+    })
+    await expect(memory.messages.append('s', { role: 'user', content: 'x' })).rejects.toMatchObject({
+      name: 'MemoryError',
+      code: 'internal',
+      cause: expect.any(TypeError),
+    })
     expect(await memory.messages.tail('s', 10)).toEqual([])
   })
 

@@ -12,9 +12,23 @@ import { read, write } from './write.js'
 /** A message's author. */
 export type Role = 'user' | 'assistant' | 'system' | 'tool'
 /** A message in a session; `seq` is gap-free per session. */
-export interface Message { id: string; sessionId: string; projectId: string; seq: number; role: Role; content: string; tokens: number; createdAt: number; meta?: Json }
+export interface Message {
+  id: string
+  sessionId: string
+  projectId: string
+  seq: number
+  role: Role
+  content: string
+  tokens: number
+  createdAt: number
+  meta?: Json
+}
 /** What {@link MessagesApi.append} takes. */
-export interface MessageInput { role: Role; content: string; meta?: Json }
+export interface MessageInput {
+  role: Role
+  content: string
+  meta?: Json
+}
 
 /** Messages of conversation sessions. */
 export interface MessagesApi {
@@ -46,7 +60,12 @@ export const MAX_META_BYTES = 64 * 1024
 const ROLES = ['user', 'assistant', 'system', 'tool'] as const
 const encoder = new TextEncoder()
 
-interface Prepared { role: Role; content: string; tokens: number; meta?: Json }
+interface Prepared {
+  role: Role
+  content: string
+  tokens: number
+  meta?: Json
+}
 
 /** The search-index document of a message. */
 export function messageDoc(row: MessageRow): IndexedDoc {
@@ -74,7 +93,16 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       assertActive(session)
       const now = ctx.now()
       const rows = inputs.map((p, i): MessageRow => {
-        const row: MessageRow = { id: newId(now), sessionId, projectId: session.projectId, seq: session.lastSeq + i + 1, role: p.role, content: p.content, tokens: p.tokens, createdAt: now }
+        const row: MessageRow = {
+          id: newId(now),
+          sessionId,
+          projectId: session.projectId,
+          seq: session.lastSeq + i + 1,
+          role: p.role,
+          content: p.content,
+          tokens: p.tokens,
+          createdAt: now,
+        }
         if (p.meta !== undefined) row.meta = p.meta
         return row
       })
@@ -147,7 +175,11 @@ function countTokens(ctx: StoreContext, content: string): number {
   try {
     tokens = ctx.tokenizer.count(content)
   } catch (error) {
-    throw new MemoryError('internal', `The tokenizer threw while counting a message: ${error instanceof Error ? error.message : String(error)}; fix the tokenizer passed to openMemory()`, { cause: error })
+    throw new MemoryError(
+      'internal',
+      `The tokenizer threw while counting a message: ${error instanceof Error ? error.message : String(error)}; fix the tokenizer passed to openMemory()`,
+      { cause: error },
+    )
   }
   if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) {
     throw new MemoryError('internal', `The tokenizer returned ${String(tokens)} tokens; it must return a non-negative number`)

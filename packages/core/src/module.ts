@@ -14,9 +14,7 @@ export function storeOf(ctx: ModuleContext): StoreContext {
 }
 
 /** The namespaces every store has, whatever modules it was composed from. */
-export type BaseKeys =
-  | 'appId' | 'userId' | 'deviceId' | 'mode' | 'projects' | 'changes' | 'status' | 'sync'
-  | 'stats' | 'export' | 'close' | 'closed'
+export type BaseKeys = 'appId' | 'userId' | 'deviceId' | 'mode' | 'projects' | 'changes' | 'status' | 'sync' | 'stats' | 'export' | 'close' | 'closed'
 
 /** What sync needs of a store: its base (any composition of modules can sync). */
 export type SyncableMemory = Pick<Memory, BaseKeys>

@@ -7,7 +7,9 @@ describe('openMemory', () => {
   it('rejects bad options before touching storage', async () => {
     const indexedDB = new IDBFactory()
     await expect(openMemory({ appId: '', userId: 'u', indexedDB, IDBKeyRange })).rejects.toMatchObject({ code: 'invalid_input' })
-    await expect(openMemory({ appId: 'a', userId: 'u', indexedDB, IDBKeyRange, embedder: { dimensions: 0 } as never })).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(openMemory({ appId: 'a', userId: 'u', indexedDB, IDBKeyRange, embedder: { dimensions: 0 } as never })).rejects.toMatchObject({
+      code: 'invalid_input',
+    })
     await expect(openMemory({ appId: 'a', userId: 'u', indexedDB, IDBKeyRange, tokenizer: {} as never })).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(openMemory(undefined as never)).rejects.toBeInstanceOf(MemoryError)
     expect(await indexedDB.databases()).toEqual([])

@@ -49,16 +49,23 @@ const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extract
 export async function openMemory(options: MemoryOptions): Promise<Memory> {
   if ((options as { encryption?: unknown } | undefined)?.encryption !== undefined) {
     // Ignoring it would leave the user believing their memory is encrypted on disk.
-    throw new MemoryError('invalid_input', 'openMemory({ encryption }): at-rest encryption of the local store is not supported yet (rows are stored as plain data in IndexedDB); remove the option, and use startSync(memory, { encryption }) of @engram/sync to encrypt what leaves the device')
+    throw new MemoryError(
+      'invalid_input',
+      'openMemory({ encryption }): at-rest encryption of the local store is not supported yet (rows are stored as plain data in IndexedDB); remove the option, and use startSync(memory, { encryption }) of @engram/sync to encrypt what leaves the device',
+    )
   }
-  const opts = checkOptions('options', options, OPTIONS as unknown as (keyof MemoryOptions)[]) as MemoryOptions & Record<(typeof INTERNAL_OPTIONS)[number], unknown>
+  const opts = checkOptions('options', options, OPTIONS as unknown as (keyof MemoryOptions)[]) as MemoryOptions &
+    Record<(typeof INTERNAL_OPTIONS)[number], unknown>
   const search = {
     ...(opts.embedder ? { embedder: opts.embedder } : {}),
     ...(opts.analyzer ? { analyzer: opts.analyzer } : {}),
     ...Object.fromEntries(INTERNAL_OPTIONS.filter((k) => opts[k] !== undefined).map((k) => [k, opts[k]])),
   }
   const modules = [
-    factsModule(), conversationsModule(), archiveModule(), searchModule(search),
+    factsModule(),
+    conversationsModule(),
+    archiveModule(),
+    searchModule(search),
     contextModule(opts.summarizer ? { summarizer: opts.summarizer } : {}),
     importerModule(),
     runtimeModule({ ...(opts.extractor ? { extractor: opts.extractor } : {}), ...(opts.pricing ? { pricing: opts.pricing } : {}) }),

@@ -21,10 +21,7 @@ const numRuns = Number(process.env.FC_RUNS ?? 20)
 const name = fc.string({ unit: fc.constantFrom('a', 'b', '~', '/', '0', 'é', '\uffff'), minLength: 1, maxLength: 3 })
 const dt = fc.constantFrom(0, 0, 1, 3)
 
-type Op =
-  | { op: 'set' | 'delete'; key: string; dt: number }
-  | { op: 'session'; id: string; dt: number }
-  | { op: 'message'; id: string; dt: number }
+type Op = { op: 'set' | 'delete'; key: string; dt: number } | { op: 'session'; id: string; dt: number } | { op: 'message'; id: string; dt: number }
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant('set' as const), key: name, dt }) },
@@ -52,38 +49,51 @@ describe('paging (property)', () => {
   it('covers every item exactly once, in the documented order, for any page size', async () => {
     console.log(`paging property seed: ${seed} (replay with FC_SEED=${seed})`)
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 4 }), fc.constantFrom('', 'a', '~', '\uffff'), async (ops, limit, prefix) => {
-        const clock = testClock()
-        const memory = await openTestMemory({ now: clock.now })
-        await memory.projects.create({ name: 'P', id: 'p' })
-        const facts = new Map<string, { deletedAt?: number }>()
-        const sessions = new Map<string, number>()
-        for (const o of ops) {
-          clock.advance(o.dt)
-          if (o.op === 'set') {
-            await memory.facts.set('p', o.key, 1)
-            facts.set(o.key, {})
-          } else if (o.op === 'delete') {
-            if (await memory.facts.delete('p', o.key)) facts.set(o.key, { deletedAt: clock.now() })
-          } else if (o.op === 'session') {
-            if (!sessions.has(o.id)) {
-              await memory.sessions.create('p', { id: o.id })
+      fc.asyncProperty(
+        fc.array(opArb, { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom('', 'a', '~', '\uffff'),
+        async (ops, limit, prefix) => {
+          const clock = testClock()
+          const memory = await openTestMemory({ now: clock.now })
+          await memory.projects.create({ name: 'P', id: 'p' })
+          const facts = new Map<string, { deletedAt?: number }>()
+          const sessions = new Map<string, number>()
+          for (const o of ops) {
+            clock.advance(o.dt)
+            if (o.op === 'set') {
+              await memory.facts.set('p', o.key, 1)
+              facts.set(o.key, {})
+            } else if (o.op === 'delete') {
+              if (await memory.facts.delete('p', o.key)) facts.set(o.key, { deletedAt: clock.now() })
+            } else if (o.op === 'session') {
+              if (!sessions.has(o.id)) {
+                await memory.sessions.create('p', { id: o.id })
+                sessions.set(o.id, clock.now())
+              }
+            } else if (o.op === 'message' && sessions.has(o.id)) {
+              await memory.messages.append(o.id, { role: 'user', content: 'hi' })
               sessions.set(o.id, clock.now())
             }
-          } else if (o.op === 'message' && sessions.has(o.id)) {
-            await memory.messages.append(o.id, { role: 'user', content: 'hi' })
-            sessions.set(o.id, clock.now())
           }
-        }
-        const active = [...facts].filter(([, f]) => f.deletedAt === undefined).map(([k]) => k).sort(byCodeUnits)
-        expect((await pageThrough<Fact, string>(limit, (o) => memory.facts.list('p', o))).map((f) => f.key)).toEqual(active)
-        expect((await pageThrough<Fact, string>(limit, (o) => memory.facts.list('p', { ...o, prefix }))).map((f) => f.key)).toEqual(active.filter((k) => k.startsWith(prefix)))
-        const deleted = [...facts].filter(([, f]) => f.deletedAt !== undefined).sort(([ka, a], [kb, b]) => b.deletedAt! - a.deletedAt! || byCodeUnits(ka, kb)).map(([k]) => k)
-        expect((await pageThrough<Fact, string>(limit, (o) => memory.facts.deleted('p', o))).map((f) => f.key)).toEqual(deleted)
-        const recent = [...sessions].sort(([ia, a], [ib, b]) => b - a || byCodeUnits(ib, ia)).map(([id]) => id)
-        expect((await pageThrough<Session, string>(limit, (o) => memory.sessions.list('p', o))).map((s) => s.id)).toEqual(recent)
-        await memory.close()
-      }),
+          const active = [...facts]
+            .filter(([, f]) => f.deletedAt === undefined)
+            .map(([k]) => k)
+            .sort(byCodeUnits)
+          expect((await pageThrough<Fact, string>(limit, (o) => memory.facts.list('p', o))).map((f) => f.key)).toEqual(active)
+          expect((await pageThrough<Fact, string>(limit, (o) => memory.facts.list('p', { ...o, prefix }))).map((f) => f.key)).toEqual(
+            active.filter((k) => k.startsWith(prefix)),
+          )
+          const deleted = [...facts]
+            .filter(([, f]) => f.deletedAt !== undefined)
+            .sort(([ka, a], [kb, b]) => b.deletedAt! - a.deletedAt! || byCodeUnits(ka, kb))
+            .map(([k]) => k)
+          expect((await pageThrough<Fact, string>(limit, (o) => memory.facts.deleted('p', o))).map((f) => f.key)).toEqual(deleted)
+          const recent = [...sessions].sort(([ia, a], [ib, b]) => b - a || byCodeUnits(ib, ia)).map(([id]) => id)
+          expect((await pageThrough<Session, string>(limit, (o) => memory.sessions.list('p', o))).map((s) => s.id)).toEqual(recent)
+          await memory.close()
+        },
+      ),
       { seed, numRuns },
     )
   })

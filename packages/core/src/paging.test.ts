@@ -49,7 +49,10 @@ const lists: PagedList[] = [
     async fill(m, clock) {
       const keys = ['d3', 'd1', 'd5', 'd0', 'd6', 'd2', 'd4']
       for (const key of keys) await m.facts.set(PROJECT, key, key)
-      const at = await stepped(clock, async (i) => { await m.facts.delete(PROJECT, keys[i]!); return [clock.now(), keys[i]!] as const })
+      const at = await stepped(clock, async (i) => {
+        await m.facts.delete(PROJECT, keys[i]!)
+        return [clock.now(), keys[i]!] as const
+      })
       return at.sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1)).map(([, key]) => key)
     },
     list: (m, o) => m.facts.deleted(PROJECT, o as never),
@@ -92,7 +95,10 @@ const lists: PagedList[] = [
     async fill(m) {
       const last = [30, 10, 30, 20, 30, 5, 20]
       for (let i = 0; i < last.length; i++) await m.journal.append(`j${i}`, { kind: 'k', payload: i, occurredAt: last[i]! })
-      return last.map((at, i) => [at, `j${i}`] as const).sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? 1 : -1)).map(([, id]) => id)
+      return last
+        .map((at, i) => [at, `j${i}`] as const)
+        .sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? 1 : -1))
+        .map(([, id]) => id)
     },
     list: (m, o) => m.journal.sessions(o as never),
     id: (s) => (s as { sessionId: string }).sessionId,
@@ -104,7 +110,10 @@ const lists: PagedList[] = [
       const what = ['water the plants', 'pay the rent', 'call the bank', 'book flights', 'renew passport', 'back up the laptop', 'clean gutters']
       const due = [300, 100, 300, 200, 100, 300, 50]
       const made = await stepped(clock, (i) => m.tasks.create(PROJECT, { description: what[i]!, dueAt: clock.now() + due[i]! * 60_000 }))
-      return made.map((t, i) => [t.dueAt, i, t.id] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, , id]) => id)
+      return made
+        .map((t, i) => [t.dueAt, i, t.id] as const)
+        .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+        .map(([, , id]) => id)
     },
     list: (m, o) => m.tasks.list(o as never),
     id: (t) => (t as { id: string }).id,

@@ -26,7 +26,10 @@ export const DEFAULT_PAGE_SIZE = 100
  * with the limit resolved. String cursors must be non-empty strings.
  * @throws MemoryError `invalid_input` on unknown fields, a bad cursor or limit.
  */
-export function checkPageOptions<T extends PageOptions<string>>(options: T | undefined, allowed: readonly (keyof T & string)[]): Partial<T> & { limit: number } {
+export function checkPageOptions<T extends PageOptions<string>>(
+  options: T | undefined,
+  allowed: readonly (keyof T & string)[],
+): Partial<T> & { limit: number } {
   const o = checkOptions('options', options, [...allowed, 'after', 'limit'] as (keyof T & string)[])
   if (o.after !== undefined && (typeof o.after !== 'string' || o.after === '')) throw invalidInput('options.after must be the `next` of a previous page')
   return { ...o, limit: checkLimit('options.limit', o.limit, DEFAULT_PAGE_SIZE) }

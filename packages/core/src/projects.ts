@@ -6,9 +6,18 @@ import { newId } from './ids.js'
 import { read, readOne, write } from './write.js'
 
 /** A project: the scope of most memory, with its sync setting. */
-export interface Project { id: string; name: string; sync: ProjectSync; createdAt: number; updatedAt: number; archivedAt?: number }
+export interface Project {
+  id: string
+  name: string
+  sync: ProjectSync
+  createdAt: number
+  updatedAt: number
+  archivedAt?: number
+}
 /** Sync settings of a project. */
-export interface ProjectSync { enabled: boolean }
+export interface ProjectSync {
+  enabled: boolean
+}
 
 /** Projects of a store. The project `user` always exists. */
 export interface ProjectsApi {

@@ -66,7 +66,12 @@ describe('public API input checks', () => {
   it.each(typos)('%s rejects an unknown option name with invalid_input and writes nothing', async (name, call) => {
     const { memory, taskId } = await seeded()
     const before = await memory.export()
-    const error = await Promise.resolve().then(() => call(memory, taskId)).then(() => undefined, (e: unknown) => e)
+    const error = await Promise.resolve()
+      .then(() => call(memory, taskId))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )
     expect(error, name).toMatchObject({ code: 'invalid_input' })
     expect((error as Error).message).toMatch(/unknown/)
     expect({ ...(await memory.export()), exportedAt: before.exportedAt }).toEqual(before)
@@ -111,7 +116,12 @@ describe('a closed store', () => {
   it.each(everyNamespace)('%s fails with closed', async (name, call) => {
     const { memory, taskId } = await seeded()
     await memory.close()
-    const error = await Promise.resolve().then(() => call(memory, taskId)).then(() => undefined, (e: unknown) => e)
+    const error = await Promise.resolve()
+      .then(() => call(memory, taskId))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )
     expect(error, name).toMatchObject({ name: 'MemoryError', code: 'closed' })
     expect((error as Error).message).toMatch(/openMemory/)
   })
@@ -151,7 +161,19 @@ const failures: Call[] = [
   ['tasks.complete unknown', (m) => m.tasks.complete('nope')],
   ['lessons.create unknown project', (m) => m.lessons.create('nope', 'd', 'r')],
   ['turns.end unknown turn', (m) => m.turns.end({ sessionId: 's', turnId: 'nope', reply: 'x' })],
-  ['import bad reference', (m) => m.import({ format: 'engram-dump', version: 1, exportedAt: 0, tables: { tasks: [{ id: 't', projectId: 'nope', description: 'd', dueAt: 0, status: 'pending' }] } }, { mode: 'merge' })],
+  [
+    'import bad reference',
+    (m) =>
+      m.import(
+        {
+          format: 'engram-dump',
+          version: 1,
+          exportedAt: 0,
+          tables: { tasks: [{ id: 't', projectId: 'nope', description: 'd', dueAt: 0, status: 'pending' }] },
+        },
+        { mode: 'merge' },
+      ),
+  ],
 ]
 
 describe('the change feed', () => {
@@ -169,14 +191,34 @@ describe('the change feed', () => {
     const before = await memory.export()
     const batches: unknown[][] = []
     await memory.changes.subscribe({}, (b) => batches.push(b))
-    await expect(Promise.resolve().then(() => call(memory, taskId)), name).rejects.toBeInstanceOf(Error)
+    await expect(
+      Promise.resolve().then(() => call(memory, taskId)),
+      name,
+    ).rejects.toBeInstanceOf(Error)
     expect(batches).toEqual([])
     expect({ ...(await memory.export()), exportedAt: before.exportedAt }).toEqual(before)
   })
 })
 
 describe('garbage arguments', () => {
-  const namespaces = ['projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context', 'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns', 'status', 'sync'] as const
+  const namespaces = [
+    'projects',
+    'facts',
+    'blocks',
+    'sessions',
+    'messages',
+    'summaries',
+    'archive',
+    'context',
+    'journal',
+    'runs',
+    'tasks',
+    'usage',
+    'lessons',
+    'turns',
+    'status',
+    'sync',
+  ] as const
   const garbage: unknown[] = [null, 42, 'x', [], {}, NaN, () => 1, Symbol('s')]
 
   it('every method of every namespace fails with a MemoryError, never a TypeError', async () => {
@@ -199,10 +241,16 @@ describe('garbage arguments', () => {
       }
     }
     for (const [name, call] of [
-      ['stats', () => memory.stats(null as never)], ['export', () => memory.export(42 as never)],
-      ['import', () => memory.import({} as never, null as never)], ['subscribe', async () => memory.changes.subscribe(null as never, null as never)],
+      ['stats', () => memory.stats(null as never)],
+      ['export', () => memory.export(42 as never)],
+      ['import', () => memory.import({} as never, null as never)],
+      ['subscribe', async () => memory.changes.subscribe(null as never, null as never)],
     ] as const) {
-      try { await call() } catch (error) { if ((error as Error).name !== 'MemoryError') leaks.push(`${name}: ${String(error)}`) }
+      try {
+        await call()
+      } catch (error) {
+        if ((error as Error).name !== 'MemoryError') leaks.push(`${name}: ${String(error)}`)
+      }
     }
     expect(leaks).toEqual([])
   })

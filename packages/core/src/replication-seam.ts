@@ -16,6 +16,10 @@ export function registerReplication(memory: object, replication: ReplicationApi)
  */
 export function replicationOf(memory: object): ReplicationApi {
   const seam = seams.get(memory)
-  if (!seam) throw new MemoryError('invalid_input', 'Sync needs a store opened in this thread (openMemory or createMemory); for a store in a worker, pass the sync option to connectMemory')
+  if (!seam)
+    throw new MemoryError(
+      'invalid_input',
+      'Sync needs a store opened in this thread (openMemory or createMemory); for a store in a worker, pass the sync option to connectMemory',
+    )
   return seam
 }

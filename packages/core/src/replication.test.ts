@@ -50,7 +50,8 @@ describe('replication', () => {
     const again = await replicationOf(b).applyRemote([entry!.record!])
     expect(again.applied).toBe(0)
     expect(again.newer.map((r) => r.row.value)).toEqual(['from b'])
-    a.close(); b.close()
+    a.close()
+    b.close()
   })
 
   it('applyRemote() skips malformed records and applies the rest', async () => {
@@ -62,7 +63,8 @@ describe('replication', () => {
     const result = await replicationOf(b).applyRemote([bad, entry!.record!])
     expect(result.applied).toBe(1)
     expect(result.rejected).toHaveLength(1)
-    a.close(); b.close()
+    a.close()
+    b.close()
   })
 
   it('rejects malformed arguments with MemoryError invalid_input, and closed after close()', async () => {
@@ -84,8 +86,11 @@ describe('replication', () => {
     await memory.facts.delete('p1', 'b')
     await memory.summaries.create('p1', { kind: 'project', text: 'all about p1' })
     const { records, outbox } = await replicationOf(memory).snapshot('p1')
-    expect(records.map((r) => `${r.kind}:${r.row.key ?? r.row.text}:${r.row.deletedAt === undefined ? 'live' : 'dead'}`).sort())
-      .toEqual(['facts:a:live', 'facts:b:dead', 'summaries:all about p1:live'])
+    expect(records.map((r) => `${r.kind}:${r.row.key ?? r.row.text}:${r.row.deletedAt === undefined ? 'live' : 'dead'}`).sort()).toEqual([
+      'facts:a:live',
+      'facts:b:dead',
+      'summaries:all about p1:live',
+    ])
     expect(outbox).toHaveLength(4)
     await memory.close()
   })

@@ -102,11 +102,13 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
       const limit = checkLimit('limit', options.limit, 500)
       const projectId = options.projectId === undefined ? undefined : checkId('projectId', options.projectId)
       return read(ctx, readTables, async () => {
-        const rows = projectId === undefined
-          ? await db.outbox.orderBy('seq').limit(limit).toArray()
-          : await db.outbox.where('projectId').equals(projectId).limit(limit).toArray()
+        const rows =
+          projectId === undefined
+            ? await db.outbox.orderBy('seq').limit(limit).toArray()
+            : await db.outbox.where('projectId').equals(projectId).limit(limit).toArray()
         const out: PendingReplication[] = []
-        for (const row of rows) out.push({ seq: row.seq!, kind: row.kind, projectId: row.projectId, id: row.id, op: row.op, hlc: row.hlc, record: await current(row) })
+        for (const row of rows)
+          out.push({ seq: row.seq!, kind: row.kind, projectId: row.projectId, id: row.id, op: row.op, hlc: row.hlc, record: await current(row) })
         return out
       })
     },
@@ -127,26 +129,31 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
         else result.quarantined.push({ record, verdict })
       }
       if (admitted.length === 0) return result
-      await write(ctx, applyTables(), async (w) => {
-        for (const record of admitted) {
-          let applied: boolean
-          try {
-            applied = await applyOne(ctx, w, record)
-          } catch (error) {
-            if (error instanceof MemoryError && (error.code === 'invalid_input' || error.code === 'limit_exceeded')) {
-              result.rejected.push(record)
+      await write(
+        ctx,
+        applyTables(),
+        async (w) => {
+          for (const record of admitted) {
+            let applied: boolean
+            try {
+              applied = await applyOne(ctx, w, record)
+            } catch (error) {
+              if (error instanceof MemoryError && (error.code === 'invalid_input' || error.code === 'limit_exceeded')) {
+                result.rejected.push(record)
+                continue
+              }
+              throw error
+            }
+            if (applied) {
+              result.applied++
               continue
             }
-            throw error
+            const local = await current(record)
+            if (local && compareHlc(local.hlc, record.hlc) > 0) result.newer.push(local)
           }
-          if (applied) {
-            result.applied++
-            continue
-          }
-          const local = await current(record)
-          if (local && compareHlc(local.hlc, record.hlc) > 0) result.newer.push(local)
-        }
-      }, { origin: 'remote' })
+        },
+        { origin: 'remote' },
+      )
       return result
     },
     async snapshot(projectId) {
@@ -176,10 +183,14 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
  */
 async function applyOne(ctx: StoreContext, w: WriteScope, record: MirroredRecord): Promise<boolean> {
   const kind = typeof record === 'object' && record !== null ? SYNCED_KINDS[record.kind] : undefined
-  if (kind === undefined || !Object.hasOwn(SYNCED_KINDS, record.kind)) throw new MemoryError('invalid_input', `Unknown mirrored kind ${JSON.stringify((record as { kind?: unknown } | null)?.kind)}`)
+  if (kind === undefined || !Object.hasOwn(SYNCED_KINDS, record.kind))
+    throw new MemoryError('invalid_input', `Unknown mirrored kind ${JSON.stringify((record as { kind?: unknown } | null)?.kind)}`)
   const row = kind.check(record)
   if (!ctx.syncedProjects.has(record.projectId)) {
-    throw new MemoryError('invalid_input', `Project ${JSON.stringify(record.projectId)} is not synced on this device; its records are not taken from other devices`)
+    throw new MemoryError(
+      'invalid_input',
+      `Project ${JSON.stringify(record.projectId)} is not synced on this device; its records are not taken from other devices`,
+    )
   }
   return kind.apply(ctx, w, row)
 }

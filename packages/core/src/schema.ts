@@ -8,15 +8,37 @@ import type { Json } from './validate.js'
  */
 
 /** A stored project. */
-export interface ProjectRow { id: string; name: string; sync: { enabled: boolean }; createdAt: number; updatedAt: number; archivedAt?: number }
+export interface ProjectRow {
+  id: string
+  name: string
+  sync: { enabled: boolean }
+  createdAt: number
+  updatedAt: number
+  archivedAt?: number
+}
 
 /** Where a memory came from. */
-export interface Source { sessionId?: string; messageId?: string; tool?: string; note?: string }
+export interface Source {
+  sessionId?: string
+  messageId?: string
+  tool?: string
+  note?: string
+}
 
 /** A fact as stored; `tagKeys` = `${projectId}\u0001${tag}` for per-project tag lookups. */
 export interface FactRow {
-  id: string; projectId: string; key: string; value: Json; confidence: number; source?: Source
-  tags: string[]; tagKeys: string[]; createdAt: number; updatedAt: number; deletedAt?: number; version: number
+  id: string
+  projectId: string
+  key: string
+  value: Json
+  confidence: number
+  source?: Source
+  tags: string[]
+  tagKeys: string[]
+  createdAt: number
+  updatedAt: number
+  deletedAt?: number
+  version: number
   /** Hybrid logical clock stamp of the last write (local or remote), for sync conflicts. */
   hlc: string
   /**
@@ -27,29 +49,90 @@ export interface FactRow {
 }
 /** One version of a fact, for history and `at()`. */
 export interface FactVersionRow {
-  projectId: string; key: string; version: number; value: Json; validFrom: number; validTo?: number
-  deleted: boolean; source?: Source; confidence: number; hlc: string; origin: 'local' | 'remote'
+  projectId: string
+  key: string
+  version: number
+  value: Json
+  validFrom: number
+  validTo?: number
+  deleted: boolean
+  source?: Source
+  confidence: number
+  hlc: string
+  origin: 'local' | 'remote'
 }
 /** A core block. */
-export interface BlockRow { projectId: string; label: string; value: string; limit: number; description?: string; readOnly: boolean; updatedAt: number; hlc: string; deletedAt?: number }
+export interface BlockRow {
+  projectId: string
+  label: string
+  value: string
+  limit: number
+  description?: string
+  readOnly: boolean
+  updatedAt: number
+  hlc: string
+  deletedAt?: number
+}
 /** A conversation session. */
 export interface SessionRow {
-  id: string; projectId: string; title?: string; channel?: string; status: 'active' | 'closed'; summary?: string
-  startedAt: number; lastActiveAt: number; closedAt?: number; lastSeq: number
+  id: string
+  projectId: string
+  title?: string
+  channel?: string
+  status: 'active' | 'closed'
+  summary?: string
+  startedAt: number
+  lastActiveAt: number
+  closedAt?: number
+  lastSeq: number
 }
 /** A message in a session. */
 export interface MessageRow {
-  id: string; sessionId: string; projectId: string; seq: number; role: 'user' | 'assistant' | 'system' | 'tool'
-  content: string; tokens: number; createdAt: number; meta?: Json
+  id: string
+  sessionId: string
+  projectId: string
+  seq: number
+  role: 'user' | 'assistant' | 'system' | 'tool'
+  content: string
+  tokens: number
+  createdAt: number
+  meta?: Json
 }
 /** A session, project or rolling summary. */
-export interface SummaryRow { id: string; projectId: string; sessionId?: string; kind: 'session' | 'project'; text: string; coversUntil?: number; createdAt: number; hlc: string; deletedAt?: number }
+export interface SummaryRow {
+  id: string
+  projectId: string
+  sessionId?: string
+  kind: 'session' | 'project'
+  text: string
+  coversUntil?: number
+  createdAt: number
+  hlc: string
+  deletedAt?: number
+}
 /** An archive passage. */
-export interface PassageRow { id: string; projectId: string; text: string; source?: Source; tags: string[]; createdAt: number }
+export interface PassageRow {
+  id: string
+  projectId: string
+  text: string
+  source?: Source
+  tags: string[]
+  createdAt: number
+}
 /** A pending replication of a mirrored record (facts, blocks, summaries) to the sync layer. */
-export interface OutboxRow { seq?: number; kind: 'facts' | 'blocks' | 'summaries'; projectId: string; id: string; op: 'put' | 'delete'; hlc: string }
+export interface OutboxRow {
+  seq?: number
+  kind: 'facts' | 'blocks' | 'summaries'
+  projectId: string
+  id: string
+  op: 'put' | 'delete'
+  hlc: string
+}
 /** Key/value store for the store's own state (device id, clock). */
-export interface MetaRow { key: string; value: Json }
+export interface MetaRow {
+  key: string
+  value: Json
+}
 
 /** The Dexie database behind one memory store. Tables are typed per row. */
 export class EngramDb extends Dexie {
@@ -67,7 +150,11 @@ export class EngramDb extends Dexie {
   // (search/*, journal.ts, runs.ts, tasks.ts, usage.ts, lessons.ts, turns.ts).
 
   constructor(name: string, deps: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
-    super(name, { ...(deps.indexedDB ? { indexedDB: deps.indexedDB } : {}), ...(deps.IDBKeyRange ? { IDBKeyRange: deps.IDBKeyRange } : {}), chromeTransactionDurability: 'relaxed' })
+    super(name, {
+      ...(deps.indexedDB ? { indexedDB: deps.indexedDB } : {}),
+      ...(deps.IDBKeyRange ? { IDBKeyRange: deps.IDBKeyRange } : {}),
+      chromeTransactionDurability: 'relaxed',
+    })
     this.version(1).stores(SCHEMA_V1)
   }
 }

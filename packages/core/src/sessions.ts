@@ -11,13 +11,28 @@ import { read, readOne, write } from './write.js'
 
 /** A conversation session. */
 export interface Session {
-  id: string; projectId: string; title?: string; channel?: string; status: 'active' | 'closed'; summary?: string
-  startedAt: number; lastActiveAt: number; closedAt?: number
+  id: string
+  projectId: string
+  title?: string
+  channel?: string
+  status: 'active' | 'closed'
+  summary?: string
+  startedAt: number
+  lastActiveAt: number
+  closedAt?: number
 }
 /** Options of {@link SessionsApi.list}. */
-export interface ListSessionsOptions extends PageOptions { status?: 'active' | 'closed'; since?: number; until?: number }
+export interface ListSessionsOptions extends PageOptions {
+  status?: 'active' | 'closed'
+  since?: number
+  until?: number
+}
 /** What {@link SessionsApi.create} takes. */
-export interface CreateSessionOptions { title?: string; channel?: string; id?: string }
+export interface CreateSessionOptions {
+  title?: string
+  channel?: string
+  id?: string
+}
 
 /** Conversation sessions. */
 export interface SessionsApi {
@@ -114,9 +129,13 @@ export function createSessions(ctx: StoreContext): SessionsApi {
       const rows = await read(ctx, ['sessions'], () => {
         // Reverse index order: lastActiveAt descending, ties by id descending.
         const open = cursor === undefined || cursor.at >= until
-        return db.sessions.where('[projectId+lastActiveAt]').between([projectId, since], [projectId, open ? until : cursor.at], true, !open).reverse()
+        return db.sessions
+          .where('[projectId+lastActiveAt]')
+          .between([projectId, since], [projectId, open ? until : cursor.at], true, !open)
+          .reverse()
           .filter((s) => (status === undefined || s.status === status) && isAfterDescending(s.lastActiveAt, s.id, cursor))
-          .limit(o.limit + 1).toArray()
+          .limit(o.limit + 1)
+          .toArray()
       })
       return pageFrom(rows.map(toSession), o.limit, (s) => encodeCursor(s.lastActiveAt, s.id))
     },
@@ -156,7 +175,8 @@ export function createSessions(ctx: StoreContext): SessionsApi {
       checkNumber('olderThanMs', olderThanMs, { min: 0 })
       const cutoff = ctx.now() - olderThanMs
       const rows = await read(ctx, ['sessions'], () =>
-        db.sessions.where('[status+lastActiveAt]').between(['active', Dexie.minKey], ['active', cutoff], true, false).toArray())
+        db.sessions.where('[status+lastActiveAt]').between(['active', Dexie.minKey], ['active', cutoff], true, false).toArray(),
+      )
       return rows.map(toSession)
     },
   }
@@ -168,4 +188,3 @@ export function assertActive(row: SessionRow): void {
     throw new MemoryError('conflict', `Session ${JSON.stringify(row.id)} is closed; reopen it with memory.sessions.reopen() or create a new one`)
   }
 }
-

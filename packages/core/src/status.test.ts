@@ -6,7 +6,9 @@ import { statusWhere } from '../../../test/support/status.js'
 /** A promise with its resolve function, to wait for a call the store makes in the background. */
 function deferred<T = void>() {
   let resolve!: (value: T) => void
-  const promise = new Promise<T>((r) => { resolve = r })
+  const promise = new Promise<T>((r) => {
+    resolve = r
+  })
   return { promise, resolve }
 }
 
@@ -20,8 +22,11 @@ describe('memory.status', () => {
       extractor: async () => [],
     })
     expect(await withAll.status.get()).toEqual({
-      embedder: { state: 'ok' }, summarizer: { state: 'ok' }, extractor: { state: 'ok' },
-      sync: { state: 'off', projects: {} }, problems: [],
+      embedder: { state: 'ok' },
+      summarizer: { state: 'ok' },
+      extractor: { state: 'ok' },
+      sync: { state: 'off', projects: {} },
+      problems: [],
     })
     await withAll.close()
     const bare = await openTestMemory()
@@ -73,7 +78,10 @@ describe('memory.status', () => {
     const hits = await memory.search('user', 'passport', { mode: 'hybrid' })
     expect(hits.map((h) => h.kind)).toEqual(['passage'])
     const afterHybrid = await memory.status.get()
-    expect(afterHybrid.embedder).toEqual({ state: 'failing', lastError: expect.objectContaining({ source: 'embedder', code: 'internal', message: 'quota of the embedding API used up' }) })
+    expect(afterHybrid.embedder).toEqual({
+      state: 'failing',
+      lastError: expect.objectContaining({ source: 'embedder', code: 'internal', message: 'quota of the embedding API used up' }),
+    })
     expect(afterHybrid.problems).toHaveLength(1)
 
     const error = await memory.search('user', 'passport', { mode: 'vector' }).catch((e: unknown) => e)
@@ -100,7 +108,13 @@ describe('memory.status', () => {
     }
 
     it.each([
-      ['throws', async (): Promise<string> => { throw new Error('summarizer offline') }, 'summarizer offline'],
+      [
+        'throws',
+        async (): Promise<string> => {
+          throw new Error('summarizer offline')
+        },
+        'summarizer offline',
+      ],
       ['returns no text', async () => '   ', 'summarize() returned no text'],
     ])('that %s drops the overflow as summarizer_failed and shows in status, until it works again', async (_name, failure, message) => {
       let summarize: Summarizer['summarize'] = failure
@@ -144,7 +158,10 @@ describe('memory.status', () => {
     const ended = await memory.turns.end({ sessionId: 's', turnId: 't1', reply: 'ok' })
     expect(ended).toEqual({ written: 0, extractionError: { code: 'internal', message: expect.stringContaining('the model returned garbage') } })
     const status = await memory.status.get()
-    expect(status.extractor).toEqual({ state: 'failing', lastError: expect.objectContaining({ source: 'extractor', projectId: 'p', message: expect.stringContaining('garbage') }) })
+    expect(status.extractor).toEqual({
+      state: 'failing',
+      lastError: expect.objectContaining({ source: 'extractor', projectId: 'p', message: expect.stringContaining('garbage') }),
+    })
     expect(status.problems.map((p) => p.source)).toEqual(['extractor'])
 
     await memory.turns.begin('p', { sessionId: 's', turnId: 't2', prompt: 'I have a cat', budget: 100 })
@@ -155,7 +172,12 @@ describe('memory.status', () => {
 
   it('status.subscribe delivers a snapshot on every change and nothing after its unsubscribe', async () => {
     let fail = true
-    const summarizer: Summarizer = { summarize: async () => { if (fail) throw new Error('down'); return 'fine' } }
+    const summarizer: Summarizer = {
+      summarize: async () => {
+        if (fail) throw new Error('down')
+        return 'fine'
+      },
+    }
     const clock = testClock()
     const memory = await openTestMemory({ now: clock.now, summarizer })
     const session = await memory.sessions.create('user')
@@ -189,7 +211,11 @@ describe('memory.status', () => {
   })
 
   it('keeps the 20 most recent problems, oldest first', async () => {
-    const summarizer: Summarizer = { summarize: async (texts) => { throw new Error(`failure ${texts.length}`) } }
+    const summarizer: Summarizer = {
+      summarize: async (texts) => {
+        throw new Error(`failure ${texts.length}`)
+      },
+    }
     const clock = testClock()
     const memory = await openTestMemory({ now: clock.now, summarizer })
     const session = await memory.sessions.create('user')
@@ -206,7 +232,11 @@ describe('memory.status', () => {
   })
 
   it('a throwing status listener does not stop the others', async () => {
-    const summarizer: Summarizer = { summarize: async () => { throw new Error('down') } }
+    const summarizer: Summarizer = {
+      summarize: async () => {
+        throw new Error('down')
+      },
+    }
     const memory = await openTestMemory({ summarizer })
     const session = await memory.sessions.create('user')
     for (let i = 0; i < 20; i++) await memory.messages.appendExchange(session.id, `question ${i} about the long trip ahead`, `answer ${i} with the details`)
@@ -215,7 +245,9 @@ describe('memory.status', () => {
     console.error = (...args: unknown[]) => void logged.push(args)
     try {
       const seen: string[] = []
-      await memory.status.subscribe(() => { throw new Error('listener bug') })
+      await memory.status.subscribe(() => {
+        throw new Error('listener bug')
+      })
       await memory.status.subscribe((s) => seen.push(s.summarizer.state))
       await memory.context.build('user', { sessionId: session.id, budget: 150, sections: ['recent'] })
       expect(seen).toEqual(['failing'])

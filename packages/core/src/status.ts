@@ -76,7 +76,9 @@ export function createStatusHub(now: () => number, assertOpen: () => void): Stat
   function snapshot(): MemoryStatus {
     const copy = (s: BackgroundSource): ComponentStatus => ({ ...components.get(s)! })
     return {
-      embedder: copy('embedder'), summarizer: copy('summarizer'), extractor: copy('extractor'),
+      embedder: copy('embedder'),
+      summarizer: copy('summarizer'),
+      extractor: copy('extractor'),
       sync: { ...copy('sync'), projects: Object.fromEntries(syncProjects) },
       problems: problems.map((p) => ({ ...p })),
     }
@@ -106,7 +108,8 @@ export function createStatusHub(now: () => number, assertOpen: () => void): Stat
     },
     fail(source, error, projectId) {
       const problem: BackgroundProblem = {
-        source, at: now(),
+        source,
+        at: now(),
         code: error instanceof MemoryError ? error.code : 'internal',
         message: error instanceof Error ? error.message : String(error),
         ...(projectId === undefined ? {} : { projectId }),

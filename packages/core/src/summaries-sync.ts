@@ -20,11 +20,13 @@ export const syncedSummaries: SyncedKind<SummaryRow> = {
     const r = checkEnvelope(record, 'summaries', FIELDS)
     if (r.id !== undefined && r.id !== record.id) throw invalidInput('record.row.id differs from record.id')
     const row: SummaryRow = {
-      id: record.id, projectId: record.projectId,
+      id: record.id,
+      projectId: record.projectId,
       kind: checkOneOf('summary.kind', r.kind, KINDS),
       // The same bounds as summaries.create: a remote device gets no bigger summaries than a local call.
       text: checkString('summary.text', r.text, { nonEmpty: true, maxLength: MAX_SUMMARY_LENGTH }),
-      createdAt: checkTime('summary.createdAt', r.createdAt), hlc: record.hlc,
+      createdAt: checkTime('summary.createdAt', r.createdAt),
+      hlc: record.hlc,
     }
     if (r.sessionId !== undefined) row.sessionId = checkId('summary.sessionId', r.sessionId)
     else if (row.kind === 'session') throw invalidInput('A summary of kind "session" needs a sessionId')

@@ -110,7 +110,8 @@ describe('summaries', () => {
     const localRow = (await readSummaryForSync(ctx, local.id))!
     const batches: Change[][] = []
     ctx.feed.subscribe({}, (b) => batches.push(b))
-    const apply = (row: SummaryRow) => write(ctx, summaryTables(ctx), (w) => syncedSummaries.apply(ctx, w, syncedSummaries.check(syncedSummaries.toRecord(row))), { origin: 'remote' })
+    const apply = (row: SummaryRow) =>
+      write(ctx, summaryTables(ctx), (w) => syncedSummaries.apply(ctx, w, syncedSummaries.check(syncedSummaries.toRecord(row))), { origin: 'remote' })
     const older: SummaryRow = { ...localRow, text: 'older', hlc: formatHlc(1, 0, 'zzz') }
     expect(await apply(older)).toBe(false)
     expect((await summaries.latest('p'))?.text).toBe('local')
@@ -119,7 +120,14 @@ describe('summaries', () => {
     expect((await summaries.latest('p'))?.text).toBe('newer')
     expect(docs.get(`summary:${local.id}`)?.text).toBe('newer')
     expect(await apply(newer)).toBe(false)
-    const fresh: SummaryRow = { id: 'remote-1', projectId: 'p', kind: 'project', text: 'from afar', createdAt: Date.UTC(2026, 0, 1, 0, 2), hlc: formatHlc(Date.UTC(2026, 0, 1, 0, 2), 0, 'dev2') }
+    const fresh: SummaryRow = {
+      id: 'remote-1',
+      projectId: 'p',
+      kind: 'project',
+      text: 'from afar',
+      createdAt: Date.UTC(2026, 0, 1, 0, 2),
+      hlc: formatHlc(Date.UTC(2026, 0, 1, 0, 2), 0, 'dev2'),
+    }
     expect(await apply(fresh)).toBe(true)
     expect(docs.has('summary:remote-1')).toBe(true)
     const gone: SummaryRow = { ...fresh, deletedAt: Date.UTC(2026, 0, 1, 0, 3), hlc: formatHlc(Date.UTC(2026, 0, 1, 0, 3), 0, 'dev2') }
@@ -127,7 +135,11 @@ describe('summaries', () => {
     expect(docs.has('summary:remote-1')).toBe(false)
     expect((await summaries.list('p')).items.map((s) => s.text)).toEqual(['newer'])
     expect(await readSummaryForSync(ctx, 'remote-1')).toMatchObject({ deletedAt: gone.deletedAt })
-    expect(batches.flat().map((c) => [c.op, c.origin])).toEqual([['put', 'remote'], ['put', 'remote'], ['delete', 'remote']])
+    expect(batches.flat().map((c) => [c.op, c.origin])).toEqual([
+      ['put', 'remote'],
+      ['put', 'remote'],
+      ['delete', 'remote'],
+    ])
     expect(await ctx.db.outbox.count()).toBe(0)
     await expect(apply({ ...fresh, kind: 'other' } as never)).rejects.toMatchObject({ code: 'invalid_input' })
     await expect(apply({ ...fresh, hlc: undefined } as never)).rejects.toMatchObject({ code: 'invalid_input' })
@@ -145,4 +157,3 @@ describe('summaries', () => {
     expect(await again.summaries.latest('p')).toEqual(s)
   })
 })
-

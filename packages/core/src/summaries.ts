@@ -10,12 +10,27 @@ import { checkId, checkOneOf, checkOptions, checkString, checkTime } from './val
 import { type WriteScope, read, readOne, write } from './write.js'
 
 /** A session or project summary. `coversUntil`: epoch ms of the newest memory it covers. */
-export interface Summary { id: string; projectId: string; sessionId?: string; kind: 'session' | 'project'; text: string; coversUntil?: number; createdAt: number }
+export interface Summary {
+  id: string
+  projectId: string
+  sessionId?: string
+  kind: 'session' | 'project'
+  text: string
+  coversUntil?: number
+  createdAt: number
+}
 
 /** What {@link SummariesApi.create} takes. */
-export interface SummaryInput { sessionId?: string; kind: 'session' | 'project'; text: string; coversUntil?: number }
+export interface SummaryInput {
+  sessionId?: string
+  kind: 'session' | 'project'
+  text: string
+  coversUntil?: number
+}
 /** Options of {@link SummariesApi.list}. */
-export interface ListSummariesOptions extends PageOptions { kind?: 'session' | 'project' }
+export interface ListSummariesOptions extends PageOptions {
+  kind?: 'session' | 'project'
+}
 
 /** Summaries of sessions and projects. */
 export interface SummariesApi {
@@ -64,7 +79,14 @@ export async function storeSummary(ctx: StoreContext, w: WriteScope, input: Summ
 export async function indexSummary(ctx: StoreContext, w: WriteScope, row: SummaryRow): Promise<void> {
   const docId = `summary:${row.id}`
   if (row.deletedAt !== undefined) return ctx.index.remove(w, docId)
-  await ctx.index.put(w, { docId, kind: 'summary', projectId: row.projectId, ...(row.sessionId === undefined ? {} : { sessionId: row.sessionId }), text: row.text, createdAt: row.createdAt })
+  await ctx.index.put(w, {
+    docId,
+    kind: 'summary',
+    projectId: row.projectId,
+    ...(row.sessionId === undefined ? {} : { sessionId: row.sessionId }),
+    text: row.text,
+    createdAt: row.createdAt,
+  })
 }
 
 /** Creates the summaries namespace of a store. */
@@ -101,10 +123,14 @@ export function createSummaries(ctx: StoreContext): SummariesApi {
       const kind = o.kind === undefined ? undefined : checkOneOf('kind', o.kind, KINDS)
       if (o.sessionId !== undefined) checkId('sessionId', o.sessionId)
       const row = await read(ctx, ['summaries'], () => {
-        const c = o.sessionId !== undefined
-          ? db.summaries.where('[sessionId+createdAt]').between([o.sessionId, Dexie.minKey], [o.sessionId, Dexie.maxKey])
-          : byKind(projectId, kind)
-        return c.reverse().filter((r) => r.deletedAt === undefined && r.projectId === projectId && (kind === undefined || r.kind === kind)).first()
+        const c =
+          o.sessionId !== undefined
+            ? db.summaries.where('[sessionId+createdAt]').between([o.sessionId, Dexie.minKey], [o.sessionId, Dexie.maxKey])
+            : byKind(projectId, kind)
+        return c
+          .reverse()
+          .filter((r) => r.deletedAt === undefined && r.projectId === projectId && (kind === undefined || r.kind === kind))
+          .first()
       })
       return row && toSummary(row)
     },
@@ -114,8 +140,13 @@ export function createSummaries(ctx: StoreContext): SummariesApi {
       const o = checkPageOptions(options, ['kind'])
       const kind = o.kind === undefined ? undefined : checkOneOf('kind', o.kind, KINDS)
       const cursor = o.after === undefined ? undefined : decodeCursor(o.after)
-      const rows = await read(ctx, ['summaries'], () => byKind(projectId, kind).reverse()
-        .filter((r) => r.deletedAt === undefined && isAfterDescending(r.createdAt, r.id, cursor)).limit(o.limit + 1).toArray())
+      const rows = await read(ctx, ['summaries'], () =>
+        byKind(projectId, kind)
+          .reverse()
+          .filter((r) => r.deletedAt === undefined && isAfterDescending(r.createdAt, r.id, cursor))
+          .limit(o.limit + 1)
+          .toArray(),
+      )
       return pageFrom(rows.map(toSummary), o.limit, (r) => encodeCursor(r.createdAt, r.id))
     },
   }

@@ -75,8 +75,12 @@ export interface SyncStateDetails {
 
 /** The `MemoryError` code a sync failure reason is shown with in `memory.status`. */
 const REASON_CODES: Record<string, MemoryErrorCode> = {
-  unauthorized: 'unauthorized', token: 'unauthorized', frame_too_large: 'limit_exceeded', document_too_large: 'limit_exceeded',
-  crypto: 'crypto', key_mismatch: 'crypto',
+  unauthorized: 'unauthorized',
+  token: 'unauthorized',
+  frame_too_large: 'limit_exceeded',
+  document_too_large: 'limit_exceeded',
+  crypto: 'crypto',
+  key_mismatch: 'crypto',
 }
 
 /** The store's side of sync: the app's `memory.sync`, and the seam an engine attaches through. */
@@ -94,7 +98,9 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
   let stopWatching: (() => void) | undefined
   const statusListeners = new Set<(projectId: string, state: SyncState) => void>()
   const leaderListeners = new Set<(leader: boolean) => void>()
-  const emitLeader = (leader: boolean) => { for (const l of [...leaderListeners]) l(leader) }
+  const emitLeader = (leader: boolean) => {
+    for (const l of [...leaderListeners]) l(leader)
+  }
   const checkListener = (listener: unknown) => {
     assertOpen()
     if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'a listener function is required')
@@ -125,7 +131,8 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
       },
       async whenSynced(projectId) {
         checkProject(projectId)
-        if (!engine) throw new MemoryError('invalid_input', 'Sync is not running: start it with startSync(memory, { url, token }) or connectMemory(worker, { sync })')
+        if (!engine)
+          throw new MemoryError('invalid_input', 'Sync is not running: start it with startSync(memory, { url, token }) or connectMemory(worker, { sync })')
         return engine.whenSynced(projectId)
       },
       async isLeader() {
@@ -151,8 +158,7 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
         if (state === 'error') {
           const code = REASON_CODES[details?.reason ?? ''] ?? 'internal'
           hub.fail('sync', new MemoryError(code, details?.message ?? `Sync of project ${projectId} failed (${details?.reason ?? 'unknown reason'})`), projectId)
-        }
-        else if (state === 'synced') hub.recover('sync')
+        } else if (state === 'synced') hub.recover('sync')
         for (const l of [...statusListeners]) l(projectId, state)
       })
       emitLeader(true)

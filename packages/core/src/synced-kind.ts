@@ -78,7 +78,8 @@ export function checkEnvelope(record: MirroredRecord, kind: MirroredKind, allowe
   for (const field of Object.keys(row)) {
     if (!allowed.includes(field)) throw invalidInput(`A ${kind} record has the unknown field ${JSON.stringify(field)}`)
   }
-  if (row.projectId !== undefined && row.projectId !== record.projectId) throw invalidInput(`record.row.projectId ${JSON.stringify(row.projectId)} differs from record.projectId`)
+  if (row.projectId !== undefined && row.projectId !== record.projectId)
+    throw invalidInput(`record.row.projectId ${JSON.stringify(row.projectId)} differs from record.projectId`)
   if (row.hlc !== undefined && row.hlc !== record.hlc) throw invalidInput('record.row.hlc differs from record.hlc')
   return row
 }
@@ -92,6 +93,9 @@ export function checkStamp(stamp: unknown): string {
 /** Refuses a record that would overwrite a row of another project (a global id reused across projects). */
 export function checkSameProject(kind: MirroredKind, id: string, stored: { projectId: string } | undefined, projectId: string): void {
   if (stored !== undefined && stored.projectId !== projectId) {
-    throw new MemoryError('invalid_input', `A ${kind} record of project ${JSON.stringify(projectId)} names ${JSON.stringify(id)}, which belongs to another project`)
+    throw new MemoryError(
+      'invalid_input',
+      `A ${kind} record of project ${JSON.stringify(projectId)} names ${JSON.stringify(id)}, which belongs to another project`,
+    )
   }
 }

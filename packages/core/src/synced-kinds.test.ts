@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest'
 import type { Memory, MirroredRecord } from '@engram/core'
 import { openTestMemory, testClock } from '../../../test/support/memory.js'
 
-
 const stamp = (ms: number, device = 'remotedevice') => `${String(ms).padStart(13, '0')}.00000.${device}`
 // Within the drift bound of the stores' clock (2026-01-01T00:00Z).
 const SOON = Date.UTC(2026, 0, 1) + 60_000
@@ -77,8 +76,20 @@ describe('remote records are checked exactly like local writes', () => {
   it('rejects a block whose text is longer than its own limit, and a fact whose id is not its key', async () => {
     const memory = await store()
     const hlc = stamp(SOON)
-    const block: MirroredRecord = { kind: 'blocks', projectId: 'p1', id: 'persona', hlc, row: { projectId: 'p1', label: 'persona', value: 'x'.repeat(20), limit: 10, readOnly: false, updatedAt: 1 } }
-    const fact: MirroredRecord = { kind: 'facts', projectId: 'p1', id: 'p1/other', hlc, row: { projectId: 'p1', key: 'k', value: 1, confidence: 1, tags: [], createdAt: 1, updatedAt: 1 } }
+    const block: MirroredRecord = {
+      kind: 'blocks',
+      projectId: 'p1',
+      id: 'persona',
+      hlc,
+      row: { projectId: 'p1', label: 'persona', value: 'x'.repeat(20), limit: 10, readOnly: false, updatedAt: 1 },
+    }
+    const fact: MirroredRecord = {
+      kind: 'facts',
+      projectId: 'p1',
+      id: 'p1/other',
+      hlc,
+      row: { projectId: 'p1', key: 'k', value: 1, confidence: 1, tags: [], createdAt: 1, updatedAt: 1 },
+    }
     const result = await replicationOf(memory).applyRemote([block, fact])
     expect(result.rejected).toEqual([block, fact])
     expect(await memory.blocks.get('p1', 'persona')).toBeUndefined()
@@ -148,9 +159,25 @@ describe('import checks a dump exactly like the API', () => {
   }
 
   it.each([
-    ['a summary created at 1e20', (d: { tables: Record<string, Record<string, unknown>[]> }) => d.tables.summaries!.push({ id: 'bad', projectId: 'p1', kind: 'project', text: 't', createdAt: 1e20 }), 'invalid_input'],
-    ['a fact value over 1 MiB', (d: { tables: Record<string, Record<string, unknown>[]> }) => d.tables.facts!.push({ id: 'p1/big', projectId: 'p1', key: 'big', value: 'x'.repeat(8 * 1024 * 1024), version: 1, createdAt: 1, updatedAt: 1 }), 'limit_exceeded'],
-    ['a malformed clock stamp', (d: { tables: Record<string, Record<string, unknown>[]> }) => { d.tables.facts![0]!.hlc = '~' }, 'invalid_input'],
+    [
+      'a summary created at 1e20',
+      (d: { tables: Record<string, Record<string, unknown>[]> }) =>
+        d.tables.summaries!.push({ id: 'bad', projectId: 'p1', kind: 'project', text: 't', createdAt: 1e20 }),
+      'invalid_input',
+    ],
+    [
+      'a fact value over 1 MiB',
+      (d: { tables: Record<string, Record<string, unknown>[]> }) =>
+        d.tables.facts!.push({ id: 'p1/big', projectId: 'p1', key: 'big', value: 'x'.repeat(8 * 1024 * 1024), version: 1, createdAt: 1, updatedAt: 1 }),
+      'limit_exceeded',
+    ],
+    [
+      'a malformed clock stamp',
+      (d: { tables: Record<string, Record<string, unknown>[]> }) => {
+        d.tables.facts![0]!.hlc = '~'
+      },
+      'invalid_input',
+    ],
   ])('refuses a dump with %s and writes nothing', async (_what, spoil, code) => {
     const memory = await store()
     await memory.facts.set('p1', 'k', 'v')

@@ -26,7 +26,11 @@ class Scope implements WriteScope {
   readonly beforeCommit: Array<() => Promise<void>> = []
   tx!: Transaction
   private stamp: string | undefined
-  constructor(private readonly ctx: StoreContext, readonly origin: Origin, private readonly fixedStamp?: string) {}
+  constructor(
+    private readonly ctx: StoreContext,
+    readonly origin: Origin,
+    private readonly fixedStamp?: string,
+  ) {}
 
   change(kind: Change['kind'], op: Change['op'], id: string, projectId: string): void {
     this.changes.push({ kind, op, id, projectId, origin: this.origin })

@@ -28,7 +28,9 @@ export const noPersistence: DocPersistence = { whenLoaded: async () => {}, whenP
 export function openDocPersistence(name: string, doc: Y.Doc): DocPersistence {
   const persistence = new IndexeddbPersistence(name, doc)
   return {
-    whenLoaded: async () => { await persistence.whenSynced },
+    whenLoaded: async () => {
+      await persistence.whenSynced
+    },
     whenPersisted() {
       const db = persistence.db
       if (db === null) return persistence.whenSynced.then(() => undefined)

@@ -11,7 +11,11 @@ const LEGACY_CHECK = 'keyCheck'
 const CHECK_PREFIX = 'keyCheck/'
 
 /** A device's key check: a known text sealed with its key, and when it was written. */
-interface CheckEntry { device: string; at: number; sealed: Uint8Array }
+interface CheckEntry {
+  device: string
+  at: number
+  sealed: Uint8Array
+}
 
 /** What {@link checkKey} found. */
 export type KeyCheckResult =
@@ -82,13 +86,26 @@ export async function checkKey(doc: Y.Doc, projectId: string, cipher: ValueCiphe
   const check = decidingCheck(doc)
   if (check === undefined) return cipher ? { state: 'absent' } : { state: 'ok' }
   if (!cipher) {
-    return { state: 'refused', error: new MemoryError('crypto', `Project ${projectId} is end-to-end encrypted${whoFirst(check)}. To sync it on this device, pass startSync({ encryption }) with the same passphrase or key as your other devices and start sync again. Until then nothing is synced from or to this device; its memory stays here.`) }
+    return {
+      state: 'refused',
+      error: new MemoryError(
+        'crypto',
+        `Project ${projectId} is end-to-end encrypted${whoFirst(check)}. To sync it on this device, pass startSync({ encryption }) with the same passphrase or key as your other devices and start sync again. Until then nothing is synced from or to this device; its memory stays here.`,
+      ),
+    }
   }
   try {
     await cipher.open(check.sealed, checkContext(projectId))
     return { state: 'ok' }
   } catch (cause) {
-    return { state: 'refused', error: new MemoryError('crypto', `Project ${projectId} is end-to-end encrypted with another key${whoFirst(check)}: the passphrase or key of this device does not open it. Give this device the same passphrase or key as your other devices and start sync again. Until then nothing is synced from or to this device; its memory stays here.`, { cause }) }
+    return {
+      state: 'refused',
+      error: new MemoryError(
+        'crypto',
+        `Project ${projectId} is end-to-end encrypted with another key${whoFirst(check)}: the passphrase or key of this device does not open it. Give this device the same passphrase or key as your other devices and start sync again. Until then nothing is synced from or to this device; its memory stays here.`,
+        { cause },
+      ),
+    }
   }
 }
 

@@ -2,16 +2,19 @@ import { Observable } from 'lib0/observable'
 import * as Y from 'yjs'
 
 /** One entry of the array: `{ key, val }` (the layout of y-utility's `YKeyValue`). */
-export interface KeyValueEntry<T> { key: string; val: T }
+export interface KeyValueEntry<T> {
+  key: string
+  val: T
+}
 
 /** What changed for one key in a transaction (the shape of y-utility's `YKeyValue` events). */
-export type KeyValueChange<T> =
-  | { action: 'add'; newValue: T }
-  | { action: 'update'; oldValue: T; newValue: T }
-  | { action: 'delete'; oldValue: T }
+export type KeyValueChange<T> = { action: 'add'; newValue: T } | { action: 'update'; oldValue: T; newValue: T } | { action: 'delete'; oldValue: T }
 
 /** The live entry of a key and where it sits in the document. */
-interface Live<T> extends KeyValueEntry<T> { client: number; clock: number }
+interface Live<T> extends KeyValueEntry<T> {
+  client: number
+  clock: number
+}
 
 /**
  * A key-value map stored as a `Y.Array` of `{ key, val }`, in the exact
@@ -50,7 +53,10 @@ export class KeyValue<T> extends Observable<'change'> {
         this.map.set(entry.key, { key: entry.key, val: entry.val, client, clock })
       })
     }
-    if (duplicates.length > 0) this.doc.transact((tr) => { for (const id of duplicates) this.deleteEntry(tr, id) })
+    if (duplicates.length > 0)
+      this.doc.transact((tr) => {
+        for (const id of duplicates) this.deleteEntry(tr, id)
+      })
     yarray.observe((_event, tr) => this.onTransaction(tr))
   }
 
@@ -132,13 +138,17 @@ export class KeyValue<T> extends Observable<'change'> {
     const removed = new Map<string, T>()
     Y.iterateDeletedStructs(tr, tr.deleteSet, (struct) => {
       if (!(struct instanceof Y.Item) || struct.parent !== this.yarray) return
-      forEachEntry<T>(struct, (entry, client, clock) => {
-        const live = this.map.get(entry.key)
-        if (live && live.client === client && live.clock === clock) {
-          this.map.delete(entry.key)
-          removed.set(entry.key, live.val)
-        }
-      }, true)
+      forEachEntry<T>(
+        struct,
+        (entry, client, clock) => {
+          const live = this.map.get(entry.key)
+          if (live && live.client === client && live.clock === clock) {
+            this.map.delete(entry.key)
+            removed.set(entry.key, live.val)
+          }
+        },
+        true,
+      )
     })
     // Pairs added in this transaction, by key.
     const added = new Set<string>()
@@ -149,7 +159,9 @@ export class KeyValue<T> extends Observable<'change'> {
       for (let i = Y.findIndexSS(structs, before); i < structs.length; i++) {
         const struct = structs[i]!
         if (!(struct instanceof Y.Item) || struct.parent !== this.yarray || struct.deleted) continue
-        forEachEntry<T>(struct, (entry, _c, clock) => { if (clock >= before) added.add(entry.key) })
+        forEachEntry<T>(struct, (entry, _c, clock) => {
+          if (clock >= before) added.add(entry.key)
+        })
       }
     }
     const losers: Y.ID[] = []
@@ -158,24 +170,36 @@ export class KeyValue<T> extends Observable<'change'> {
       const pending = new Set(added)
       for (let item = this.end(); item !== null && pending.size > 0; item = item.left) {
         if (item.deleted) continue
-        forEachEntry<T>(item, (entry, client, clock) => {
-          if (!added.has(entry.key)) return
-          if (!pending.delete(entry.key)) return void losers.push(Y.createID(client, clock))
-          const prev = this.map.get(entry.key)
-          if (prev && prev.client === client && prev.clock === clock) return // the old pair still wins
-          if (prev) losers.push(Y.createID(prev.client, prev.clock))
-          this.map.set(entry.key, { key: entry.key, val: entry.val, client, clock })
-          const old = prev ? { found: true, value: prev.val } : removed.has(entry.key) ? { found: true, value: removed.get(entry.key) as T } : { found: false, value: undefined }
-          changes.set(entry.key, old.found ? { action: 'update', oldValue: old.value as T, newValue: entry.val } : { action: 'add', newValue: entry.val })
-          removed.delete(entry.key)
-        }, false, true)
+        forEachEntry<T>(
+          item,
+          (entry, client, clock) => {
+            if (!added.has(entry.key)) return
+            if (!pending.delete(entry.key)) return void losers.push(Y.createID(client, clock))
+            const prev = this.map.get(entry.key)
+            if (prev && prev.client === client && prev.clock === clock) return // the old pair still wins
+            if (prev) losers.push(Y.createID(prev.client, prev.clock))
+            this.map.set(entry.key, { key: entry.key, val: entry.val, client, clock })
+            const old = prev
+              ? { found: true, value: prev.val }
+              : removed.has(entry.key)
+                ? { found: true, value: removed.get(entry.key) as T }
+                : { found: false, value: undefined }
+            changes.set(entry.key, old.found ? { action: 'update', oldValue: old.value as T, newValue: entry.val } : { action: 'add', newValue: entry.val })
+            removed.delete(entry.key)
+          },
+          false,
+          true,
+        )
       }
       // Added pairs left of their key's winner that the walk did not reach lose too.
       if (pending.size > 0) throw new Error('KeyValue: an added pair was not found in the array')
       this.collectHiddenLosers(tr, added, losers)
     }
     for (const [key, oldValue] of removed) changes.set(key, { action: 'delete', oldValue })
-    if (losers.length > 0) this.doc.transact((t) => { for (const id of losers) this.deleteEntry(t, id) })
+    if (losers.length > 0)
+      this.doc.transact((t) => {
+        for (const id of losers) this.deleteEntry(t, id)
+      })
     if (changes.size > 0) this.emit('change', [changes, tr])
   }
 

@@ -50,31 +50,35 @@ export function createLoopbackNetwork(): LoopbackNetwork {
   }
 
   return {
-    connector: (replica) => ({ doc, room, setStatus }) => {
-      let members = rooms.get(room)
-      if (!members) rooms.set(room, (members = new Map()))
-      members.set(replica, doc)
-      const key = `${room}\u0000${replica}`
-      statusOf.set(key, (online) => setStatus(online ? 'synced' : 'offline'))
-      const onUpdate = (update: Uint8Array, origin: unknown): void => {
-        if (origin === NETWORK) return
-        for (const [name, peer] of peers(room, replica)) {
-          bytesSent += update.byteLength
-          // A link cut while the message is in flight drops it; the heal's state exchange resends.
-          queue.push(() => { if (!offline.has(replica) && !offline.has(name)) Y.applyUpdate(peer, update, NETWORK) })
+    connector:
+      (replica) =>
+      ({ doc, room, setStatus }) => {
+        let members = rooms.get(room)
+        if (!members) rooms.set(room, (members = new Map()))
+        members.set(replica, doc)
+        const key = `${room}\u0000${replica}`
+        statusOf.set(key, (online) => setStatus(online ? 'synced' : 'offline'))
+        const onUpdate = (update: Uint8Array, origin: unknown): void => {
+          if (origin === NETWORK) return
+          for (const [name, peer] of peers(room, replica)) {
+            bytesSent += update.byteLength
+            // A link cut while the message is in flight drops it; the heal's state exchange resends.
+            queue.push(() => {
+              if (!offline.has(replica) && !offline.has(name)) Y.applyUpdate(peer, update, NETWORK)
+            })
+          }
         }
-      }
-      doc.on('update', onUpdate)
-      exchange(room, replica)
-      setStatus(offline.has(replica) ? 'offline' : 'synced')
-      return {
-        destroy() {
-          doc.off('update', onUpdate)
-          members.delete(replica)
-          statusOf.delete(key)
-        },
-      }
-    },
+        doc.on('update', onUpdate)
+        exchange(room, replica)
+        setStatus(offline.has(replica) ? 'offline' : 'synced')
+        return {
+          destroy() {
+            doc.off('update', onUpdate)
+            members.delete(replica)
+            statusOf.delete(key)
+          },
+        }
+      },
     disconnect(replica) {
       offline.add(replica)
       for (const [key, set] of statusOf) if (key.endsWith(`\u0000${replica}`)) set(false)

@@ -32,8 +32,12 @@ async function store() {
 /** Resolves with the project's first sync state (the current one included) that passes `test`; waits for events, not time. */
 async function stateWhere(memory: Memory, projectId: string, test: (state: SyncState) => boolean): Promise<SyncState> {
   let found!: (state: SyncState) => void
-  const match = new Promise<SyncState>((resolve) => { found = resolve })
-  const off = await memory.sync.onStatus((p, state) => { if (p === projectId && test(state)) found(state) })
+  const match = new Promise<SyncState>((resolve) => {
+    found = resolve
+  })
+  const off = await memory.sync.onStatus((p, state) => {
+    if (p === projectId && test(state)) found(state)
+  })
   const now = await memory.sync.status(projectId)
   if (test(now)) found(now)
   try {
@@ -68,7 +72,10 @@ describe('memory.sync in process', () => {
     expect(leader).toEqual([true])
     expect(await memory.sync.isLeader()).toBe(true)
     await memory.sync.whenSynced('p')
-    expect(states).toEqual([['p', 'connecting'], ['p', 'synced']])
+    expect(states).toEqual([
+      ['p', 'connecting'],
+      ['p', 'synced'],
+    ])
     expect(await memory.sync.status('p')).toBe(sync.status('p'))
     expect(await memory.sync.status('p')).toBe('synced')
     expect(await memory.sync.status('user')).toBe(sync.status('user'))
@@ -92,7 +99,11 @@ describe('memory.sync in process', () => {
     const first = start()
     await memory.sync.whenSynced('p')
     let second: Sync | undefined
-    const error = await Promise.resolve().then(() => { second = start('b') }).catch((e: unknown) => e)
+    const error = await Promise.resolve()
+      .then(() => {
+        second = start('b')
+      })
+      .catch((e: unknown) => e)
     expect(second).toBeUndefined()
     expect(error).toBeInstanceOf(MemoryError)
     expect(error).toMatchObject({ code: 'conflict' })
@@ -123,7 +134,11 @@ describe('memory.sync in process', () => {
     const { memory, start } = await store()
     const sync = start()
     await memory.sync.whenSynced('p')
-    const stopped = new Promise<void>((resolve) => sync.onStatus((p, s) => { if (p === 'p' && s === 'off') resolve() }))
+    const stopped = new Promise<void>((resolve) =>
+      sync.onStatus((p, s) => {
+        if (p === 'p' && s === 'off') resolve()
+      }),
+    )
     await memory.close()
     await stopped
     expect(sync.status('p')).toBe('off')

@@ -18,16 +18,31 @@ export type DocValue = MirroredRecord['row'] & { hlc: string }
  * resolution without the key; it only tells the relay when a write happened,
  * which it sees anyway), the rest of the value is AES-GCM sealed.
  */
-export interface SealedDocValue { hlc: string; sealed: Uint8Array }
+export interface SealedDocValue {
+  hlc: string
+  sealed: Uint8Array
+}
 
 /** An entry of the document this device cannot read (other key, or plain vs encrypted). */
-export interface UnreadableEntry { kind: MirroredKind; id: string; error: MemoryError }
+export interface UnreadableEntry {
+  kind: MirroredKind
+  id: string
+  error: MemoryError
+}
 
 /** An entry of the document whose stamp is not a well-formed HLC stamp: never applied. */
-export interface MalformedEntry { kind: MirroredKind; id: string; hlc: string }
+export interface MalformedEntry {
+  kind: MirroredKind
+  id: string
+  hlc: string
+}
 
 /** What {@link MirrorDoc.read} found. */
-export interface ReadResult { records: MirroredRecord[]; unreadable: UnreadableEntry[]; malformed: MalformedEntry[] }
+export interface ReadResult {
+  records: MirroredRecord[]
+  unreadable: UnreadableEntry[]
+  malformed: MalformedEntry[]
+}
 
 /** What {@link MirrorDoc.publish} did. */
 export interface PublishResult {
@@ -45,7 +60,8 @@ export interface PublishResult {
 export type StampJudge = (hlc: unknown) => StampVerdict
 
 /** The additional authenticated data of a sealed value: the entry it belongs to, at its HLC. */
-const sealContext = (projectId: string, kind: MirroredKind, id: string, hlc: string): string => `engram-value\u0000${projectId}\u0000${kind}\u0000${id}\u0000${hlc}`
+const sealContext = (projectId: string, kind: MirroredKind, id: string, hlc: string): string =>
+  `engram-value\u0000${projectId}\u0000${kind}\u0000${id}\u0000${hlc}`
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
@@ -100,7 +116,12 @@ export interface MirrorDoc {
  * values are sealed and opened. `judge` tells which held stamps this device
  * accepts (default: every well-formed one).
  */
-export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCipher, judge: StampJudge = (hlc) => (isHlc(hlc) ? 'accepted' : 'malformed')): MirrorDoc {
+export function createMirrorDoc(
+  doc: Y.Doc,
+  projectId: string,
+  cipher?: ValueCipher,
+  judge: StampJudge = (hlc) => (isHlc(hlc) ? 'accepted' : 'malformed'),
+): MirrorDoc {
   type Stored = DocValue | SealedDocValue
   const maps = new Map<MirroredKind, KeyValue<Stored>>()
   for (const kind of MIRRORED_KINDS) maps.set(kind, new KeyValue<Stored>(doc.getArray(kind)))
@@ -121,8 +142,13 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
     const identity = identityOf(kind, projectId, id)
     if (identity === undefined) return undefined
     const isSealed = (val as { sealed?: unknown }).sealed instanceof Uint8Array
-    if (isSealed && !cipher) throw new MemoryError('crypto', `Project ${projectId} is end-to-end encrypted on another device: pass startSync({ encryption }) to read it`)
-    if (!isSealed && cipher) throw new MemoryError('crypto', `A device syncs project ${projectId} without encryption while this one encrypts it: give every device the same encryption option`)
+    if (isSealed && !cipher)
+      throw new MemoryError('crypto', `Project ${projectId} is end-to-end encrypted on another device: pass startSync({ encryption }) to read it`)
+    if (!isSealed && cipher)
+      throw new MemoryError(
+        'crypto',
+        `A device syncs project ${projectId} without encryption while this one encrypts it: give every device the same encryption option`,
+      )
     let fields = val as unknown as { [field: string]: unknown }
     if (cipher) {
       const plain = await cipher.open((val as SealedDocValue).sealed, sealContext(projectId, kind, id, val.hlc))
@@ -170,7 +196,11 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
   }
 
   /** `held`: what {@link holding} said for each record, unless the document may have moved on since (sealing awaited). */
-  function write(entries: ReadonlyArray<readonly [MirroredRecord, Stored]>, replaceSuspect: boolean, held?: ReadonlyArray<'suspect' | 'absent'>): PublishResult {
+  function write(
+    entries: ReadonlyArray<readonly [MirroredRecord, Stored]>,
+    replaceSuspect: boolean,
+    held?: ReadonlyArray<'suspect' | 'absent'>,
+  ): PublishResult {
     const result: PublishResult = { written: 0, blocked: [] }
     const written = entries.length > 1 ? new Set<string>() : undefined
     doc.transact(() => {
@@ -212,7 +242,12 @@ export function createMirrorDoc(doc: Y.Doc, projectId: string, cipher?: ValueCip
       }
       if (todo.length === 0) return { written: 0, blocked: [] }
       // In clear the write follows at once; sealed values are checked again (the document may move on meanwhile).
-      if (!cipher) return write(todo.map((r) => [r, { ...valueOf(r), hlc: r.hlc }] as const), replaceSuspect, states)
+      if (!cipher)
+        return write(
+          todo.map((r) => [r, { ...valueOf(r), hlc: r.hlc }] as const),
+          replaceSuspect,
+          states,
+        )
       return write(await Promise.all(todo.map(async (r) => [r, await seal(r, cipher)] as const)), replaceSuspect)
     },
     onRemoteChange(listener) {

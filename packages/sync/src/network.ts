@@ -41,9 +41,7 @@ export function watchNetwork(network: EventTarget, onChange: (online: boolean) =
   network.addEventListener('online', onOnline)
   network.addEventListener('offline', onOffline)
   const nav = (globalThis as { navigator?: { onLine?: unknown } }).navigator
-  const poll = network === (globalThis as unknown) && typeof nav?.onLine === 'boolean'
-    ? setInterval(() => report(nav.onLine !== false), POLL_MS)
-    : undefined
+  const poll = network === (globalThis as unknown) && typeof nav?.onLine === 'boolean' ? setInterval(() => report(nav.onLine !== false), POLL_MS) : undefined
   return () => {
     network.removeEventListener('online', onOnline)
     network.removeEventListener('offline', onOffline)

@@ -60,10 +60,17 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   /** Drains and applies wait until the key check passed (or sync stops). */
   let gateOpen = false
   let openGate!: () => void
-  let queue: Promise<void> = new Promise<void>((resolve) => { openGate = resolve })
+  let queue: Promise<void> = new Promise<void>((resolve) => {
+    openGate = resolve
+  })
   let firstSynced!: () => void
   let hasSynced = false
-  const synced = new Promise<void>((resolve) => { firstSynced = () => { hasSynced = true; resolve() } })
+  const synced = new Promise<void>((resolve) => {
+    firstSynced = () => {
+      hasSynced = true
+      resolve()
+    }
+  })
   /** The key check after the first sync, while it runs. */
   let deciding: Promise<void> | undefined
   /** Dexie and the document agree (and the relay confirmed it when the first sync decided): 'synced' may be shown. */
@@ -102,11 +109,12 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     for (const e of entries) {
       const key = `${e.kind}:${e.id}`
       if (problems.get(key)?.hlc === e.hlc) continue
-      const message = e.type === 'malformed_stamp'
-        ? `Set aside ${e.kind} ${e.id} of project ${projectId}: its stamp ${JSON.stringify(e.hlc)} is not a valid HLC stamp`
-        : e.type === 'other_key'
-          ? `Set aside ${e.kind} ${e.id} of project ${projectId}: it was sealed by a device that set the project up with another key at the same time (that device refuses to sync); the next local edit replaces it`
-          : `Set aside ${e.kind} ${e.id} of project ${projectId}: its stamp ${e.hlc} leads this device's clock by more than ${deps.maxClockLeadMs} ms (is the writing device's clock wrong?); the next local edit replaces it`
+      const message =
+        e.type === 'malformed_stamp'
+          ? `Set aside ${e.kind} ${e.id} of project ${projectId}: its stamp ${JSON.stringify(e.hlc)} is not a valid HLC stamp`
+          : e.type === 'other_key'
+            ? `Set aside ${e.kind} ${e.id} of project ${projectId}: it was sealed by a device that set the project up with another key at the same time (that device refuses to sync); the next local edit replaces it`
+            : `Set aside ${e.kind} ${e.id} of project ${projectId}: its stamp ${e.hlc} leads this device's clock by more than ${deps.maxClockLeadMs} ms (is the writing device's clock wrong?); the next local edit replaces it`
       problems.set(key, { type: e.type, kind: e.kind, id: e.id, key, hlc: e.hlc, message })
       changed = true
       deps.onError(new MemoryError('invalid_input', message))
@@ -122,7 +130,14 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   }
 
   function quarantinedOf(result: { quarantined: ReadonlyArray<{ record: MirroredRecord; verdict: 'malformed' | 'ahead' }> }): Set<string> {
-    setAside(result.quarantined.map(({ record, verdict }) => ({ type: verdict === 'ahead' ? 'clock_ahead' as const : 'malformed_stamp' as const, kind: record.kind, id: record.id, hlc: String(record.hlc) })))
+    setAside(
+      result.quarantined.map(({ record, verdict }) => ({
+        type: verdict === 'ahead' ? ('clock_ahead' as const) : ('malformed_stamp' as const),
+        kind: record.kind,
+        id: record.id,
+        hlc: String(record.hlc),
+      })),
+    )
     return new Set(result.quarantined.map(({ record }) => `${record.kind}:${record.id}`))
   }
 
@@ -158,11 +173,15 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       ackTimer = setTimeout(() => {
         ackTimer = undefined
         const batch = ackBatch.splice(0)
-        persistence!.whenPersisted().then(() => replication.ack(batch)).catch(fail).finally(() => {
-          for (const seq of batch) inFlight.delete(seq)
-          acks.delete(flushed)
-          resolve()
-        })
+        persistence!
+          .whenPersisted()
+          .then(() => replication.ack(batch))
+          .catch(fail)
+          .finally(() => {
+            for (const seq of batch) inFlight.delete(seq)
+            acks.delete(flushed)
+            resolve()
+          })
       }, ACK_DELAY_MS)
     })
     acks.add(flushed)
@@ -194,7 +213,8 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     clearProblems(records.filter((r) => !setAsideNow.has(`${r.kind}:${r.id}`)))
     if (result.newer.length > 0) await mirror.publish(result.newer)
     if (result.applied > 0 && records.some(isPurge)) await persistence!.compact()
-    for (const bad of result.rejected) deps.onError(new MemoryError('invalid_input', `Skipped a malformed ${bad.kind} record ${bad.id} from the document of ${projectId}`))
+    for (const bad of result.rejected)
+      deps.onError(new MemoryError('invalid_input', `Skipped a malformed ${bad.kind} record ${bad.id} from the document of ${projectId}`))
   }
 
   /**
@@ -204,7 +224,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
    */
   async function reportUnreadable(unreadable: readonly UnreadableEntry[]): Promise<void> {
     if (unreadable.length === 0 || stopped) return
-    if (deps.cipher && await otherKeyCheckExists(doc, projectId, deps.cipher)) {
+    if (deps.cipher && (await otherKeyCheckExists(doc, projectId, deps.cipher))) {
       setAside(unreadable.map((u) => ({ type: 'other_key' as const, kind: u.kind, id: u.id, hlc: '' })))
       return
     }
@@ -261,7 +281,11 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     })
     offKeyCheck = onKeyCheckChange(doc, () => {
       // Another device wrote or replaced the key check: this device may no longer read the project.
-      void checkKey(doc, projectId, deps.cipher).then((check) => { if (check.state === 'refused') refuse(check.error) }).catch(fail)
+      void checkKey(doc, projectId, deps.cipher)
+        .then((check) => {
+          if (check.state === 'refused') refuse(check.error)
+        })
+        .catch(fail)
     })
     const check: KeyCheckResult = await checkKey(doc, projectId, deps.cipher)
     if (check.state === 'refused') return refuse(check.error)
@@ -309,7 +333,9 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     if (stopped || refused || connection) return
     const room = `${encodeURIComponent(memory.userId)}/${encodeURIComponent(projectId)}`
     connection = deps.connect({
-      doc, room, projectId,
+      doc,
+      room,
+      projectId,
       setStatus: (status, error, reason) => {
         if (stopped || refused) return
         linkStatus = status

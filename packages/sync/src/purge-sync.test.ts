@@ -32,10 +32,12 @@ describe('facts.purge across devices', () => {
   it('removes the fact, its history and its content from both stores, both documents and the stored documents', async () => {
     const network = createLoopbackNetwork()
     const docs = new Map<string, Y.Doc>()
-    const capture = (name: string): Connector => (ctx) => {
-      docs.set(name, ctx.doc)
-      return network.connector(name)(ctx)
-    }
+    const capture =
+      (name: string): Connector =>
+      (ctx) => {
+        docs.set(name, ctx.doc)
+        return network.connector(name)(ctx)
+      }
     const a = await openReplica('a', network, { connect: capture('a'), docPrefix: 'purge' })
     const b = await openReplica('b', network, { connect: capture('b'), docPrefix: 'purge' })
     try {

@@ -100,11 +100,25 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     ws.send(message)
   }
   const sendParts = (parts: readonly UpdatePart[], step: number): void => {
-    for (const p of parts) send(frame((e) => { encoding.writeVarUint(e, MESSAGE_SYNC); encoding.writeVarUint(e, step); encoding.writeVarUint8Array(e, p.update) }), p.indivisible)
+    for (const p of parts)
+      send(
+        frame((e) => {
+          encoding.writeVarUint(e, MESSAGE_SYNC)
+          encoding.writeVarUint(e, step)
+          encoding.writeVarUint8Array(e, p.update)
+        }),
+        p.indivisible,
+      )
   }
   const sendMarker = (): void => {
     markers++
-    send(frame((e) => { encoding.writeVarUint(e, MESSAGE_SYNC); encoding.writeVarUint(e, STEP1); encoding.writeVarUint8Array(e, Y.encodeStateVector(doc)) }))
+    send(
+      frame((e) => {
+        encoding.writeVarUint(e, MESSAGE_SYNC)
+        encoding.writeVarUint(e, STEP1)
+        encoding.writeVarUint8Array(e, Y.encodeStateVector(doc))
+      }),
+    )
   }
   const checkConfirmed = (): void => {
     if (ended || !answered || markers > 0) return
@@ -173,12 +187,18 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     }
   }
   ws.onclose = (event: CloseEvent) => end(event.code, event.reason)
-  ws.onerror = () => { /* 'close' follows with the code */ }
+  ws.onerror = () => {
+    /* 'close' follows with the code */
+  }
   doc.on('update', onUpdate)
 
   const session: RelaySession = {
-    get lastReceived() { return lastReceived },
-    get opened() { return opened },
+    get lastReceived() {
+      return lastReceived
+    },
+    get opened() {
+      return opened
+    },
     probe() {
       send(frame((e) => encoding.writeVarUint(e, MESSAGE_QUERY_AWARENESS)))
     },

@@ -23,12 +23,14 @@ import { websocketConnector } from './websocket-connector.js'
  */
 export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   if (memory.closed) throw new MemoryError('closed', 'This memory store is closed; open it again before startSync()')
-  const onError = options?.onError ?? ((error: unknown, projectId: string | undefined) => console.warn(`[engram-sync]${projectId ? ` ${projectId}:` : ''}`, error))
+  const onError =
+    options?.onError ?? ((error: unknown, projectId: string | undefined) => console.warn(`[engram-sync]${projectId ? ` ${projectId}:` : ''}`, error))
   const connect = connectorOf(options, onError)
   const batchSize = options.batchSize ?? 500
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new MemoryError('invalid_input', 'batchSize must be a positive integer')
   const maxClockLeadMs = options.maxClockLeadMs ?? DEFAULT_MAX_CLOCK_LEAD_MS
-  if (!Number.isFinite(maxClockLeadMs) || maxClockLeadMs < 0) throw new MemoryError('invalid_input', 'maxClockLeadMs must be a non-negative number of milliseconds')
+  if (!Number.isFinite(maxClockLeadMs) || maxClockLeadMs < 0)
+    throw new MemoryError('invalid_input', 'maxClockLeadMs must be a non-negative number of milliseconds')
   const docName = options.docName ?? ((projectId: string) => `engram-sync:${memory.appId}:${memory.userId}:${memory.deviceId}:${projectId}`)
   // Without IndexedDB (plain Node) the document lives in memory only; the Dexie outbox still guards every write.
   const persist = options.persistence ?? typeof indexedDB !== 'undefined'
@@ -51,10 +53,17 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   function startMirror(projectId: string): void {
     if (closed || mirrors.has(projectId)) return
     const mirror = startProjectMirror({
-      memory, projectId, connect, batchSize, cipher, maxClockLeadMs,
+      memory,
+      projectId,
+      connect,
+      batchSize,
+      cipher,
+      maxClockLeadMs,
       persistence: (doc) => (persist ? openDocPersistence(docName(projectId), doc) : noPersistence),
       setStatus: (status, error, reason) => setStatus(projectId, status, error, reason),
-      setProblems: (problems) => { if (mirrors.has(projectId)) statuses.setProblems(projectId, problems) },
+      setProblems: (problems) => {
+        if (mirrors.has(projectId)) statuses.setProblems(projectId, problems)
+      },
       onError: (error) => onError(error, projectId),
     })
     mirrors.set(projectId, mirror)
@@ -129,10 +138,14 @@ function connectorOf(options: SyncOptions, onError: (error: unknown, projectId: 
     if (typeof options.connect !== 'function') throw new MemoryError('invalid_input', 'connect must be a function')
     return options.connect
   }
-  if (typeof options.url !== 'string' || !/^(wss?|https?):\/\//.test(options.url)) throw new MemoryError('invalid_input', 'url must be the relay address, e.g. wss://relay.example.com')
+  if (typeof options.url !== 'string' || !/^(wss?|https?):\/\//.test(options.url))
+    throw new MemoryError('invalid_input', 'url must be the relay address, e.g. wss://relay.example.com')
   if (typeof options.token !== 'function') throw new MemoryError('invalid_input', 'token must be a function returning a promise of a signed token')
   return websocketConnector({
-    url: options.url, token: options.token, WebSocket: options.WebSocket, onError,
+    url: options.url,
+    token: options.token,
+    WebSocket: options.WebSocket,
+    onError,
     ...(options.backoff ? { backoff: options.backoff } : {}),
     ...(options.network !== undefined ? { network: options.network } : {}),
     ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),

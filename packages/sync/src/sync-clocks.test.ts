@@ -35,7 +35,8 @@ function rogue(network: LoopbackNetwork) {
   }
 }
 
-const stampOf = async (replica: Replica, key: string): Promise<string> => (await replicationOf(replica.memory).snapshot('p')).records.find((r) => r.row.key === key)!.hlc
+const stampOf = async (replica: Replica, key: string): Promise<string> =>
+  (await replicationOf(replica.memory).snapshot('p')).records.find((r) => r.row.key === key)!.hlc
 
 describe('clocks between devices', () => {
   it('a device 10 minutes fast writes k; the other restarts and edits k: the restarted edit wins everywhere (within the drift bound)', async () => {
@@ -93,7 +94,15 @@ describe('clocks between devices', () => {
     await settle(network, [b])
     expect(await b.memory.facts.get('p', 'k')).toBeUndefined()
     expect(await b.memory.facts.get('p', 'far')).toBeUndefined()
-    expect(b.sync.details('p').problems.map((p) => [p.id, p.type]).sort()).toEqual([['p/far', 'clock_ahead'], ['p/k', 'malformed_stamp']])
+    expect(
+      b.sync
+        .details('p')
+        .problems.map((p) => [p.id, p.type])
+        .sort(),
+    ).toEqual([
+      ['p/far', 'clock_ahead'],
+      ['p/k', 'malformed_stamp'],
+    ])
     await b.memory.facts.set('p', 'k', 'honest')
     await b.memory.facts.set('p', 'far', 'honest too')
     await settle(network, [b])

@@ -15,20 +15,26 @@ let tight: TestRelay
 /** A relay that closes every connection after its first message (rate limit, 4529). */
 let grumpy: TestRelay
 beforeAll(async () => {
-  [relay, tight, grumpy] = await Promise.all([
+  ;[relay, tight, grumpy] = await Promise.all([
     startTestRelay(),
     startTestRelay(['--max-message-bytes', String(64 * 1024)]),
     startTestRelay(['--message-burst', '1', '--messages-per-second', '0.001']),
   ])
 }, 60_000)
-afterAll(async () => { await Promise.all([relay?.stop(), tight?.stop(), grumpy?.stop()]) })
+afterAll(async () => {
+  await Promise.all([relay?.stop(), tight?.stop(), grumpy?.stop()])
+})
 
 const VALUE = (i: number): string => `${i}:`.padEnd(100_000, String.fromCharCode(97 + i))
 
 /** The facts a relay serves for `room`, read with the stock y-websocket client. */
 async function factsOnRelay(server: TestRelay, userId: string): Promise<Map<string, unknown>> {
   const doc = new Y.Doc()
-  const provider = new WebsocketProvider(server.url, `${userId}/p`, doc, { WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket, params: { token: await server.token(userId) }, disableBc: true })
+  const provider = new WebsocketProvider(server.url, `${userId}/p`, doc, {
+    WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+    params: { token: await server.token(userId) },
+    disableBc: true,
+  })
   try {
     await new Promise<void>((resolve) => (provider.synced ? resolve() : provider.once('sync', () => resolve())))
     return new Map([...new YKeyValue<{ value: unknown }>(doc.getArray('facts')).map].map(([id, entry]) => [id, entry.val.value]))
@@ -66,10 +72,23 @@ function tokenLog() {
   }
 }
 
-async function offlineProjectWithBacklog(name: string, userId: string, server: TestRelay, tokens: ReturnType<typeof tokenLog>, options: Record<string, unknown> = {}): Promise<Replica> {
+async function offlineProjectWithBacklog(
+  name: string,
+  userId: string,
+  server: TestRelay,
+  tokens: ReturnType<typeof tokenLog>,
+  options: Record<string, unknown> = {},
+): Promise<Replica> {
   return openReplica(name, undefined, {
-    userId, url: server.url, WebSocket, network: null, projectSync: false,
-    token: () => { tokens.called(); return server.token(userId) },
+    userId,
+    url: server.url,
+    WebSocket,
+    network: null,
+    projectSync: false,
+    token: () => {
+      tokens.called()
+      return server.token(userId)
+    },
     ...options,
   })
 }
@@ -82,7 +101,9 @@ describe('more than the relay takes in one frame', () => {
     const seen: SyncStatus[] = []
     try {
       for (let i = 0; i < 12; i++) await a.memory.facts.set('p', `big-${i}`, VALUE(i))
-      a.sync.onStatus((projectId, status) => { if (projectId === 'p') seen.push(status) })
+      a.sync.onStatus((projectId, status) => {
+        if (projectId === 'p') seen.push(status)
+      })
       await a.memory.projects.update('p', { sync: { enabled: true } })
       await a.sync.whenSynced('p')
       // 'synced' means the relay holds everything: read it back at once through another client.
@@ -115,7 +136,9 @@ describe('more than the relay takes in one frame', () => {
     const seen: SyncStatus[] = []
     try {
       for (let i = 0; i < 12; i++) await a.memory.facts.set('p', `big-${i}`, VALUE(i))
-      a.sync.onStatus((projectId, status) => { if (projectId === 'p') seen.push(status) })
+      a.sync.onStatus((projectId, status) => {
+        if (projectId === 'p') seen.push(status)
+      })
       await a.memory.projects.update('p', { sync: { enabled: true } })
       await a.sync.whenSynced('p')
       expect(tokens.times.length).toBe(2) // one refused attempt (1.2 MB in one frame), then frames of at most 600 kB
@@ -137,7 +160,9 @@ describe('more than the relay takes in one frame', () => {
     try {
       await a.memory.facts.set('p', 'huge', VALUE(1)) // one struct of 100 kB; the relay takes 64 KiB
       await a.memory.facts.set('p', 'small', 'fits')
-      a.sync.onStatus((projectId, status) => { if (projectId === 'p') seen.push(status) })
+      a.sync.onStatus((projectId, status) => {
+        if (projectId === 'p') seen.push(status)
+      })
       await a.memory.projects.update('p', { sync: { enabled: true } })
       const details = await statusWhere(a, (status) => status === 'error')
       expect(details.reason).toBe('frame_too_large')
@@ -162,7 +187,9 @@ describe('more than the relay takes in one frame', () => {
     const seen: SyncStatus[] = []
     try {
       await a.memory.facts.set('p', 'k', 'v')
-      a.sync.onStatus((projectId, status) => { if (projectId === 'p') seen.push(status) })
+      a.sync.onStatus((projectId, status) => {
+        if (projectId === 'p') seen.push(status)
+      })
       await a.memory.projects.update('p', { sync: { enabled: true } })
       const details = await statusWhere(a, (status) => status === 'error')
       expect(details.reason).toBe('relay_refused')

@@ -12,8 +12,12 @@ import { closeAll, mirroredState, openReplica, type Replica } from '../test/repl
 import { startTestRelay, type TestRelay } from '../test/relay.js'
 
 let relay: TestRelay
-beforeAll(async () => { relay = await startTestRelay() }, 60_000)
-afterAll(async () => { await relay?.stop() })
+beforeAll(async () => {
+  relay = await startTestRelay()
+}, 60_000)
+afterAll(async () => {
+  await relay?.stop()
+})
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -36,8 +40,13 @@ function flakyWebSocket() {
   }
   return {
     WebSocket: FlakyWebSocket,
-    down() { state.down = true; for (const s of sockets) s.terminate() },
-    up() { state.down = false },
+    down() {
+      state.down = true
+      for (const s of sockets) s.terminate()
+    },
+    up() {
+      state.down = false
+    },
   }
 }
 
@@ -51,16 +60,30 @@ function silentWebSocket() {
       sockets.add(this)
       this.on('close', () => sockets.delete(this))
       const send = this.send.bind(this) as (...args: unknown[]) => void
-      this.send = ((...args: unknown[]) => { if (!this.muted) send(...args) }) as WebSocket['send']
+      this.send = ((...args: unknown[]) => {
+        if (!this.muted) send(...args)
+      }) as WebSocket['send']
       const handler = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage')!
       Object.defineProperty(this, 'onmessage', {
         configurable: true,
         get: () => handler.get!.call(this),
-        set: (listener: ((event: unknown) => void) | null) => handler.set!.call(this, listener && ((event: unknown) => { if (!this.muted) listener(event) })),
+        set: (listener: ((event: unknown) => void) | null) =>
+          handler.set!.call(
+            this,
+            listener &&
+              ((event: unknown) => {
+                if (!this.muted) listener(event)
+              }),
+          ),
       })
     }
   }
-  return { WebSocket: MutableSocket, muteOpenSockets() { for (const s of sockets) s.muted = true } }
+  return {
+    WebSocket: MutableSocket,
+    muteOpenSockets() {
+      for (const s of sockets) s.muted = true
+    },
+  }
 }
 
 describe('sync through the real relay on 127.0.0.1', () => {
@@ -68,14 +91,26 @@ describe('sync through the real relay on 127.0.0.1', () => {
     const userId = 'u-relay'
     const flaky = flakyWebSocket()
     let tokens = 0
-    const token = () => { tokens++; return relay.token(userId) }
+    const token = () => {
+      tokens++
+      return relay.token(userId)
+    }
     const a: Replica = await openReplica('a', undefined, { userId, url: relay.url, token, WebSocket: flaky.WebSocket, backoff: { initialMs: 40, maxMs: 200 } })
-    const b: Replica = await openReplica('b', undefined, { userId, url: relay.url, token: () => relay.token(userId), WebSocket, start: Date.UTC(2026, 0, 1) + 5 })
+    const b: Replica = await openReplica('b', undefined, {
+      userId,
+      url: relay.url,
+      token: () => relay.token(userId),
+      WebSocket,
+      start: Date.UTC(2026, 0, 1) + 5,
+    })
     try {
       await Promise.all([a.sync.whenSynced('p'), b.sync.whenSynced('p')])
       await a.memory.facts.set('p', 'greeting', 'hello')
       await b.memory.blocks.set('p', 'persona', 'calm')
-      await until(async () => (await b.memory.facts.get('p', 'greeting'))?.value === 'hello' && (await a.memory.blocks.get('p', 'persona')) !== undefined, 'first exchange')
+      await until(
+        async () => (await b.memory.facts.get('p', 'greeting'))?.value === 'hello' && (await a.memory.blocks.get('p', 'persona')) !== undefined,
+        'first exchange',
+      )
 
       const tokensBefore = tokens
       flaky.down()
@@ -105,10 +140,20 @@ describe('sync through the real relay on 127.0.0.1', () => {
     const userId = 'u-events'
     const network = new EventTarget()
     let tokens = 0
-    const token = () => { tokens++; return relay.token(userId) }
+    const token = () => {
+      tokens++
+      return relay.token(userId)
+    }
     // A backoff of a minute: only the online event can bring the device back within the test.
     const a = await openReplica('a', undefined, { userId, url: relay.url, token, WebSocket, network, backoff: { initialMs: 60_000, maxMs: 60_000 } })
-    const b = await openReplica('b', undefined, { userId, url: relay.url, token: () => relay.token(userId), WebSocket, network: null, start: Date.UTC(2026, 0, 1) + 5 })
+    const b = await openReplica('b', undefined, {
+      userId,
+      url: relay.url,
+      token: () => relay.token(userId),
+      WebSocket,
+      network: null,
+      start: Date.UTC(2026, 0, 1) + 5,
+    })
     try {
       await Promise.all([a.sync.whenSynced('p'), b.sync.whenSynced('p')])
       const seen: string[] = []
@@ -136,7 +181,15 @@ describe('sync through the real relay on 127.0.0.1', () => {
   it('notices a socket that stays open but carries nothing (heartbeat) and reconnects', async () => {
     const userId = 'u-silent'
     const silent = silentWebSocket()
-    const a = await openReplica('a', undefined, { userId, url: relay.url, token: () => relay.token(userId), WebSocket: silent.WebSocket, network: null, heartbeatMs: 100, backoff: { initialMs: 20, maxMs: 50 } })
+    const a = await openReplica('a', undefined, {
+      userId,
+      url: relay.url,
+      token: () => relay.token(userId),
+      WebSocket: silent.WebSocket,
+      network: null,
+      heartbeatMs: 100,
+      backoff: { initialMs: 20, maxMs: 50 },
+    })
     try {
       await a.sync.whenSynced('p')
       const seen: string[] = []
@@ -181,7 +234,15 @@ describe('end-to-end encryption through the real relay', () => {
     const userId = 'u-e2e'
     const SECRET = 'okapi-marmalade-4412'
     const opts = (name: string, passphrase: string, offset: number) =>
-      openReplica(name, undefined, { userId, url: relay.url, token: () => relay.token(userId), WebSocket, network: null, encryption: { passphrase }, start: Date.UTC(2026, 0, 1) + offset })
+      openReplica(name, undefined, {
+        userId,
+        url: relay.url,
+        token: () => relay.token(userId),
+        WebSocket,
+        network: null,
+        encryption: { passphrase },
+        start: Date.UTC(2026, 0, 1) + offset,
+      })
     const a = await opts('a', 'tandem bicycle', 0)
     const b = await opts('b', 'tandem bicycle', 5)
     // control: a plain project of another user, whose value the relay stores in clear
@@ -193,7 +254,10 @@ describe('end-to-end encryption through the real relay', () => {
       await a.memory.facts.set('p', 'code', SECRET)
       await b.memory.blocks.set('p', 'persona', `calm ${SECRET}`)
       await control.memory.facts.set('p', 'code', 'clear-control-9931')
-      await until(async () => (await b.memory.facts.get('p', 'code'))?.value === SECRET && (await a.memory.blocks.get('p', 'persona')) !== undefined, 'encrypted exchange')
+      await until(
+        async () => (await b.memory.facts.get('p', 'code'))?.value === SECRET && (await a.memory.blocks.get('p', 'persona')) !== undefined,
+        'encrypted exchange',
+      )
       b.clock.advance(100)
       await b.memory.facts.set('p', 'code', `${SECRET} v2`)
       await until(async () => (await a.memory.facts.get('p', 'code'))?.value === `${SECRET} v2`, 'encrypted overwrite')
@@ -204,7 +268,11 @@ describe('end-to-end encryption through the real relay', () => {
       await until(async () => storedBytes().includes('p/code'), 'the relay stored the encrypted document')
       expect(storedBytes().includes(SECRET)).toBe(false)
       const stock = new Y.Doc()
-      const provider = new WebsocketProvider(relay.url, `${userId}/p`, stock, { WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket, params: { token: await relay.token(userId) }, disableBc: true })
+      const provider = new WebsocketProvider(relay.url, `${userId}/p`, stock, {
+        WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
+        params: { token: await relay.token(userId) },
+        disableBc: true,
+      })
       await new Promise<void>((r) => (provider.synced ? r() : provider.once('sync', () => r())))
       const served = Buffer.from(Y.encodeStateAsUpdate(stock))
       provider.destroy()

@@ -24,7 +24,16 @@ export type ConnectionStatus = Exclude<SyncStatus, 'off'>
  * - `key_mismatch`: the project is encrypted with another key, or not encrypted while this device encrypts.
  * - `internal`: an unexpected failure (see the message).
  */
-export type SyncErrorReason = 'unauthorized' | 'token' | 'refused' | 'document_too_large' | 'frame_too_large' | 'relay_refused' | 'crypto' | 'key_mismatch' | 'internal'
+export type SyncErrorReason =
+  | 'unauthorized'
+  | 'token'
+  | 'refused'
+  | 'document_too_large'
+  | 'frame_too_large'
+  | 'relay_refused'
+  | 'crypto'
+  | 'key_mismatch'
+  | 'internal'
 
 /**
  * A record of the project document that this device set aside, not applied:

@@ -45,7 +45,8 @@ const op = (replicas: number, hostile: boolean): fc.Arbitrary<Op> => {
   )
 }
 
-const scenario = (hostile: boolean) => fc.integer({ min: 2, max: 4 }).chain((n) => fc.record({ n: fc.constant(n), ops: fc.array(op(n, hostile), { minLength: 1, maxLength: 40 }) }))
+const scenario = (hostile: boolean) =>
+  fc.integer({ min: 2, max: 4 }).chain((n) => fc.record({ n: fc.constant(n), ops: fc.array(op(n, hostile), { minLength: 1, maxLength: 40 }) }))
 
 let open: Replica[] = []
 afterEach(async () => {
@@ -62,7 +63,12 @@ async function recordsOf(replica: Replica): Promise<Map<string, MirroredRecord>>
 // Hostile stamps are written in clear by a foreign client: only in the clear variant (encrypted, such values do not open).
 const variants: Array<[string, () => Promise<Partial<SyncOptions>>, number, boolean]> = [
   ['in clear', async () => ({}), 20, true],
-  ['encrypted', async () => ({ encryption: { key: await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']) } }), 4, false],
+  [
+    'encrypted',
+    async () => ({ encryption: { key: await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']) } }),
+    4,
+    false,
+  ],
 ]
 
 /**
@@ -116,18 +122,45 @@ describe.each(variants)('sync convergence (property, %s)', (variant, syncOptions
           const replica = replicas[o.r]!
           const { memory } = replica
           switch (o.t) {
-            case 'set': await taintWrites(o.r, () => memory.facts.set('p', o.key, o.value)); break
-            case 'delete': await taintWrites(o.r, () => memory.facts.delete('p', o.key)); break
-            case 'restore': await taintWrites(o.r, () => memory.facts.restore('p', o.key)); break
-            case 'block': await taintWrites(o.r, () => memory.blocks.set('p', o.label, o.value)); break
-            case 'blockDelete': await taintWrites(o.r, () => memory.blocks.delete('p', o.label)); break
-            case 'summary': await taintWrites(o.r, () => memory.summaries.create('p', { kind: 'project', text: o.text })); break
-            case 'advance': replica.clock.advance(o.ms); break
-            case 'skew': if (!fast.has(o.r)) { fast.add(o.r); replica.clock.advance(10 * 60_000) } break
-            case 'cut': network.disconnect(replica.name); break
-            case 'heal': network.reconnect(replica.name); break
-            case 'restart': await replica.restart(); break
-            case 'reopen': await replica.reopen(); break
+            case 'set':
+              await taintWrites(o.r, () => memory.facts.set('p', o.key, o.value))
+              break
+            case 'delete':
+              await taintWrites(o.r, () => memory.facts.delete('p', o.key))
+              break
+            case 'restore':
+              await taintWrites(o.r, () => memory.facts.restore('p', o.key))
+              break
+            case 'block':
+              await taintWrites(o.r, () => memory.blocks.set('p', o.label, o.value))
+              break
+            case 'blockDelete':
+              await taintWrites(o.r, () => memory.blocks.delete('p', o.label))
+              break
+            case 'summary':
+              await taintWrites(o.r, () => memory.summaries.create('p', { kind: 'project', text: o.text }))
+              break
+            case 'advance':
+              replica.clock.advance(o.ms)
+              break
+            case 'skew':
+              if (!fast.has(o.r)) {
+                fast.add(o.r)
+                replica.clock.advance(10 * 60_000)
+              }
+              break
+            case 'cut':
+              network.disconnect(replica.name)
+              break
+            case 'heal':
+              network.reconnect(replica.name)
+              break
+            case 'restart':
+              await replica.restart()
+              break
+            case 'reopen':
+              await replica.reopen()
+              break
           }
           await observe(replica)
         }

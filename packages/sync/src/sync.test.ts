@@ -20,7 +20,10 @@ async function replicas(n: number, network = createLoopbackNetwork()) {
 
 describe('startSync over a loopback network', () => {
   it('mirrors facts, blocks and summaries both ways', async () => {
-    const { network, list: [a, b] } = await replicas(2)
+    const {
+      network,
+      list: [a, b],
+    } = await replicas(2)
     await a!.memory.facts.set('p', 'color', 'blue', { tags: ['pref'] })
     await b!.memory.blocks.set('p', 'persona', 'Helpful and brief')
     await a!.memory.summaries.create('p', { kind: 'project', text: 'A project about colors' })
@@ -34,9 +37,12 @@ describe('startSync over a loopback network', () => {
   })
 
   it('converges concurrent edits of one key on the latest HLC, on every device and in the document', async () => {
-    const { network, list: [a, b] } = await replicas(2)
+    const {
+      network,
+      list: [a, b],
+    } = await replicas(2)
     network.disconnect('r0')
-    await b!.memory.facts.set('p', 'k', 'b wins')       // b's clock is 1 ms ahead
+    await b!.memory.facts.set('p', 'k', 'b wins') // b's clock is 1 ms ahead
     await a!.memory.facts.set('p', 'k', 'a loses')
     network.reconnect('r0')
     await settle(network, [a!, b!])
@@ -48,7 +54,10 @@ describe('startSync over a loopback network', () => {
   })
 
   it('a restore newer than a delete on another device wins, and the reverse', async () => {
-    const { network, list: [a, b] } = await replicas(2)
+    const {
+      network,
+      list: [a, b],
+    } = await replicas(2)
     await a!.memory.facts.set('p', 'k', 1)
     await settle(network, [a!, b!])
     network.disconnect('r1')
@@ -70,7 +79,10 @@ describe('startSync over a loopback network', () => {
   })
 
   it('remote changes reach the change feed as remote and cause no outbound update (no echo)', async () => {
-    const { network, list: [a, b] } = await replicas(2)
+    const {
+      network,
+      list: [a, b],
+    } = await replicas(2)
     await settle(network, [a!, b!])
     const seen: Change[] = []
     await b!.memory.changes.subscribe({ kinds: ['facts'] }, (batch) => seen.push(...batch))
@@ -123,7 +135,9 @@ describe('startSync over a loopback network', () => {
     await a.memory.facts.set('p', 'old', 'from before sync')
     expect(a.sync.status('p')).toBe('off')
     const statuses: SyncStatus[] = []
-    a.sync.onStatus((projectId, status) => { if (projectId === 'p') statuses.push(status) })
+    a.sync.onStatus((projectId, status) => {
+      if (projectId === 'p') statuses.push(status)
+    })
     await a.memory.projects.update('p', { sync: { enabled: true } })
     await b.memory.projects.update('p', { sync: { enabled: true } })
     await a.sync.whenSynced('p')
@@ -141,7 +155,10 @@ describe('startSync over a loopback network', () => {
   })
 
   it('reports offline while cut off and synced again after the heal', async () => {
-    const { network, list: [a, b] } = await replicas(2)
+    const {
+      network,
+      list: [a, b],
+    } = await replicas(2)
     await a!.sync.whenSynced('p')
     const seen: SyncStatus[] = []
     a!.sync.onStatus((_, status) => seen.push(status))
@@ -157,7 +174,10 @@ describe('startSync over a loopback network', () => {
   })
 
   it('skips malformed records written into the document by a foreign client and applies the rest', async () => {
-    const { network, list: [a] } = await replicas(1)
+    const {
+      network,
+      list: [a],
+    } = await replicas(1)
     const rogue = new Y.Doc()
     network.connector('rogue')({ doc: rogue, room: 'u1/p', projectId: 'p', setStatus: () => {} })
     const facts = new YKeyValue<unknown>(rogue.getArray('facts'))

@@ -56,7 +56,12 @@ export function splitDocument(doc: Y.Doc, from: ReadonlyMap<number, number>, del
 }
 
 /** A run `[from, to)` of the elements of one struct, with its encoded size. */
-interface Piece { struct: Y.Item | Y.GC; from: number; to: number; size: number }
+interface Piece {
+  struct: Y.Item | Y.GC
+  from: number
+  to: number
+  size: number
+}
 
 /** Content types whose elements can be sent apart (a merged run of array entries, deleted content). */
 const SPLITTABLE = new Set<unknown>([Y.ContentAny, Y.ContentJSON, Y.ContentDeleted])

@@ -53,7 +53,10 @@ export async function deriveSyncKey(passphrase: string, userId: string): Promise
   const material = await s.importKey('raw', encoder.encode(passphrase), 'PBKDF2', false, ['deriveKey'])
   return s.deriveKey(
     { name: 'PBKDF2', hash: 'SHA-256', salt: await userSalt(userId), iterations: PBKDF2_ITERATIONS },
-    material, { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'],
+    material,
+    { name: 'AES-GCM', length: 256 },
+    false,
+    ['encrypt', 'decrypt'],
   )
 }
 
@@ -65,14 +68,17 @@ export function checkEncryptionOption(option: unknown): asserts option is Encryp
   if (option === undefined) return
   if (typeof option !== 'object' || option === null) throw new MemoryError('invalid_input', 'encryption must be { key: CryptoKey } or { passphrase: string }')
   if ('passphrase' in option) {
-    if (typeof option.passphrase !== 'string' || option.passphrase.length === 0) throw new MemoryError('invalid_input', 'encryption.passphrase must be a non-empty string')
+    if (typeof option.passphrase !== 'string' || option.passphrase.length === 0)
+      throw new MemoryError('invalid_input', 'encryption.passphrase must be a non-empty string')
     return
   }
   const key = (option as { key?: unknown }).key
   const algorithm = (key as { algorithm?: { name?: unknown } } | undefined)?.algorithm
-  if (typeof key !== 'object' || key === null || algorithm?.name !== 'AES-GCM') throw new MemoryError('invalid_input', 'encryption.key must be an AES-GCM CryptoKey (or pass { passphrase })')
+  if (typeof key !== 'object' || key === null || algorithm?.name !== 'AES-GCM')
+    throw new MemoryError('invalid_input', 'encryption.key must be an AES-GCM CryptoKey (or pass { passphrase })')
   const usages = (key as CryptoKey).usages
-  if (!usages.includes('encrypt') || !usages.includes('decrypt')) throw new MemoryError('invalid_input', "encryption.key needs the usages ['encrypt', 'decrypt']")
+  if (!usages.includes('encrypt') || !usages.includes('decrypt'))
+    throw new MemoryError('invalid_input', "encryption.key needs the usages ['encrypt', 'decrypt']")
 }
 
 /**
@@ -103,7 +109,11 @@ export function createValueCipher(option: EncryptionOption, userId: string): Val
       const k = await keyOf()
       if (!(sealed instanceof Uint8Array) || sealed.byteLength < IV_BYTES + 16) throw new MemoryError('crypto', 'A sealed value is truncated')
       try {
-        const plain = await subtle().decrypt({ name: 'AES-GCM', iv: sealed.slice(0, IV_BYTES), additionalData: encoder.encode(context) }, k, sealed.slice(IV_BYTES))
+        const plain = await subtle().decrypt(
+          { name: 'AES-GCM', iv: sealed.slice(0, IV_BYTES), additionalData: encoder.encode(context) },
+          k,
+          sealed.slice(IV_BYTES),
+        )
         return new Uint8Array(plain)
       } catch (error) {
         throw new MemoryError('crypto', 'A value could not be decrypted: it was encrypted with another key (wrong passphrase?) or altered', { cause: error })

@@ -9,7 +9,12 @@ const TOKEN_CODES = new Set([4401, 4402, 4419])
 /** The close code of a frame over the relay's limit. */
 const MESSAGE_TOO_BIG = 1009
 /** Refusals that retrying cannot fix, and how the app learns why. */
-const PERMANENT: ReadonlyMap<number, SyncErrorReason> = new Map([[4400, 'refused'], [4403, 'unauthorized'], [4404, 'refused'], [4413, 'document_too_large']])
+const PERMANENT: ReadonlyMap<number, SyncErrorReason> = new Map([
+  [4400, 'refused'],
+  [4403, 'unauthorized'],
+  [4404, 'refused'],
+  [4413, 'document_too_large'],
+])
 
 /** A socket that heard nothing for this many heartbeats is considered dead. */
 const DEAD_AFTER_BEATS = 2.5
@@ -83,9 +88,11 @@ export function websocketConnector(options: WebsocketConnectorOptions): Connecto
   const heartbeatMs = options.heartbeatMs ?? 5_000
   if (!Number.isFinite(heartbeatMs) || heartbeatMs < 0) throw new MemoryError('invalid_input', 'heartbeatMs must be a non-negative number')
   const initialFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES
-  if (!Number.isInteger(initialFrameBytes) || initialFrameBytes < MIN_FRAME_BYTES) throw new MemoryError('invalid_input', `maxFrameBytes must be an integer of at least ${MIN_FRAME_BYTES}`)
+  if (!Number.isInteger(initialFrameBytes) || initialFrameBytes < MIN_FRAME_BYTES)
+    throw new MemoryError('invalid_input', `maxFrameBytes must be an integer of at least ${MIN_FRAME_BYTES}`)
   const WebSocketImpl = (options.WebSocket ?? (globalThis as { WebSocket?: unknown }).WebSocket) as (new (url: string) => WebSocket) | undefined
-  if (typeof WebSocketImpl !== 'function') throw new MemoryError('invalid_input', 'No WebSocket implementation: pass startSync({ WebSocket }) (the `ws` package in Node)')
+  if (typeof WebSocketImpl !== 'function')
+    throw new MemoryError('invalid_input', 'No WebSocket implementation: pass startSync({ WebSocket }) (the `ws` package in Node)')
   const base = options.url.replace(/\/+$/, '')
   return (ctx) => connectProject(ctx, { ...options, network, heartbeatMs, initialFrameBytes, WebSocketImpl, base })
 }
@@ -141,18 +148,24 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
     if (attempt === 0 && failing === undefined) setStatus('connecting')
     const attemptId = ++attemptIds
     go({ name: 'authorizing', attemptId })
-    void Promise.resolve().then(() => options.token()).then(
-      (token) => onToken(attemptId, token),
-      (error: unknown) => onTokenFailed(attemptId, error),
-    )
+    void Promise.resolve()
+      .then(() => options.token())
+      .then(
+        (token) => onToken(attemptId, token),
+        (error: unknown) => onTokenFailed(attemptId, error),
+      )
   }
 
   function onToken(attemptId: number, token: unknown): void {
     if (state.name !== 'authorizing' || state.attemptId !== attemptId) return
-    if (typeof token !== 'string' || token === '') return onTokenFailed(attemptId, new MemoryError('unauthorized', 'sync token() must resolve to a non-empty string'))
+    if (typeof token !== 'string' || token === '')
+      return onTokenFailed(attemptId, new MemoryError('unauthorized', 'sync token() must resolve to a non-empty string'))
     const url = `${options.base}/${room}?token=${encodeURIComponent(token)}`
     const session = openRelaySession({
-      doc, url, WebSocket: options.WebSocketImpl, maxFrameBytes: () => frameBytes,
+      doc,
+      url,
+      WebSocket: options.WebSocketImpl,
+      maxFrameBytes: () => frameBytes,
       events: { onConfirmed: () => onConfirmed(session), onEnd: (end) => onEnd(session, end) },
     })
     go({ name: 'linked', session, since: Date.now() })
@@ -160,7 +173,10 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
 
   function onTokenFailed(attemptId: number, error: unknown): void {
     if (state.name !== 'authorizing' || state.attemptId !== attemptId) return
-    const cause = error instanceof MemoryError ? error : new MemoryError('unauthorized', `sync token() failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    const cause =
+      error instanceof MemoryError
+        ? error
+        : new MemoryError('unauthorized', `sync token() failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
     report('token', cause)
     retry()
   }
@@ -193,15 +209,33 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
       frameBytes = Math.max(MIN_FRAME_BYTES, Math.floor(Math.min(frameBytes, end.largestFrame) / 2))
       oversize = end.largestIndivisible ? oversize + 1 : 0
       if (oversize >= OVERSIZE_BEFORE_ERROR) {
-        report('frame_too_large', new MemoryError('quota_exceeded', `A single change of project ${projectId} (${end.largestFrame} bytes) is larger than the relay accepts in one message (close code 1009); make the value smaller or raise the relay's maxMessageBytes. Retrying.`))
+        report(
+          'frame_too_large',
+          new MemoryError(
+            'quota_exceeded',
+            `A single change of project ${projectId} (${end.largestFrame} bytes) is larger than the relay accepts in one message (close code 1009); make the value smaller or raise the relay's maxMessageBytes. Retrying.`,
+          ),
+        )
       }
     }
     if (!wasSynced && end.opened && end.code !== 0) {
       refusals++
       if (refusals >= REFUSALS_BEFORE_ERROR && TOKEN_CODES.has(end.code)) {
-        report('unauthorized', new MemoryError('unauthorized', `The relay refused ${refusals} fresh tokens in a row for room ${room} (close code ${end.code} ${end.reason}); check what token() returns. Retrying with backoff`))
+        report(
+          'unauthorized',
+          new MemoryError(
+            'unauthorized',
+            `The relay refused ${refusals} fresh tokens in a row for room ${room} (close code ${end.code} ${end.reason}); check what token() returns. Retrying with backoff`,
+          ),
+        )
       } else if (refusals >= REFUSALS_BEFORE_ERROR && failing !== 'frame_too_large') {
-        report('relay_refused', new MemoryError('internal', `The relay closed the connection of room ${room} ${refusals} times in a row before it synced (last close code ${end.code} ${end.reason}); retrying with backoff`.trim()))
+        report(
+          'relay_refused',
+          new MemoryError(
+            'internal',
+            `The relay closed the connection of room ${room} ${refusals} times in a row before it synced (last close code ${end.code} ${end.reason}); retrying with backoff`.trim(),
+          ),
+        )
       }
     }
     between()
@@ -211,9 +245,12 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
   function retry(): void {
     if (state.name === 'destroyed' || state.name === 'refused') return
     attempt++
-    const timer = setTimeout(() => {
-      if (state.name === 'waiting' && state.timer === timer) attemptNow()
-    }, backoffDelay(attempt, options.backoff))
+    const timer = setTimeout(
+      () => {
+        if (state.name === 'waiting' && state.timer === timer) attemptNow()
+      },
+      backoffDelay(attempt, options.backoff),
+    )
     go({ name: 'waiting', timer })
   }
 
@@ -232,7 +269,7 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
   function heartbeat(): void {
     if (state.name !== 'linked' && state.name !== 'synced') return
     const { session } = state
-    const quietSince = session.opened ? session.lastReceived : (state.name === 'linked' ? state.since : session.lastReceived)
+    const quietSince = session.opened ? session.lastReceived : state.name === 'linked' ? state.since : session.lastReceived
     if (Date.now() - quietSince > options.heartbeatMs * DEAD_AFTER_BEATS) {
       session.abandon('no answer from the relay') // → onEnd → 'offline' and a retry with a fresh token
       return

@@ -22,7 +22,11 @@ export interface TestRelay {
 export async function startTestRelay(args: readonly string[] = []): Promise<TestRelay> {
   const secret = `sync-test-${Math.random().toString(36).slice(2)}-secret`
   const data = mkdtempSync(join(tmpdir(), 'engram-sync-relay-'))
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'apps/relay/src/main.ts', '--port', '0', '--host', '127.0.0.1', '--data', data, '--secret', secret, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', 'apps/relay/src/main.ts', '--port', '0', '--host', '127.0.0.1', '--data', data, '--secret', secret, ...args],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   const output: string[] = []
   const exited = new Promise<void>((done) => child.on('close', () => done()))
   const port = await new Promise<number>((done, fail) => {
@@ -38,13 +42,21 @@ export async function startTestRelay(args: readonly string[] = []): Promise<Test
     }
     child.stdout!.on('data', onData)
     child.stderr!.on('data', onData)
-    void exited.then(() => { clearTimeout(timer); fail(new Error(`relay exited:\n${output.join('\n')}`)) })
+    void exited.then(() => {
+      clearTimeout(timer)
+      fail(new Error(`relay exited:\n${output.join('\n')}`))
+    })
   })
   const key = new TextEncoder().encode(secret)
   return {
     url: `ws://127.0.0.1:${port}`,
     data,
-    token: (userId, ttlSeconds = 3600) => new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(userId).setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds).sign(key),
+    token: (userId, ttlSeconds = 3600) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(userId)
+        .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+        .sign(key),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
       await exited

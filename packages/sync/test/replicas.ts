@@ -20,20 +20,29 @@ export interface Replica {
 }
 
 /** Opens a replica on a loopback network (or with other sync options). */
-export async function openReplica(name: string, network: LoopbackNetwork | undefined, options: Partial<SyncOptions> & { userId?: string; start?: number; projectSync?: boolean; indexedDB?: IDBFactory; docPrefix?: string } = {}): Promise<Replica> {
+export async function openReplica(
+  name: string,
+  network: LoopbackNetwork | undefined,
+  options: Partial<SyncOptions> & { userId?: string; start?: number; projectSync?: boolean; indexedDB?: IDBFactory; docPrefix?: string } = {},
+): Promise<Replica> {
   const clock = testClock(options.start)
   const memory = await openTestMemory({ userId: options.userId ?? 'u1', now: clock.now, ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}) })
   if (!(await memory.projects.get('p'))) await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: options.projectSync ?? true } })
   const errors: unknown[] = []
   const prefix = options.docPrefix ?? `t${++run}`
-  const start = () => startSync(replica.memory, {
-    ...(network ? { connect: network.connector(name) } : {}),
-    docName: (projectId) => `${prefix}:${name}:${projectId}`,
-    onError: (error) => errors.push(error),
-    ...options,
-  })
+  const start = () =>
+    startSync(replica.memory, {
+      ...(network ? { connect: network.connector(name) } : {}),
+      docName: (projectId) => `${prefix}:${name}:${projectId}`,
+      onError: (error) => errors.push(error),
+      ...options,
+    })
   const replica: Replica = {
-    name, memory, sync: undefined as unknown as Sync, clock, errors,
+    name,
+    memory,
+    sync: undefined as unknown as Sync,
+    clock,
+    errors,
     async restart() {
       await replica.sync.close()
       replica.sync = start()

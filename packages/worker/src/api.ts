@@ -25,7 +25,12 @@ export interface SyncHandle {
 export type SyncEncryption = { key: CryptoKey } | { passphrase: string }
 
 /** Options the host passes to `startSync`. */
-export interface StartSyncOptions { url: string; token: () => Promise<string>; WebSocket?: unknown; encryption?: SyncEncryption }
+export interface StartSyncOptions {
+  url: string
+  token: () => Promise<string>
+  WebSocket?: unknown
+  encryption?: SyncEncryption
+}
 
 /** `startSync` of `@engram/sync` (injectable in `exposeMemory` for tests and custom transports). */
 export type StartSync = (memory: Memory, options: StartSyncOptions) => SyncHandle

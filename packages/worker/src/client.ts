@@ -1,8 +1,18 @@
 import * as Comlink from 'comlink'
-import { MemoryError, type Change, type ChangeFilter, type ChangesApi, type Memory, type MemoryStatus, type MemoryView, type StatusApi, type SyncApi, type SyncProjectDetails, type SyncState } from '@engram/core'
-import type {
-  ClientPlugins, ConnectOptions, OpenRequest, RemoteMemory, WorkerContract,
-} from './api.js'
+import {
+  MemoryError,
+  type Change,
+  type ChangeFilter,
+  type ChangesApi,
+  type Memory,
+  type MemoryStatus,
+  type MemoryView,
+  type StatusApi,
+  type SyncApi,
+  type SyncProjectDetails,
+  type SyncState,
+} from '@engram/core'
+import type { ClientPlugins, ConnectOptions, OpenRequest, RemoteMemory, WorkerContract } from './api.js'
 import { installTransferHandlers, reviveError, summarizeError } from './transfer-handlers.js'
 import { CONNECT_MESSAGE, defaultLocks, holdLock } from './web-locks.js'
 
@@ -11,14 +21,37 @@ export type MemoryTarget = Worker | SharedWorker | MessagePort | Comlink.Endpoin
 
 /** The namespaces of `Memory` that are objects of methods. */
 const NAMESPACES = [
-  'projects', 'facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'context',
-  'journal', 'runs', 'tasks', 'usage', 'lessons', 'turns',
+  'projects',
+  'facts',
+  'blocks',
+  'sessions',
+  'messages',
+  'summaries',
+  'archive',
+  'context',
+  'journal',
+  'runs',
+  'tasks',
+  'usage',
+  'lessons',
+  'turns',
 ] as const satisfies readonly (keyof Memory)[]
 /** The top-level functions of `Memory` (besides close). */
 const FUNCTIONS = ['search', 'stats', 'export', 'import'] as const satisfies readonly (keyof Memory)[]
 
 // Compile-time check: a namespace added to Memory must be added above, or this line fails.
-type Covered = (typeof NAMESPACES)[number] | (typeof FUNCTIONS)[number] | 'changes' | 'status' | 'sync' | 'close' | 'closed' | 'appId' | 'userId' | 'deviceId' | 'mode'
+type Covered =
+  | (typeof NAMESPACES)[number]
+  | (typeof FUNCTIONS)[number]
+  | 'changes'
+  | 'status'
+  | 'sync'
+  | 'close'
+  | 'closed'
+  | 'appId'
+  | 'userId'
+  | 'deviceId'
+  | 'mode'
 const everyMemberCovered: Exclude<keyof Memory, Covered> extends never ? true : never = true
 void everyMemberCovered
 
@@ -68,12 +101,15 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
   // Calls in flight, so that a worker that dies fails them at once instead of leaving them pending forever.
   const inFlight = new Set<(error: MemoryError) => void>()
   // Every failure reaches the app as a MemoryError (Comlink rebuilds other thrown values as plain Errors).
-  const guard = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+  const guard =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
     (...args: A): Promise<R> => {
       if (closed) return Promise.reject(closedError())
       return new Promise<R>((resolve, reject) => {
         inFlight.add(reject)
-        call(...args).then(resolve, (error: unknown) => reject(asMemoryError(error))).finally(() => inFlight.delete(reject))
+        call(...args)
+          .then(resolve, (error: unknown) => reject(asMemoryError(error)))
+          .finally(() => inFlight.delete(reject))
       })
     }
   const hostEnded = (): void => {
@@ -87,7 +123,9 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
     end()
   }
   // The host holds `hostLock` while it serves us: getting it means the host is gone (closed by us, or dead).
-  defaultLocks()?.request(hostLock, { mode: 'exclusive' }, async () => hostEnded()).catch(() => {})
+  defaultLocks()
+    ?.request(hostLock, { mode: 'exclusive' }, async () => hostEnded())
+    .catch(() => {})
 
   const memory: Record<string, unknown> = {
     appId: info.appId,
@@ -130,17 +168,20 @@ type Guard = <A extends unknown[], R>(call: (...args: A) => Promise<R>) => (...a
 /** One object per namespace, one cached Comlink call proxy per method: a call costs one message. */
 function remoteNamespace(ns: Record<string, (...a: unknown[]) => Promise<unknown>>, guard: Guard): object {
   const methods = new Map<string, (...a: unknown[]) => Promise<unknown>>()
-  return new Proxy({}, {
-    get(_target, prop) {
-      if (typeof prop !== 'string' || prop === 'then') return undefined
-      let method = methods.get(prop)
-      if (!method) {
-        method = guard(ns[prop]!)
-        methods.set(prop, method)
-      }
-      return method
+  return new Proxy(
+    {},
+    {
+      get(_target, prop) {
+        if (typeof prop !== 'string' || prop === 'then') return undefined
+        let method = methods.get(prop)
+        if (!method) {
+          method = guard(ns[prop]!)
+          methods.set(prop, method)
+        }
+        return method
+      },
     },
-  })
+  )
 }
 
 type Unsubscribe = (() => void) & { [Comlink.releaseProxy](): void }
@@ -153,7 +194,7 @@ function unsubscribeOnce(off: Comlink.Remote<() => void>, isClosed: () => boolea
       try {
         if (!isClosed()) await off()
       } finally {
-        (off as unknown as Unsubscribe)[Comlink.releaseProxy]()
+        ;(off as unknown as Unsubscribe)[Comlink.releaseProxy]()
       }
     })()
     return done
@@ -161,7 +202,11 @@ function unsubscribeOnce(off: Comlink.Remote<() => void>, isClosed: () => boolea
 }
 
 /** Subscribes through the host with `listener` proxied into the worker; the unsubscribe releases both proxies. */
-async function remoteSubscribe<A extends unknown[]>(subscribe: (listener: ((...args: A) => void) & Comlink.ProxyMarked) => Promise<unknown>, listener: (...args: A) => void, isClosed: () => boolean): Promise<() => Promise<void>> {
+async function remoteSubscribe<A extends unknown[]>(
+  subscribe: (listener: ((...args: A) => void) & Comlink.ProxyMarked) => Promise<unknown>,
+  listener: (...args: A) => void,
+  isClosed: () => boolean,
+): Promise<() => Promise<void>> {
   if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'a listener function is required')
   const off = await subscribe(Comlink.proxy((...args: A) => listener(...args)))
   return unsubscribeOnce(off as Comlink.Remote<() => void>, isClosed)
@@ -206,21 +251,21 @@ function makePlugins(options: ConnectOptions): (ClientPlugins & Comlink.ProxyMar
   return Comlink.proxy<ClientPlugins>({
     embed: embedder
       ? async (texts) => {
-        const vectors = await embedder.embed(texts)
-        // Hand the vectors over instead of copying them (once per buffer; shared memory cannot move).
-        const buffers = [...new Set(vectors.map((v) => v.buffer))].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)
-        return Comlink.transfer(vectors, buffers)
-      }
+          const vectors = await embedder.embed(texts)
+          // Hand the vectors over instead of copying them (once per buffer; shared memory cannot move).
+          const buffers = [...new Set(vectors.map((v) => v.buffer))].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)
+          return Comlink.transfer(vectors, buffers)
+        }
       : missing('embedder'),
     summarize: summarizer ? (texts, maxTokens) => summarizer.summarize(texts, maxTokens) : missing('summarizer'),
     extract: extractor
       ? async (exchange, view) => {
-        try {
-          return await extractor(exchange, view as MemoryView)
-        } finally {
-          (view as unknown as Unsubscribe)[Comlink.releaseProxy]?.()
+          try {
+            return await extractor(exchange, view as MemoryView)
+          } finally {
+            ;(view as unknown as Unsubscribe)[Comlink.releaseProxy]?.()
+          }
         }
-      }
       : missing('extractor'),
     token: sync ? async () => sync.token() : missing('sync token'),
   })
@@ -250,12 +295,14 @@ function checkConnectOptions(options: ConnectOptions): void {
   if (typeof options !== 'object' || options === null) throw new MemoryError('invalid_input', 'connectMemory needs options { appId, userId }')
   refuseUnknown('connectMemory options', options, CONNECT_OPTIONS)
   if (typeof options.sync === 'object' && options.sync !== null) refuseUnknown('connectMemory options.sync', options.sync, SYNC_OPTIONS)
-  if (typeof options.appId !== 'string' || typeof options.userId !== 'string') throw new MemoryError('invalid_input', 'connectMemory needs string appId and userId')
+  if (typeof options.appId !== 'string' || typeof options.userId !== 'string')
+    throw new MemoryError('invalid_input', 'connectMemory needs string appId and userId')
   const e = options.embedder
   if (e !== undefined && (typeof e.embed !== 'function' || !Number.isInteger(e.dimensions) || e.dimensions < 1)) {
     throw new MemoryError('invalid_input', 'embedder must be { dimensions: positive integer, embed(texts) }')
   }
-  if (options.summarizer !== undefined && typeof options.summarizer.summarize !== 'function') throw new MemoryError('invalid_input', 'summarizer must have summarize(texts, maxTokens)')
+  if (options.summarizer !== undefined && typeof options.summarizer.summarize !== 'function')
+    throw new MemoryError('invalid_input', 'summarizer must have summarize(texts, maxTokens)')
   if (options.extractor !== undefined && typeof options.extractor !== 'function') throw new MemoryError('invalid_input', 'extractor must be a function')
   if (options.sync !== undefined && (typeof options.sync.url !== 'string' || typeof options.sync.token !== 'function')) {
     throw new MemoryError('invalid_input', 'sync must be { url: string, token: () => Promise<string> }')

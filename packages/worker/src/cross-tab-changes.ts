@@ -22,7 +22,9 @@ export function relayChanges(memory: Memory, name: string): CrossTabChanges | un
   const stopLocal = memory.changes.subscribe({}, (batch) => channel.postMessage(batch))
   channel.onmessage = (event: MessageEvent<Change[]>) => {
     for (const { filter, listener } of [...listeners]) {
-      const selected = event.data.filter((c) => (filter.projectId === undefined || filter.projectId === c.projectId) && (filter.kinds === undefined || filter.kinds.includes(c.kind)))
+      const selected = event.data.filter(
+        (c) => (filter.projectId === undefined || filter.projectId === c.projectId) && (filter.kinds === undefined || filter.kinds.includes(c.kind)),
+      )
       if (selected.length > 0) listener(selected)
     }
   }

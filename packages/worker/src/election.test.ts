@@ -8,8 +8,20 @@ describe('electLeader', () => {
   it('elects exactly one leader and hands over when it resigns', async () => {
     const locks = fakeLocks()
     const log: string[] = []
-    const a = electLeader('sync', { locks, onLead: () => { log.push('a leads'); return () => log.push('a stops') } })
-    const b = electLeader('sync', { locks, onLead: () => { log.push('b leads'); return () => log.push('b stops') } })
+    const a = electLeader('sync', {
+      locks,
+      onLead: () => {
+        log.push('a leads')
+        return () => log.push('a stops')
+      },
+    })
+    const b = electLeader('sync', {
+      locks,
+      onLead: () => {
+        log.push('b leads')
+        return () => log.push('b stops')
+      },
+    })
     await tick()
     expect([a.isLeader, b.isLeader]).toEqual([true, false])
     const changes: boolean[] = []
@@ -28,7 +40,13 @@ describe('electLeader', () => {
     const locks = fakeLocks()
     const a = electLeader('x', { locks, onLead: () => () => {} })
     let bLed = false
-    const b = electLeader('x', { locks, onLead: () => { bLed = true; return () => {} } })
+    const b = electLeader('x', {
+      locks,
+      onLead: () => {
+        bLed = true
+        return () => {}
+      },
+    })
     await tick()
     b.resign()
     a.resign()

@@ -11,7 +11,11 @@ import { statusWhere } from '../../../test/support/status.js'
 let counter = 0
 
 /** A host on one end of a Node MessageChannel, a client on the other (fake-indexeddb). */
-function pair(startSync?: StartSync): { host: MemoryHost; indexedDB: IDBFactory; connect: (extra?: Partial<ConnectOptions>) => ReturnType<typeof connectMemory> } {
+function pair(startSync?: StartSync): {
+  host: MemoryHost
+  indexedDB: IDBFactory
+  connect: (extra?: Partial<ConnectOptions>) => ReturnType<typeof connectMemory>
+} {
   const indexedDB = new IDBFactory()
   const userId = `u${++counter}`
   const first = new MessageChannel()
@@ -33,15 +37,21 @@ function pair(startSync?: StartSync): { host: MemoryHost; indexedDB: IDBFactory;
   }
 }
 
-afterEach(() => { vi.unstubAllGlobals() })
+afterEach(() => {
+  vi.unstubAllGlobals()
+})
 
 const nextTick = (ms = 20) => new Promise((r) => setTimeout(r, ms))
 
 /** Resolves once `memory` holds (true) or has let go of (false) the sync leadership. */
 async function leadership(memory: Memory, leader: boolean): Promise<void> {
   let changed!: () => void
-  const done = new Promise<void>((resolve) => { changed = resolve })
-  const off = await memory.sync.onLeaderChange((l) => { if (l === leader) changed() })
+  const done = new Promise<void>((resolve) => {
+    changed = resolve
+  })
+  const off = await memory.sync.onLeaderChange((l) => {
+    if (l === leader) changed()
+  })
   if ((await memory.sync.isLeader()) === leader) changed()
   await done
   await off()
@@ -50,8 +60,12 @@ async function leadership(memory: Memory, leader: boolean): Promise<void> {
 /** Resolves once the project's sync status (as `memory` reports it) is `state`. */
 async function syncState(memory: Memory, projectId: string, state: SyncStatus): Promise<void> {
   let reached!: () => void
-  const done = new Promise<void>((resolve) => { reached = resolve })
-  const off = await memory.sync.onStatus((p, s) => { if (p === projectId && s === state) reached() })
+  const done = new Promise<void>((resolve) => {
+    reached = resolve
+  })
+  const off = await memory.sync.onStatus((p, s) => {
+    if (p === projectId && s === state) reached()
+  })
   if ((await memory.sync.status(projectId)) === state) reached()
   await done
   await off()
@@ -60,7 +74,9 @@ async function syncState(memory: Memory, projectId: string, state: SyncStatus): 
 /** A batch some subscriber will receive: pass `arrived` as (or call it from) the listener, await `batch`. */
 function nextBatch() {
   let arrived!: (batch: Change[]) => void
-  const batch = new Promise<Change[]>((resolve) => { arrived = resolve })
+  const batch = new Promise<Change[]>((resolve) => {
+    arrived = resolve
+  })
   return { batch, arrived }
 }
 
@@ -97,7 +113,10 @@ describe('worker host and client over a MessageChannel', () => {
     const memory = await connect()
     const seen: Change[][] = []
     const first = nextBatch()
-    const off = await memory.changes.subscribe({ kinds: ['facts'] }, (batch) => { seen.push(batch); first.arrived(batch) })
+    const off = await memory.changes.subscribe({ kinds: ['facts'] }, (batch) => {
+      seen.push(batch)
+      first.arrived(batch)
+    })
     await memory.facts.set('user', 'a', 1)
     await first.batch
     expect(seen.flat().map((c) => [c.kind, c.op, c.projectId])).toEqual([['facts', 'put', 'user']])
@@ -191,7 +210,10 @@ describe('worker host and client over a MessageChannel', () => {
     await a!.facts.set('user', 'marker', 2)
     await marker.batch
     // In order, and the project change in between was filtered out.
-    expect(seen.map((c) => [c.kind, c.id])).toEqual([['facts', 'user/from-a'], ['facts', 'user/marker']])
+    expect(seen.map((c) => [c.kind, c.id])).toEqual([
+      ['facts', 'user/from-a'],
+      ['facts', 'user/marker'],
+    ])
     await off()
     await Promise.all([a!.close(), b!.close()])
   })
@@ -206,11 +228,11 @@ describe('worker host and client over a MessageChannel', () => {
   it('refuses a misspelt option with invalid_input naming it, and still connects with the right one', async () => {
     const { connect } = pair()
     const embedder = { dimensions: 3, embed: async (texts: string[]) => texts.map(() => new Float32Array(3)) }
-    const error = await connect({ embeder: embedder } as never).catch((e: unknown) => e) as MemoryError
+    const error = (await connect({ embeder: embedder } as never).catch((e: unknown) => e)) as MemoryError
     expect(error).toBeInstanceOf(MemoryError)
     expect(error.code).toBe('invalid_input')
     expect(error.message).toContain('embeder')
-    const syncTypo = await connect({ sync: { url: 'ws://relay.test', token: () => 't', encrypton: {} } } as never).catch((e: unknown) => e) as MemoryError
+    const syncTypo = (await connect({ sync: { url: 'ws://relay.test', token: () => 't', encrypton: {} } } as never).catch((e: unknown) => e)) as MemoryError
     expect([syncTypo.code, syncTypo.message.includes('encrypton')]).toEqual(['invalid_input', true])
     const memory = await connect({ embedder })
     expect(await memory.status.get()).toMatchObject({ embedder: { state: 'ok' } })
@@ -220,9 +242,17 @@ describe('worker host and client over a MessageChannel', () => {
   it('calls the UI-side embedder from the host and gets Float32Arrays back', async () => {
     const { connect } = pair()
     let embedded!: (texts: string[]) => void
-    const called = new Promise<string[]>((resolve) => { embedded = resolve })
+    const called = new Promise<string[]>((resolve) => {
+      embedded = resolve
+    })
     const memory = await connect({
-      embedder: { dimensions: 3, embed: async (texts) => { embedded(texts); return texts.map((t) => new Float32Array([t.length, 1, 0])) } },
+      embedder: {
+        dimensions: 3,
+        embed: async (texts) => {
+          embedded(texts)
+          return texts.map((t) => new Float32Array([t.length, 1, 0]))
+        },
+      },
     })
     const project = await memory.projects.create({ name: 'Vec' })
     await memory.archive.create(project.id, 'the quick brown fox')
@@ -236,7 +266,13 @@ describe('worker host and client over a MessageChannel', () => {
     const { connect } = pair()
     let failures = 1
     const memory = await connect({
-      embedder: { dimensions: 3, embed: async (texts) => { if (failures-- > 0) throw new TypeError('no network'); return texts.map(() => new Float32Array([1, 0, 0])) } },
+      embedder: {
+        dimensions: 3,
+        embed: async (texts) => {
+          if (failures-- > 0) throw new TypeError('no network')
+          return texts.map(() => new Float32Array([1, 0, 0]))
+        },
+      },
     })
     const snapshots: MemoryStatus[] = []
     const off = await memory.status.subscribe((s) => snapshots.push(s))
@@ -252,13 +288,22 @@ describe('worker host and client over a MessageChannel', () => {
 
   it('a UI-side summarizer that throws: the context drops the overflow as summarizer_failed, and status shows it', async () => {
     const { connect } = pair()
-    const memory = await connect({ summarizer: { summarize: async () => { throw Object.assign(new RangeError('summarizer quota'), { status: 429 }) } } })
+    const memory = await connect({
+      summarizer: {
+        summarize: async () => {
+          throw Object.assign(new RangeError('summarizer quota'), { status: 429 })
+        },
+      },
+    })
     const session = await memory.sessions.create('user')
     for (let i = 0; i < 20; i++) await memory.messages.appendExchange(session.id, `question ${i} about the long trip ahead`, `answer ${i} with the details`)
     const context = await memory.context.build('user', { sessionId: session.id, budget: 150, sections: ['recent'] })
     expect(context.omitted.map((o) => o.reason)).toEqual(['summarizer_failed'])
     const status = await memory.status.get()
-    expect(status.summarizer).toEqual({ state: 'failing', lastError: expect.objectContaining({ source: 'summarizer', projectId: 'user', message: expect.stringContaining('summarizer quota') }) })
+    expect(status.summarizer).toEqual({
+      state: 'failing',
+      lastError: expect.objectContaining({ source: 'summarizer', projectId: 'user', message: expect.stringContaining('summarizer quota') }),
+    })
     await memory.close()
   })
 
@@ -279,20 +324,28 @@ describe('worker host and client over a MessageChannel', () => {
     expect(await turn('t2')).toEqual({ written: 0, extractionError: { code: 'internal', message: expect.stringContaining('the model returned broken JSON') } })
     const status = await memory.status.get()
     expect(status.extractor.state).toBe('failing')
-    expect(status.problems.map((p) => [p.source, p.code])).toEqual([['extractor', 'limit_exceeded'], ['extractor', 'internal']])
+    expect(status.problems.map((p) => [p.source, p.code])).toEqual([
+      ['extractor', 'limit_exceeded'],
+      ['extractor', 'internal'],
+    ])
     expect(await turn('t3')).toEqual({ written: 0 })
     expect((await memory.status.get()).extractor.state).toBe('ok')
     await memory.close()
   })
 
-  it('keeps a thrown MemoryError\'s class, code, message and cause through Comlink', async () => {
+  it("keeps a thrown MemoryError's class, code, message and cause through Comlink", async () => {
     installTransferHandlers()
     const { port1, port2 } = new MessageChannel()
-    Comlink.expose({
-      quota: () => { throw new MemoryError('quota_exceeded', 'out of credits', { cause: new RangeError('402') }) },
-    }, port1)
+    Comlink.expose(
+      {
+        quota: () => {
+          throw new MemoryError('quota_exceeded', 'out of credits', { cause: new RangeError('402') })
+        },
+      },
+      port1,
+    )
     const remote = Comlink.wrap<{ quota(): void }>(port2)
-    const quota = await remote.quota().catch((e: unknown) => e) as MemoryError
+    const quota = (await remote.quota().catch((e: unknown) => e)) as MemoryError
     expect(quota).toBeInstanceOf(MemoryError)
     expect([quota.code, quota.message]).toEqual(['quota_exceeded', 'out of credits'])
     expect((quota.cause as Error).name).toBe('RangeError')
@@ -301,19 +354,24 @@ describe('worker host and client over a MessageChannel', () => {
   })
 
   it("leaves the errors of the app's other Comlink endpoints exactly as Comlink delivers them", async () => {
-    const throwPlain = () => { throw Object.assign(new TypeError('boom'), { extra: 1 }) }
+    const throwPlain = () => {
+      throw Object.assign(new TypeError('boom'), { extra: 1 })
+    }
     const callOnce = async (comlink: typeof Comlink) => {
       const { port1, port2 } = new MessageChannel()
       comlink.expose({ plain: throwPlain }, port1)
       const remote = comlink.wrap<{ plain(): void }>(port2)
-      const error = await remote.plain().then(() => undefined, (e: unknown) => e)
+      const error = await remote.plain().then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       remote[comlink.releaseProxy]()
       port2.close()
       return error as Error
     }
     // A second copy of Comlink that Engram never touched: what the app would get without Engram.
     const comlinkDir = dirname(createRequire(import.meta.url).resolve('comlink/package.json'))
-    const untouched = await import(/* @vite-ignore */ `${join(comlinkDir, 'dist/esm/comlink.mjs')}?without-engram`) as typeof Comlink
+    const untouched = (await import(/* @vite-ignore */ `${join(comlinkDir, 'dist/esm/comlink.mjs')}?without-engram`)) as typeof Comlink
     expect(untouched.transferHandlers).not.toBe(Comlink.transferHandlers)
     const expected = await callOnce(untouched)
 
@@ -333,13 +391,20 @@ describe('worker host and client over a MessageChannel', () => {
   it('turns any other failure of an Engram call into MemoryError internal at the client', async () => {
     const { port1, port2 } = new MessageChannel()
     // A host that opens, then fails a call with something that is not a MemoryError.
-    Comlink.expose({
-      open: async (request: { appId: string; userId: string }) => ({ appId: request.appId, userId: request.userId, deviceId: 'dev', mode: 'port' }),
-      facts: { get: () => { throw Object.assign(new TypeError('boom'), { extra: 1 }) } },
-      close: () => {},
-    }, port1)
+    Comlink.expose(
+      {
+        open: async (request: { appId: string; userId: string }) => ({ appId: request.appId, userId: request.userId, deviceId: 'dev', mode: 'port' }),
+        facts: {
+          get: () => {
+            throw Object.assign(new TypeError('boom'), { extra: 1 })
+          },
+        },
+        close: () => {},
+      },
+      port1,
+    )
     const memory = await connectMemory(port2, { appId: 'worker-test', userId: 'odd-host' })
-    const error = await memory.facts.get('user', 'k').catch((e: unknown) => e) as MemoryError
+    const error = (await memory.facts.get('user', 'k').catch((e: unknown) => e)) as MemoryError
     expect(error).toBeInstanceOf(MemoryError)
     expect(error.code).toBe('internal')
     expect(error.message).toContain('boom')
@@ -352,16 +417,26 @@ describe('worker host and client over a MessageChannel', () => {
     const listeners = new Set<(p: string, s: SyncStatus) => void>()
     const started: string[] = []
     let tokenFetched!: () => void
-    const fetched = new Promise<void>((resolve) => { tokenFetched = resolve })
+    const fetched = new Promise<void>((resolve) => {
+      tokenFetched = resolve
+    })
     let closedSync = 0
     const fake: StartSync = (_memory, options) => {
       started.push(options.url)
-      void options.token().then((t) => { started.push(`token:${t}`); tokenFetched() })
+      void options.token().then((t) => {
+        started.push(`token:${t}`)
+        tokenFetched()
+      })
       return {
         status: () => 'synced',
-        onStatus: (l) => { listeners.add(l); return () => listeners.delete(l) },
+        onStatus: (l) => {
+          listeners.add(l)
+          return () => listeners.delete(l)
+        },
         flush: () => {},
-        close: () => { closedSync++ },
+        close: () => {
+          closedSync++
+        },
       }
     }
     const { connect } = pair(fake)
@@ -373,8 +448,13 @@ describe('worker host and client over a MessageChannel', () => {
     expect(started).toEqual(['ws://relay.test', 'token:tok-1'])
     const statuses: string[] = []
     let heard!: () => void
-    const offline = new Promise<void>((resolve) => { heard = resolve })
-    const off = await memory.sync.onStatus((p, s) => { statuses.push(`${p}:${s}`); heard() })
+    const offline = new Promise<void>((resolve) => {
+      heard = resolve
+    })
+    const off = await memory.sync.onStatus((p, s) => {
+      statuses.push(`${p}:${s}`)
+      heard()
+    })
     for (const l of listeners) l('user', 'offline')
     await offline
     expect(statuses).toEqual(['user:offline'])
@@ -391,22 +471,39 @@ describe('worker host and client over a MessageChannel', () => {
     const engines: Array<{ emit: (p: string, s: SyncStatus) => void; closed: boolean }> = []
     const engineWaiters = new Set<() => void>()
     /** Resolves once `n` engines have started. */
-    const enginesStarted = (n: number) => new Promise<void>((resolve) => {
-      const check = () => { if (engines.length >= n) { engineWaiters.delete(check); resolve() } }
-      engineWaiters.add(check)
-      check()
-    })
+    const enginesStarted = (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (engines.length >= n) {
+            engineWaiters.delete(check)
+            resolve()
+          }
+        }
+        engineWaiters.add(check)
+        check()
+      })
     const fake: StartSync = () => {
       const listeners = new Set<(p: string, s: SyncStatus) => void>()
       const statuses = new Map<string, SyncStatus>()
-      const engine = { closed: false, emit: (p: string, s: SyncStatus) => { statuses.set(p, s); for (const l of listeners) l(p, s) } }
+      const engine = {
+        closed: false,
+        emit: (p: string, s: SyncStatus) => {
+          statuses.set(p, s)
+          for (const l of listeners) l(p, s)
+        },
+      }
       engines.push(engine)
       for (const check of [...engineWaiters]) check()
       return {
         status: (p) => statuses.get(p) ?? 'off',
-        onStatus: (l) => { listeners.add(l); return () => listeners.delete(l) },
+        onStatus: (l) => {
+          listeners.add(l)
+          return () => listeners.delete(l)
+        },
         flush: () => {},
-        close: () => { engine.closed = true },
+        close: () => {
+          engine.closed = true
+        },
       }
     }
     const tab = async () => {
@@ -424,8 +521,12 @@ describe('worker host and client over a MessageChannel', () => {
     expect(engines).toHaveLength(1)
     const seen: string[] = []
     let heardBoth!: () => void
-    const both = new Promise<void>((resolve) => { heardBoth = resolve })
-    await follower.sync.onStatus((p, s) => { if (seen.push(`${p}:${s}`) === 2) heardBoth() })
+    const both = new Promise<void>((resolve) => {
+      heardBoth = resolve
+    })
+    await follower.sync.onStatus((p, s) => {
+      if (seen.push(`${p}:${s}`) === 2) heardBoth()
+    })
     const synced = follower.sync.whenSynced('user')
     engines[0]!.emit('user', 'synced')
     await synced

@@ -55,7 +55,12 @@ export function createHostStores(settings: StoreSettings): HostStores {
     })
     const key = databaseName(request.appId, request.userId)
     return {
-      key, memory, pool, refs: 0, election: undefined, sync: undefined,
+      key,
+      memory,
+      pool,
+      refs: 0,
+      election: undefined,
+      sync: undefined,
       board: createStatusBoard(`engram-sync-status:${key}`),
       otherTabs: relayChanges(memory, `engram-changes:${key}`),
     }
@@ -90,7 +95,14 @@ export function createHostStores(settings: StoreSettings): HostStores {
       })
     },
     closeAll() {
-      for (const pending of stores.values()) void pending.then((s) => { s.refs = 1; this.release(s) }, () => {})
+      for (const pending of stores.values())
+        void pending.then(
+          (s) => {
+            s.refs = 1
+            this.release(s)
+          },
+          () => {},
+        )
     },
   }
 }
@@ -98,18 +110,23 @@ export function createHostStores(settings: StoreSettings): HostStores {
 function leadSync(store: HostStore, { url, encryption }: NonNullable<OpenRequest['sync']>, load: () => Promise<StartSync>): () => void {
   let stopped = false
   let offStatus: (() => void) | undefined
-  void load().then((startSync) => {
-    if (stopped || store.memory.closed) return
-    const handle = startSync(store.memory, { url, token: () => store.pool.call('token'), ...(encryption ? { encryption } : {}) })
-    store.sync = handle
-    offStatus = store.board.lead(handle)
-  }).catch((error: unknown) => reportError(error))
+  void load()
+    .then((startSync) => {
+      if (stopped || store.memory.closed) return
+      const handle = startSync(store.memory, { url, token: () => store.pool.call('token'), ...(encryption ? { encryption } : {}) })
+      store.sync = handle
+      offStatus = store.board.lead(handle)
+    })
+    .catch((error: unknown) => reportError(error))
   return () => {
     stopped = true
     offStatus?.()
     const handle = store.sync
     store.sync = undefined
-    if (handle) void Promise.resolve().then(() => handle.close()).catch(() => {})
+    if (handle)
+      void Promise.resolve()
+        .then(() => handle.close())
+        .catch(() => {})
   }
 }
 

@@ -54,7 +54,9 @@ export function exposeMemory(options: ExposeOptions = {}): MemoryHost {
   const live = new Set<() => void>()
   const host: MemoryHost = {
     connect(endpoint, mode = 'port') {
-      const dispose = serveConnection(endpoint, mode, stores, options.locks === null ? undefined : (options.locks ?? defaultLocks()), () => live.delete(dispose))
+      const dispose = serveConnection(endpoint, mode, stores, options.locks === null ? undefined : (options.locks ?? defaultLocks()), () =>
+        live.delete(dispose),
+      )
       live.add(dispose)
     },
     get connections() {
@@ -76,10 +78,17 @@ async function loadStartSync(): Promise<StartSync> {
 }
 
 function connectGlobalScope(host: MemoryHost): void {
-  const scope = globalThis as unknown as { onconnect?: unknown; addEventListener?: (type: string, fn: (e: MessageEvent) => void) => void; postMessage?: unknown }
+  const scope = globalThis as unknown as {
+    onconnect?: unknown
+    addEventListener?: (type: string, fn: (e: MessageEvent) => void) => void
+    postMessage?: unknown
+  }
   if (typeof scope.addEventListener !== 'function') throw new MemoryError('invalid_input', 'exposeMemory() outside a worker needs options.endpoint')
   if ('onconnect' in scope) {
-    scope.addEventListener('connect', (event) => { const port = event.ports[0]; if (port) host.connect(port, 'shared') })
+    scope.addEventListener('connect', (event) => {
+      const port = event.ports[0]
+      if (port) host.connect(port, 'shared')
+    })
     return
   }
   host.connect(scope as unknown as Comlink.Endpoint, 'dedicated')
@@ -91,7 +100,13 @@ function connectGlobalScope(host: MemoryHost): void {
 
 type Listener<A extends unknown[]> = ((...args: A) => unknown) & { [Comlink.releaseProxy]?: () => void }
 
-function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], stores: HostStores, locks: LockManagerLike | undefined, onDisposed: () => void): () => void {
+function serveConnection(
+  endpoint: Comlink.Endpoint,
+  mode: OpenedInfo['mode'],
+  stores: HostStores,
+  locks: LockManagerLike | undefined,
+  onDisposed: () => void,
+): () => void {
   const id = `c${++nextConnection}`
   let store: HostStore | undefined
   let opening: Promise<OpenedInfo> | undefined
@@ -115,7 +130,10 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     return Comlink.proxy(release) as unknown as Unsubscribe
   }
   // A listener in the UI thread is called through its proxy; a failed call (tab gone) must not reach the caller.
-  const forwarder = <A extends unknown[]>(listener: (...args: A) => unknown) => (...args: A): void => void Promise.resolve(listener(...args)).catch(() => {})
+  const forwarder =
+    <A extends unknown[]>(listener: (...args: A) => unknown) =>
+    (...args: A): void =>
+      void Promise.resolve(listener(...args)).catch(() => {})
 
   const dispose = (): void => {
     if (disposed) return
@@ -145,7 +163,9 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
       // A tab that does not lead sync knows the leader's state, not its details.
       return store?.sync?.details?.(projectId) ?? { status: store?.board.status(projectId) ?? 'off', problems: [] }
     },
-    flush: async () => { await store?.sync?.flush() },
+    flush: async () => {
+      await store?.sync?.flush()
+    },
     async whenSynced(projectId) {
       if (typeof projectId !== 'string' || projectId === '') throw new MemoryError('invalid_input', 'projectId must be a non-empty string')
       const s = needStore()
@@ -164,9 +184,14 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     open(request: OpenRequest, plugins: ClientPlugins | undefined): Promise<OpenedInfo> {
       if (disposed) return Promise.reject(new MemoryError('closed', 'This connection is closed; connect again'))
       // The app's functions arrive as a proxy (a port pair): the pool releases it with the connection, this if it never gets there.
-      const releasePlugins = (): void => { (plugins as unknown as Comlink.Remote<ClientPlugins> | undefined)?.[Comlink.releaseProxy]() }
+      const releasePlugins = (): void => {
+        ;(plugins as unknown as Comlink.Remote<ClientPlugins> | undefined)?.[Comlink.releaseProxy]()
+      }
       opening ??= (async () => {
-        const opened = await stores.acquire(request).catch((error: unknown) => { releasePlugins(); throw error })
+        const opened = await stores.acquire(request).catch((error: unknown) => {
+          releasePlugins()
+          throw error
+        })
         if (disposed) {
           stores.release(opened)
           releasePlugins()
@@ -186,28 +211,61 @@ function serveConnection(endpoint: Comlink.Endpoint, mode: OpenedInfo['mode'], s
     },
     close: dispose,
     sync,
-    get projects() { return need().projects },
-    get facts() { return need().facts },
-    get blocks() { return need().blocks },
-    get sessions() { return need().sessions },
-    get messages() { return need().messages },
-    get summaries() { return need().summaries },
-    get archive() { return need().archive },
-    get search() { return need().search },
-    get context() { return need().context },
-    get journal() { return need().journal },
-    get runs() { return need().runs },
-    get tasks() { return need().tasks },
-    get usage() { return need().usage },
-    get lessons() { return need().lessons },
-    get turns() { return need().turns },
+    get projects() {
+      return need().projects
+    },
+    get facts() {
+      return need().facts
+    },
+    get blocks() {
+      return need().blocks
+    },
+    get sessions() {
+      return need().sessions
+    },
+    get messages() {
+      return need().messages
+    },
+    get summaries() {
+      return need().summaries
+    },
+    get archive() {
+      return need().archive
+    },
+    get search() {
+      return need().search
+    },
+    get context() {
+      return need().context
+    },
+    get journal() {
+      return need().journal
+    },
+    get runs() {
+      return need().runs
+    },
+    get tasks() {
+      return need().tasks
+    },
+    get usage() {
+      return need().usage
+    },
+    get lessons() {
+      return need().lessons
+    },
+    get turns() {
+      return need().turns
+    },
     changes: {
       async subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<Unsubscribe> {
         const s = needStore()
         const forward = forwarder(listener)
         const offLocal = await s.memory.changes.subscribe(filter, forward)
         const offOthers = s.otherTabs?.subscribe(filter, forward)
-        return track(listener as Listener<[Change[]]>, () => { offOthers?.(); return offLocal() })
+        return track(listener as Listener<[Change[]]>, () => {
+          offOthers?.()
+          return offLocal()
+        })
       },
     },
     status: {

@@ -5,6 +5,19 @@ export { electLeader, type Election, type ElectOptions } from './election.js'
 export { installTransferHandlers, summarizeError, reviveError, type ErrorSummary } from './transfer-handlers.js'
 export { CONNECT_MESSAGE, holdLock, defaultLocks, type LockManagerLike } from './web-locks.js'
 export type {
-  Async, ClientPlugins, ConnectOptions, ConnectSyncOptions, MemoryCalls, OpenedInfo, OpenRequest,
-  Promisified, RemoteMemory, StartSync, StartSyncOptions, SyncEncryption, SyncHandle, SyncStatus, WorkerContract,
+  Async,
+  ClientPlugins,
+  ConnectOptions,
+  ConnectSyncOptions,
+  MemoryCalls,
+  OpenedInfo,
+  OpenRequest,
+  Promisified,
+  RemoteMemory,
+  StartSync,
+  StartSyncOptions,
+  SyncEncryption,
+  SyncHandle,
+  SyncStatus,
+  WorkerContract,
 } from './api.js'

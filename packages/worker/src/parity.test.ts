@@ -8,11 +8,14 @@ let counter = 0
 /** The same store, opened in process and reached through a worker host over a MessageChannel. */
 const opens: [string, () => Promise<Memory>][] = [
   ['in process', () => openMemory({ appId: 'parity', userId: `u${++counter}`, indexedDB: new IDBFactory(), IDBKeyRange })],
-  ['through a worker', async () => {
-    const { port1, port2 } = new MessageChannel()
-    exposeMemory({ endpoint: port1, memory: { indexedDB: new IDBFactory(), IDBKeyRange }, locks: null })
-    return connectMemory(port2, { appId: 'parity', userId: `u${++counter}` })
-  }],
+  [
+    'through a worker',
+    async () => {
+      const { port1, port2 } = new MessageChannel()
+      exposeMemory({ endpoint: port1, memory: { indexedDB: new IDBFactory(), IDBKeyRange }, locks: null })
+      return connectMemory(port2, { appId: 'parity', userId: `u${++counter}` })
+    },
+  ],
 ]
 
 describe.each(opens)('memory.status and memory.sync %s', (where, open) => {
@@ -20,7 +23,11 @@ describe.each(opens)('memory.status and memory.sync %s', (where, open) => {
     const memory = await open()
     expect(memory.mode).toBe(where === 'in process' ? 'local' : 'port')
     expect(await memory.status.get()).toEqual({
-      embedder: { state: 'off' }, summarizer: { state: 'off' }, extractor: { state: 'off' }, sync: { state: 'off', projects: {} }, problems: [],
+      embedder: { state: 'off' },
+      summarizer: { state: 'off' },
+      extractor: { state: 'off' },
+      sync: { state: 'off', projects: {} },
+      problems: [],
     })
     expect(await memory.sync.status('user')).toBe('off')
     expect(await memory.sync.isLeader()).toBe(false)
@@ -59,7 +66,13 @@ describe.each(opens)('memory.status and memory.sync %s', (where, open) => {
     await memory.close()
     await memory.close()
     expect(memory.closed).toBe(true)
-    for (const call of [() => memory.status.get(), () => memory.status.subscribe(() => {}), () => memory.sync.status('user'), () => memory.sync.isLeader(), () => memory.changes.subscribe({}, () => {})]) {
+    for (const call of [
+      () => memory.status.get(),
+      () => memory.status.subscribe(() => {}),
+      () => memory.sync.status('user'),
+      () => memory.sync.isLeader(),
+      () => memory.changes.subscribe({}, () => {}),
+    ]) {
       await expect(call()).rejects.toMatchObject({ code: 'closed' })
     }
   })

@@ -44,7 +44,9 @@ export function createPluginPool(): PluginPool {
         const fn = provider.plugins[name] as unknown as (...a: unknown[]) => unknown
         return fn(...args) as ReturnType<ClientPlugins[typeof name]>
       }
-      return Promise.reject(new MemoryError('internal', `No connected tab provides the ${name} function any more; reconnect with it`)) as ReturnType<ClientPlugins[typeof name]>
+      return Promise.reject(new MemoryError('internal', `No connected tab provides the ${name} function any more; reconnect with it`)) as ReturnType<
+        ClientPlugins[typeof name]
+      >
     },
   }
 }

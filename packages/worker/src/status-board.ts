@@ -3,10 +3,7 @@ import { createStatusRegistry } from '@engram/sync/status'
 import type { SyncHandle, SyncStatus } from './api.js'
 
 /** What travels on the status channel between the hosts of one database. */
-type StatusMessage =
-  | { t: 'hello' }
-  | { t: 'set'; projectId: string; status: SyncStatus }
-  | { t: 'all'; statuses: Array<[string, SyncStatus]> }
+type StatusMessage = { t: 'hello' } | { t: 'set'; projectId: string; status: SyncStatus } | { t: 'all'; statuses: Array<[string, SyncStatus]> }
 
 /**
  * The per-project sync status of one database as every tab sees it. The tab

@@ -2,11 +2,19 @@ import * as Comlink from 'comlink'
 import { isMemoryErrorCode, MemoryError } from '@engram/core'
 
 /** A structured-clonable summary of an error (or of any thrown value). */
-export interface ErrorSummary { name: string; message: string; code?: string; stack?: string; cause?: ErrorSummary }
+export interface ErrorSummary {
+  name: string
+  message: string
+  code?: string
+  stack?: string
+  cause?: ErrorSummary
+}
 
 /** Marks a thrown MemoryError on the wire (a plain string key: it must survive structured cloning). */
 const ENGRAM_WIRE = 'engramMemoryError'
-interface ThrownWire { [ENGRAM_WIRE]: ErrorSummary }
+interface ThrownWire {
+  [ENGRAM_WIRE]: ErrorSummary
+}
 const isEngramWire = (wire: unknown): wire is ThrownWire => typeof wire === 'object' && wire !== null && ENGRAM_WIRE in wire
 
 const MAX_CAUSE_DEPTH = 3

@@ -2,8 +2,12 @@ import { describe, expectTypeOf, it } from 'vitest'
 import type { Memory } from '@engram/core'
 import type { connectMemory, Promisified, RemoteMemory } from '@engram/worker'
 
-interface WithAsyncMethod extends Memory { version(): Promise<string> }
-interface WithSyncMethod extends Memory { version(): string }
+interface WithAsyncMethod extends Memory {
+  version(): Promise<string>
+}
+interface WithSyncMethod extends Memory {
+  version(): string
+}
 
 // Checked by the compiler (npm run typecheck); at run time these assertions do nothing.
 describe('the type connectMemory returns', () => {

@@ -10,7 +10,10 @@ export function fakeLocks(): LockManagerLike {
     const next = queue.shift()
     if (!next) return
     held.add(name)
-    void next.run().finally(() => { held.delete(name); pump(name) })
+    void next.run().finally(() => {
+      held.delete(name)
+      pump(name)
+    })
   }
   return {
     request(name, options, callback) {
@@ -19,7 +22,10 @@ export function fakeLocks(): LockManagerLike {
         options.signal?.addEventListener('abort', () => {
           const queue = queues.get(name) ?? []
           const i = queue.indexOf(entry)
-          if (i >= 0) { queue.splice(i, 1); reject(new DOMException('aborted', 'AbortError')) }
+          if (i >= 0) {
+            queue.splice(i, 1)
+            reject(new DOMException('aborted', 'AbortError'))
+          }
         })
         queues.set(name, [...(queues.get(name) ?? []), entry])
         pump(name)

@@ -20,7 +20,10 @@ export interface DemoPage {
 export async function openDemoPage(page: Page, url: string, device: string, user: string): Promise<DemoPage> {
   const dialogs: string[] = []
   const errors: string[] = []
-  page.on('dialog', (dialog) => { dialogs.push(dialog.message()); void dialog.dismiss() })
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message())
+    void dialog.dismiss()
+  })
   page.on('pageerror', (error) => errors.push(error.message))
   await page.goto(`${url}/?device=${device}&user=${user}`)
   await page.locator('#facts').waitFor({ timeout: 20_000 })
@@ -41,13 +44,18 @@ export async function openDemoPage(page: Page, url: string, device: string, user
     },
     async factValue(key) {
       const cell = row(key).locator('.value')
-      return await cell.count() === 0 ? undefined : (await cell.first().textContent()) ?? undefined
+      return (await cell.count()) === 0 ? undefined : ((await cell.first().textContent()) ?? undefined)
     },
     async waitForFact(key, value, timeout = 5_000) {
-      await expect.poll(async () => {
-        const cell = row(key).locator('.value')
-        return await cell.count() === 0 ? undefined : await cell.first().textContent()
-      }, { timeout, interval: 25 }).toBe(value)
+      await expect
+        .poll(
+          async () => {
+            const cell = row(key).locator('.value')
+            return (await cell.count()) === 0 ? undefined : await cell.first().textContent()
+          },
+          { timeout, interval: 25 },
+        )
+        .toBe(value)
     },
   }
 }

@@ -40,7 +40,18 @@ async function run(calls: number, appends: number): Promise<BenchSamples> {
   const worker = new Worker(new URL('./bench.worker.ts', import.meta.url), { type: 'module' })
   const memory = await connectMemory(worker, { appId: 'bench', userId })
   await memory.facts.set('user', 'editor', { name: 'vim', since: 2001, plugins: ['fzf', 'lsp'] })
-  const out: BenchSamples = { crossOriginIsolated, factsGet: [], hostNoop: [], echo: [], dexieGet: [], dexieTxGet: [], rawGetEcho: [], engramGetInWorker: [], appendWorker: [], appendPage: [] }
+  const out: BenchSamples = {
+    crossOriginIsolated,
+    factsGet: [],
+    hostNoop: [],
+    echo: [],
+    dexieGet: [],
+    dexieTxGet: [],
+    rawGetEcho: [],
+    engramGetInWorker: [],
+    appendWorker: [],
+    appendPage: [],
+  }
   const echo = () => request(worker, { bench: 'echo', i: 1, args: ['user', 'editor'] }, 'echo')
   // Warm up every path, then interleave rounds so drift hits all of them alike.
   await time(300, () => memory.facts.get('user', 'editor'), [])
@@ -51,8 +62,16 @@ async function run(calls: number, appends: number): Promise<BenchSamples> {
     await time(calls / rounds, () => memory.facts.get('user', 'editor'), out.factsGet)
     await time(calls / rounds, echo, out.echo)
     await time(calls / rounds, () => memory.sync.isLeader(), out.hostNoop)
-    for (const [mode, into] of [['get', out.dexieGet], ['tx', out.dexieTxGet], ['engram', out.engramGetInWorker]] as const) {
-      const answer = await request(worker, { bench: 'dexie-get', mode, dbName: `engram:bench:${userId}`, key: ['user', 'editor'], n: calls / rounds }, 'dexie-get')
+    for (const [mode, into] of [
+      ['get', out.dexieGet],
+      ['tx', out.dexieTxGet],
+      ['engram', out.engramGetInWorker],
+    ] as const) {
+      const answer = await request(
+        worker,
+        { bench: 'dexie-get', mode, dbName: `engram:bench:${userId}`, key: ['user', 'editor'], n: calls / rounds },
+        'dexie-get',
+      )
       into.push(...(answer.data as { samples: number[] }).samples)
     }
     await time(calls / rounds, () => request(worker, { bench: 'get-echo', key: ['user', 'editor'] }, 'get-echo'), out.rawGetEcho)

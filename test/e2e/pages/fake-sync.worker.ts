@@ -8,7 +8,9 @@ const fakeStartSync: StartSync = () => {
     status: () => 'synced',
     onStatus: () => () => {},
     flush: () => {},
-    close: () => { state.syncRunning = false },
+    close: () => {
+      state.syncRunning = false
+    },
   }
 }
 

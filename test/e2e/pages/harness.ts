@@ -16,5 +16,7 @@ export interface Harness {
 }
 
 declare global {
-  interface Window { harness: Harness }
+  interface Window {
+    harness: Harness
+  }
 }

@@ -7,7 +7,9 @@ const harness: SyncHarness = {
   async open(userId, relayUrl) {
     const worker = new Worker(new URL('./host.worker.ts', import.meta.url), { type: 'module' })
     memory = await connectMemory(worker, { appId: 'e2e-sync', userId, sync: { url: relayUrl, token: () => window.relayToken() } })
-    await memory.sync.onStatus((projectId, status) => { if (projectId === 'user') harness.statuses.push(status) })
+    await memory.sync.onStatus((projectId, status) => {
+      if (projectId === 'user') harness.statuses.push(status)
+    })
     const now = await memory.sync.status('user')
     if (now !== 'off') harness.statuses.push(now)
     const project = await memory.projects.get('user')

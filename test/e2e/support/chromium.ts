@@ -9,8 +9,14 @@ export const chromiumPath = process.env.ENGRAM_CHROMIUM ?? '/usr/bin/chromium'
 
 /** Headless flags for a quiet, offline-friendly Chromium (documented in docs/worker.md, "Testing in a real browser"). */
 export const chromiumArgs = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ]
 
 /** One browser profile: a "device" with its own IndexedDB, removed by `close()`. */

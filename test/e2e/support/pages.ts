@@ -22,9 +22,11 @@ export async function startPageServer(): Promise<PageServer> {
       const errors: string[] = []
       page.on('pageerror', (e) => errors.push(e.message))
       await page.goto(`${server.origin}/${name}.html`)
-      await page.waitForFunction(() => document.title === 'ready', undefined, { timeout: 15_000 }).catch(() => {
-        throw new Error(`${name}.html did not get ready: ${errors.join('; ') || 'no page error'}`)
-      })
+      await page
+        .waitForFunction(() => document.title === 'ready', undefined, { timeout: 15_000 })
+        .catch(() => {
+          throw new Error(`${name}.html did not get ready: ${errors.join('; ') || 'no page error'}`)
+        })
       return page
     },
     close: () => server.close(),

@@ -5,8 +5,14 @@ import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, sep } from 'node:path'
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
-  '.json': 'application/json', '.map': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
 }
 
 /** A static file server on 127.0.0.1. */
@@ -33,7 +39,12 @@ export async function serveStatic(root: string, options: ServeOptions = {}): Pro
       if (!file.startsWith(base)) return void res.writeHead(403).end()
       const info = await stat(file).catch(() => undefined)
       if (!info?.isFile()) return void res.writeHead(404).end('not found')
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store', 'content-length': info.size, ...isolation })
+      res.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'cache-control': 'no-store',
+        'content-length': info.size,
+        ...isolation,
+      })
       createReadStream(file).pipe(res)
     })().catch(() => res.writeHead(500).end())
   })
@@ -41,6 +52,10 @@ export async function serveStatic(root: string, options: ServeOptions = {}): Pro
   const { port } = server.address() as AddressInfo
   return {
     origin: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

@@ -22,12 +22,14 @@ const list = /^what\s+do\s+you\s+(?:know|remember)(?:\s+about\s+me)?\s*\??$/is
  * joined by `_` ("My favourite colour" → `favourite_colour`).
  */
 export function keyOf(subject: string): string {
-  return subject
-    .toLowerCase()
-    .replace(/^(?:my|our|the|your)\s+/, '')
-    .replace(/[^\p{L}\p{N}]+/gu, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 64) || 'note'
+  return (
+    subject
+      .toLowerCase()
+      .replace(/^(?:my|our|the|your)\s+/, '')
+      .replace(/[^\p{L}\p{N}]+/gu, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 64) || 'note'
+  )
 }
 
 function cleanValue(text: string): string | number | boolean {
@@ -39,7 +41,10 @@ function cleanValue(text: string): string | number | boolean {
 
 /** Splits a message into sentences (by newline, or ". " / "! " / "? " followed by a capital). */
 export function sentences(text: string): string[] {
-  return text.split(/\n+|(?<=[.!?])\s+(?=[A-Z])/).map(s => s.trim()).filter(s => s !== '')
+  return text
+    .split(/\n+|(?<=[.!?])\s+(?=[A-Z])/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
 }
 
 /** The intent of one sentence. */

@@ -22,10 +22,25 @@ export function chatPanel(app: App): HTMLElement {
   const input = el('textarea', { rows: 2, required: true, placeholder: 'Remember that my favourite colour is teal.' })
   const send = el('button', { type: 'submit' }, 'Send')
   const notes = new Map<number, string>()
-  const form = el('form', { class: 'chat-form', on: { submit: (e) => { e.preventDefault(); void turn() } } },
-    field('Message', input, 'Enter sends, Shift+Enter adds a line'), send)
+  const form = el(
+    'form',
+    {
+      class: 'chat-form',
+      on: {
+        submit: (e) => {
+          e.preventDefault()
+          void turn()
+        },
+      },
+    },
+    field('Message', input, 'Enter sends, Shift+Enter adds a line'),
+    send,
+  )
   input.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit() }
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault()
+      form.requestSubmit()
+    }
   })
 
   async function chatSession(): Promise<string> {
@@ -47,10 +62,18 @@ export function chatPanel(app: App): HTMLElement {
       const sessionId = await chatSession()
       const turn: { context?: Context; written: number; failure?: unknown } = { written: 0 }
       const middleware = engramMiddleware(app.memory, {
-        projectId, sessionId, budget: turnBudget,
-        onBegin: ({ context }) => { turn.context = context },
-        onEnd: ({ result }) => { turn.written = result.written },
-        onError: (error) => { turn.failure = error },
+        projectId,
+        sessionId,
+        budget: turnBudget,
+        onBegin: ({ context }) => {
+          turn.context = context
+        },
+        onEnd: ({ result }) => {
+          turn.written = result.written
+        },
+        onError: (error) => {
+          turn.failure = error
+        },
       })
       const facts = async () => (await app.memory.facts.list(projectId, { limit: 200 })).items
       const model = wrapLanguageModel({ model: scriptedModel({ context: () => turn.context, facts }), middleware })
@@ -74,17 +97,23 @@ export function chatPanel(app: App): HTMLElement {
 
   function bubble(message: Message): HTMLElement {
     const note = notes.get(message.seq)
-    return el('li', { class: `message role-${message.role}`, 'data-seq': message.seq },
+    return el(
+      'li',
+      { class: `message role-${message.role}`, 'data-seq': message.seq },
       el('strong', { class: 'who' }, message.role === 'user' ? 'You' : message.role === 'assistant' ? 'Agent' : message.role),
       el('p', {}, message.content),
-      note ? el('small', { class: 'turn-note' }, note) : null)
+      note ? el('small', { class: 'turn-note' }, note) : null,
+    )
   }
 
   const refresh = serialRefresh(async () => {
     try {
       if (app.sessionId === undefined) {
         const [latest] = (await app.memory.sessions.list(app.projectId, { status: 'active', limit: 1 })).items
-        if (latest !== undefined) { app.select({ sessionId: latest.id }); return }
+        if (latest !== undefined) {
+          app.select({ sessionId: latest.id })
+          return
+        }
       }
       const sessionId = app.sessionId
       const messages = sessionId ? await app.memory.messages.tail(sessionId, 50) : []

@@ -17,8 +17,21 @@ export function contextPreview(app: App): ContextPreview {
   const output = el('div', { class: 'context-output', 'aria-live': 'polite' })
   const promptField = field('Prompt', prompt)
   promptField.classList.add('wide')
-  const form = el('form', { class: 'inline-form', on: { submit: (e) => { e.preventDefault(); void build() } } },
-    promptField, field('Budget (tokens)', budget), el('button', { type: 'submit' }, 'Preview context'))
+  const form = el(
+    'form',
+    {
+      class: 'inline-form',
+      on: {
+        submit: (e) => {
+          e.preventDefault()
+          void build()
+        },
+      },
+    },
+    promptField,
+    field('Budget (tokens)', budget),
+    el('button', { type: 'submit' }, 'Preview context'),
+  )
 
   async function build(): Promise<void> {
     state.loading()
@@ -38,20 +51,37 @@ export function contextPreview(app: App): ContextPreview {
   }
 
   function show(context: Context, limit: number, label: string): void {
-    replace(output,
+    replace(
+      output,
       el('p', { class: 'context-total' }, `${label}: ${context.tokens} of ${count(limit, 'token')}`),
       el('meter', { class: 'total', min: 0, max: limit, value: String(context.tokens), 'aria-label': `Total: ${context.tokens} of ${count(limit, 'token')}` }),
-      el('ul', { class: 'sections', 'aria-label': 'Sections' }, ...context.sections.map(s => el('li', { class: 'context-section', 'data-section': s.name },
-        el('div', { class: 'section-head' }, el('strong', {}, s.name), el('small', {}, ` ${count(s.tokens, 'token')} · ${count(s.items, 'item')}`)),
-        el('meter', { min: 0, max: limit, value: String(s.tokens), 'aria-label': `${s.name}: ${s.tokens} of ${count(limit, 'token')}` }),
-        el('details', {}, el('summary', {}, 'Text'), el('pre', {}, s.text))))),
+      el(
+        'ul',
+        { class: 'sections', 'aria-label': 'Sections' },
+        ...context.sections.map((s) =>
+          el(
+            'li',
+            { class: 'context-section', 'data-section': s.name },
+            el('div', { class: 'section-head' }, el('strong', {}, s.name), el('small', {}, ` ${count(s.tokens, 'token')} · ${count(s.items, 'item')}`)),
+            el('meter', { min: 0, max: limit, value: String(s.tokens), 'aria-label': `${s.name}: ${s.tokens} of ${count(limit, 'token')}` }),
+            el('details', {}, el('summary', {}, 'Text'), el('pre', {}, s.text)),
+          ),
+        ),
+      ),
       context.sections.length === 0 ? el('p', { class: 'state-empty' }, 'Nothing in memory fits yet: the context is empty.') : null,
       context.omitted.length > 0
-        ? el('div', { class: 'omitted' }, el('h3', {}, 'Omitted'),
-          el('ul', {}, ...context.omitted.map(o => el('li', { 'data-section': o.name }, `${o.name}: ${count(o.items, 'item')} — ${o.reason}`))))
-        : el('p', { class: 'omitted-none' }, 'Nothing omitted.'))
+        ? el(
+            'div',
+            { class: 'omitted' },
+            el('h3', {}, 'Omitted'),
+            el('ul', {}, ...context.omitted.map((o) => el('li', { 'data-section': o.name }, `${o.name}: ${count(o.items, 'item')} — ${o.reason}`))),
+          )
+        : el('p', { class: 'omitted-none' }, 'Nothing omitted.'),
+    )
   }
 
-  app.onSelect((projectChanged) => { if (projectChanged) replace(output) })
+  app.onSelect((projectChanged) => {
+    if (projectChanged) replace(output)
+  })
   return { element: section('context', 'Context preview', form, state.element, output), show }
 }

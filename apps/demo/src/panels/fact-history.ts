@@ -19,7 +19,14 @@ export interface HistoryMemory {
 export function historyMemory(): HistoryMemory {
   const open = new Set<string>()
   const versions = new Map<string, FactVersion[]>()
-  return { open, versions, clear: () => { open.clear(); versions.clear() } }
+  return {
+    open,
+    versions,
+    clear: () => {
+      open.clear()
+      versions.clear()
+    },
+  }
 }
 
 /**
@@ -32,24 +39,38 @@ export function factHistory(app: App, key: string, state: StateLine, memory: His
   const details = el('details', { class: 'fact-history' }, el('summary', { 'aria-label': `History of ${key}` }, 'History'), list)
   const show = (versions: FactVersion[]): void => {
     if (versions.length === 0) return replace(list, el('li', {}, 'No history.'))
-    replace(list, ...versions.map(v => el('li', { class: v.deleted ? 'deleted' : '' },
-      el('span', { class: 'value' }, v.deleted ? '(deleted)' : formatValue(v.value)),
-      el('small', {}, ` v${v.version} · ${formatTime(v.validFrom)} → ${v.validTo === undefined ? 'now' : formatTime(v.validTo)}`))))
+    replace(
+      list,
+      ...versions.map((v) =>
+        el(
+          'li',
+          { class: v.deleted ? 'deleted' : '' },
+          el('span', { class: 'value' }, v.deleted ? '(deleted)' : formatValue(v.value)),
+          el('small', {}, ` v${v.version} · ${formatTime(v.validFrom)} → ${v.validTo === undefined ? 'now' : formatTime(v.validTo)}`),
+        ),
+      ),
+    )
   }
   const load = (): void => {
     const projectId = app.projectId
-    app.memory.facts.history(projectId, key).then((versions) => {
-      if (projectId !== app.projectId) return
-      memory.versions.set(key, versions)
-      show(versions)
-    }, (error: unknown) => state.error(error, 'load the history'))
+    app.memory.facts.history(projectId, key).then(
+      (versions) => {
+        if (projectId !== app.projectId) return
+        memory.versions.set(key, versions)
+        show(versions)
+      },
+      (error: unknown) => state.error(error, 'load the history'),
+    )
   }
   // Opening by script may (or may not) queue a toggle event: skip that one, it is already loading.
   let reopened = false
   details.addEventListener('toggle', () => {
     if (details.open) memory.open.add(key)
     else memory.open.delete(key)
-    if (reopened) { reopened = false; return }
+    if (reopened) {
+      reopened = false
+      return
+    }
     if (!details.open) return
     replace(list, el('li', {}, 'Loading…'))
     load()

@@ -42,10 +42,16 @@ export function serialRefresh(load: () => Promise<void>): () => void {
   let running = false
   let again = false
   const run = async (): Promise<void> => {
-    if (running) { again = true; return }
+    if (running) {
+      again = true
+      return
+    }
     running = true
     try {
-      do { again = false; await load() } while (again)
+      do {
+        again = false
+        await load()
+      } while (again)
     } finally {
       running = false
     }

@@ -11,9 +11,21 @@ export function projectsPanel(app: App): HTMLElement {
   const badges = new Map<string, HTMLElement>()
   const name = el('input', { type: 'text', required: true, maxlength: 200, autocomplete: 'off' })
   const id = el('input', { type: 'text', maxlength: 100, autocomplete: 'off', pattern: '[A-Za-z0-9_.\\-]+' })
-  const create = el('form', { class: 'inline-form', on: { submit: (e) => { e.preventDefault(); void createProject() } } },
-    field('New project', name), field('Id (optional)', id, 'Use the same id on your other device to share it'),
-    el('button', { type: 'submit' }, 'Create'))
+  const create = el(
+    'form',
+    {
+      class: 'inline-form',
+      on: {
+        submit: (e) => {
+          e.preventDefault()
+          void createProject()
+        },
+      },
+    },
+    field('New project', name),
+    field('Id (optional)', id, 'Use the same id on your other device to share it'),
+    el('button', { type: 'submit' }, 'Create'),
+  )
 
   async function createProject(): Promise<void> {
     const text = name.value.trim()
@@ -43,23 +55,52 @@ export function projectsPanel(app: App): HTMLElement {
     const badge = el('span', { class: 'badge', 'data-project': project.id, 'aria-live': 'polite' })
     badges.set(project.id, badge)
     setBadge(project.id, project.sync.enabled ? 'connecting' : 'off')
-    void app.sync.status(project.id).then(s => setBadge(project.id, s), () => setBadge(project.id, 'error'))
+    void app.sync.status(project.id).then(
+      (s) => setBadge(project.id, s),
+      () => setBadge(project.id, 'error'),
+    )
     toggle.addEventListener('change', () => {
-      app.memory.projects.update(project.id, { sync: { enabled: toggle.checked } })
-        .catch((error: unknown) => { toggle.checked = !toggle.checked; state.error(error, 'change sync') })
+      app.memory.projects.update(project.id, { sync: { enabled: toggle.checked } }).catch((error: unknown) => {
+        toggle.checked = !toggle.checked
+        state.error(error, 'change sync')
+      })
     })
     const save = (): void => {
       const next = rename.value.trim()
       if (next === '' || next === project.name) return
       app.memory.projects.update(project.id, { name: next }).catch((error: unknown) => state.error(error, 'rename the project'))
     }
-    return el('li', { class: current ? 'project current' : 'project', 'data-project': project.id, 'data-key': project.id },
-      el('button', { type: 'button', class: 'project-open', 'aria-pressed': String(current), on: { click: () => app.select({ projectId: project.id, sessionId: undefined }) } },
-        project.name, el('small', {}, ` (${project.id})`)),
-      el('form', { class: 'inline-form', on: { submit: (e) => { e.preventDefault(); save() } } },
-        rename, el('button', { type: 'submit', 'aria-label': `Rename project ${project.name}` }, 'Rename')),
+    return el(
+      'li',
+      { class: current ? 'project current' : 'project', 'data-project': project.id, 'data-key': project.id },
+      el(
+        'button',
+        {
+          type: 'button',
+          class: 'project-open',
+          'aria-pressed': String(current),
+          on: { click: () => app.select({ projectId: project.id, sessionId: undefined }) },
+        },
+        project.name,
+        el('small', {}, ` (${project.id})`),
+      ),
+      el(
+        'form',
+        {
+          class: 'inline-form',
+          on: {
+            submit: (e) => {
+              e.preventDefault()
+              save()
+            },
+          },
+        },
+        rename,
+        el('button', { type: 'submit', 'aria-label': `Rename project ${project.name}` }, 'Rename'),
+      ),
       el('label', { class: 'toggle' }, toggle, ' Sync'),
-      badge)
+      badge,
+    )
   }
 
   const refresh = serialRefresh(async () => {

@@ -9,24 +9,39 @@ const kinds: HitKind[] = ['fact', 'message', 'summary', 'passage']
 export function searchPanel(app: App): HTMLElement {
   const state = stateLine()
   const query = el('input', { type: 'search', required: true, autocomplete: 'off' })
-  const boxes = kinds.map(kind => el('input', { type: 'checkbox', checked: true, value: kind }))
+  const boxes = kinds.map((kind) => el('input', { type: 'checkbox', checked: true, value: kind }))
   const results = el('div', { class: 'results' })
-  const form = el('form', { class: 'inline-form', role: 'search', on: { submit: (e) => { e.preventDefault(); void run() } } },
+  const form = el(
+    'form',
+    {
+      class: 'inline-form',
+      role: 'search',
+      on: {
+        submit: (e) => {
+          e.preventDefault()
+          void run()
+        },
+      },
+    },
     field('Search memory', query),
     el('fieldset', { class: 'kinds' }, el('legend', {}, 'Kinds'), ...boxes.map((box, i) => el('label', {}, box, ` ${kinds[i]}`))),
-    el('button', { type: 'submit' }, 'Search'))
+    el('button', { type: 'submit' }, 'Search'),
+  )
 
   async function run(): Promise<void> {
     const text = query.value.trim()
     if (text === '') return
-    const chosen = boxes.filter(b => b.checked).map(b => b.value as HitKind)
+    const chosen = boxes.filter((b) => b.checked).map((b) => b.value as HitKind)
     state.loading()
     try {
       const hits = await app.memory.search(app.projectId, text, { kinds: chosen, limit: 20 })
-      const groups = kinds.map(kind => [kind, hits.filter(h => h.kind === kind)] as const).filter(([, list]) => list.length > 0)
-      replace(results, ...groups.map(([kind, list]) => el('section', { class: 'hit-group', 'data-kind': kind },
-        el('h3', {}, `${kind}: ${count(list.length, 'hit')}`),
-        el('ol', {}, ...list.map(hitItem)))))
+      const groups = kinds.map((kind) => [kind, hits.filter((h) => h.kind === kind)] as const).filter(([, list]) => list.length > 0)
+      replace(
+        results,
+        ...groups.map(([kind, list]) =>
+          el('section', { class: 'hit-group', 'data-kind': kind }, el('h3', {}, `${kind}: ${count(list.length, 'hit')}`), el('ol', {}, ...list.map(hitItem))),
+        ),
+      )
       if (hits.length === 0) state.empty(`No hits for "${text}".`)
       else state.clear()
     } catch (error) {
@@ -34,7 +49,12 @@ export function searchPanel(app: App): HTMLElement {
     }
   }
 
-  app.onSelect((projectChanged) => { if (projectChanged) { replace(results); state.clear() } })
+  app.onSelect((projectChanged) => {
+    if (projectChanged) {
+      replace(results)
+      state.clear()
+    }
+  })
   return section('search', 'Search', form, state.element, results)
 }
 

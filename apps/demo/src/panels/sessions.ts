@@ -14,9 +14,18 @@ export function sessionsPanel(app: App): HTMLElement {
     opened = session.id
     try {
       const page = await app.memory.messages.page(session.id, { limit: 100 })
-      replace(messages, ...page.items.map(m => el('li', { class: `message role-${m.role}` },
-        el('strong', {}, `${m.role} #${m.seq}`), el('small', {}, ` ${count(m.tokens, 'token')} · ${formatTime(m.createdAt)}`),
-        el('p', {}, m.content))))
+      replace(
+        messages,
+        ...page.items.map((m) =>
+          el(
+            'li',
+            { class: `message role-${m.role}` },
+            el('strong', {}, `${m.role} #${m.seq}`),
+            el('small', {}, ` ${count(m.tokens, 'token')} · ${formatTime(m.createdAt)}`),
+            el('p', {}, m.content),
+          ),
+        ),
+      )
       if (page.items.length === 0) replace(messages, el('li', { class: 'state-empty' }, 'No messages in this session.'))
     } catch (error) {
       state.error(error, 'load messages')
@@ -28,14 +37,52 @@ export function sessionsPanel(app: App): HTMLElement {
     try {
       const { items: sessions } = await app.memory.sessions.list(projectId, { limit: 50 })
       if (projectId !== app.projectId) return
-      keepFocus(list, () => replace(list, ...sessions.map(s => el('li', { class: s.id === opened ? 'current' : '', 'data-key': s.id },
-        el('button', { type: 'button', 'aria-pressed': String(s.id === opened), on: { click: () => { void show(s).then(refresh) } } },
-          s.title ?? s.id),
-        el('small', {}, ` ${s.status} · last active ${formatTime(s.lastActiveAt)}`),
-        s.id === app.sessionId ? el('small', { class: 'badge' }, 'chat') : null,
-        s.status === 'active' ? el('button', { type: 'button', 'aria-label': `Close session ${s.title ?? s.id}`, on: { click: () => { app.memory.sessions.close(s.id, {}).catch((error: unknown) => state.error(error, 'close the session')) } } }, 'Close') : null))))
-      if (sessions.length === 0) { state.empty('No sessions yet: send the agent a message.'); replace(messages) } else state.clear()
-      const current = sessions.find(s => s.id === opened)
+      keepFocus(list, () =>
+        replace(
+          list,
+          ...sessions.map((s) =>
+            el(
+              'li',
+              { class: s.id === opened ? 'current' : '', 'data-key': s.id },
+              el(
+                'button',
+                {
+                  type: 'button',
+                  'aria-pressed': String(s.id === opened),
+                  on: {
+                    click: () => {
+                      void show(s).then(refresh)
+                    },
+                  },
+                },
+                s.title ?? s.id,
+              ),
+              el('small', {}, ` ${s.status} · last active ${formatTime(s.lastActiveAt)}`),
+              s.id === app.sessionId ? el('small', { class: 'badge' }, 'chat') : null,
+              s.status === 'active'
+                ? el(
+                    'button',
+                    {
+                      type: 'button',
+                      'aria-label': `Close session ${s.title ?? s.id}`,
+                      on: {
+                        click: () => {
+                          app.memory.sessions.close(s.id, {}).catch((error: unknown) => state.error(error, 'close the session'))
+                        },
+                      },
+                    },
+                    'Close',
+                  )
+                : null,
+            ),
+          ),
+        ),
+      )
+      if (sessions.length === 0) {
+        state.empty('No sessions yet: send the agent a message.')
+        replace(messages)
+      } else state.clear()
+      const current = sessions.find((s) => s.id === opened)
       if (current) await show(current)
       else replace(messages)
     } catch (error) {

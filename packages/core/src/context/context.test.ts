@@ -66,7 +66,12 @@ describe('context.build', () => {
 
   it('condenses overflow with the summarizer instead of dropping it', async () => {
     const seen: string[][] = []
-    const summarizer = { async summarize(texts: string[], maxTokens: number) { seen.push(texts); return `earlier: ${texts.length} turns about hotels`.slice(0, maxTokens * 4) } }
+    const summarizer = {
+      async summarize(texts: string[], maxTokens: number) {
+        seen.push(texts)
+        return `earlier: ${texts.length} turns about hotels`.slice(0, maxTokens * 4)
+      },
+    }
     const { memory, sessionId } = await seeded({ summarizer })
     const c = await memory.context.build('p1', { sessionId, budget: 400, sections: ['recent'] })
     expect(c.tokens).toBeLessThanOrEqual(400)
@@ -99,7 +104,13 @@ describe('context.build', () => {
 
   it('validates its options', async () => {
     const memory = await openTestMemory()
-    for (const [projectId, bad] of [['user', { budget: 0 }], ['user', { budget: 1.5 }], ['', { budget: 10 }], ['user', { budget: 10, sections: ['nope'] }], ['user', { projectId: 'user', budget: 10 }]] as const) {
+    for (const [projectId, bad] of [
+      ['user', { budget: 0 }],
+      ['user', { budget: 1.5 }],
+      ['', { budget: 10 }],
+      ['user', { budget: 10, sections: ['nope'] }],
+      ['user', { projectId: 'user', budget: 10 }],
+    ] as const) {
       await expect(memory.context.build(projectId, bad as never)).rejects.toSatisfy((e) => e instanceof MemoryError && e.code === 'invalid_input')
     }
     expect((await memory.context.build('user', { budget: 100 })).sections).toEqual([])

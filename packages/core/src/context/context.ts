@@ -21,9 +21,16 @@ export interface Context {
   omitted: { name: SectionName; items: number; reason: string }[]
 }
 /** Options of `context.build`. */
-export interface BuildContextOptions { sessionId?: string; query?: string; budget: number; sections?: SectionName[] }
+export interface BuildContextOptions {
+  sessionId?: string
+  query?: string
+  budget: number
+  sections?: SectionName[]
+}
 /** Condenses overflowing memory into fewer tokens (app-supplied, e.g. an LLM call). */
-export interface Summarizer { summarize(texts: string[], maxTokens: number): Promise<string> }
+export interface Summarizer {
+  summarize(texts: string[], maxTokens: number): Promise<string>
+}
 
 /** Builds prompts that fit a token budget. */
 export interface ContextApi {
@@ -53,7 +60,8 @@ export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>,
       const sessionId = opts.sessionId === undefined ? undefined : checkId('sessionId', opts.sessionId)
       const query = opts.query === undefined ? undefined : checkString('query', opts.query, { maxLength: 10_000 })
       const budget = checkNumber('budget', opts.budget, { min: 1, max: MAX_BUDGET, integer: true })
-      if (opts.sections !== undefined && (!Array.isArray(opts.sections) || opts.sections.length === 0)) throw invalidInput('sections must be a non-empty array of section names')
+      if (opts.sections !== undefined && (!Array.isArray(opts.sections) || opts.sections.length === 0))
+        throw invalidInput('sections must be a non-empty array of section names')
       const wanted = new Set(opts.sections?.map((s) => checkOneOf('sections[]', s, SECTION_ORDER)) ?? SECTION_ORDER)
       ctx.assertOpen()
 
@@ -82,9 +90,12 @@ export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>,
         }
       }
       for (const s of fitted) {
-        if (s.dropped.length > 0) omitted.push({ name: s.name, items: s.dropped.length, reason: s.name === 'recent' && summarizerFailed ? 'summarizer_failed' : 'over budget' })
+        if (s.dropped.length > 0)
+          omitted.push({ name: s.name, items: s.dropped.length, reason: s.name === 'recent' && summarizerFailed ? 'summarizer_failed' : 'over budget' })
       }
-      const sections = fitted.filter((s) => s.kept.length > 0).map((s) => ({ name: s.name, text: s.text, tokens: s.tokens, items: s.kept.filter((i) => i.key !== SUMMARY_KEY).length }))
+      const sections = fitted
+        .filter((s) => s.kept.length > 0)
+        .map((s) => ({ name: s.name, text: s.text, tokens: s.tokens, items: s.kept.filter((i) => i.key !== SUMMARY_KEY).length }))
       const text = sections.map((s) => s.text).join(SECTION_SEPARATOR)
       return { sections, text, tokens: text ? tokenizer.count(text) : 0, omitted }
     },
@@ -110,7 +121,10 @@ async function condenseRecent(summarizer: Summarizer, g: Gathered, draft: Draft[
   if (lost.length === 0) return { ok: false as const }
   let summary: string
   try {
-    summary = await summarizer.summarize(lost.map((m) => `${m.role}: ${m.content}`), reserve - 16)
+    summary = await summarizer.summarize(
+      lost.map((m) => `${m.role}: ${m.content}`),
+      reserve - 16,
+    )
     if (typeof summary !== 'string' || summary.trim() === '') throw new Error('summarize() returned no text')
   } catch (error) {
     // A failing app summarizer must not fail the prompt: drop instead, and say why (omitted + memory.status).
@@ -125,7 +139,16 @@ async function condenseRecent(summarizer: Summarizer, g: Gathered, draft: Draft[
   return { ok: true as const, draft: next, fitted: fitBudget(next, budget, tokenizer), summarized: lost.length }
 }
 
-async function gather(ctx: StoreContext, memory: Partial<Memory>, projectId: string, sessionId: string | undefined, query: string | undefined, wanted: ReadonlySet<SectionName>, budget: number, tokenizer: Tokenizer): Promise<Gathered> {
+async function gather(
+  ctx: StoreContext,
+  memory: Partial<Memory>,
+  projectId: string,
+  sessionId: string | undefined,
+  query: string | undefined,
+  wanted: ReadonlySet<SectionName>,
+  budget: number,
+  tokenizer: Tokenizer,
+): Promise<Gathered> {
   const withUser = projectId !== USER_PROJECT
   // Sections whose module the store was composed without are simply empty.
   const { blocks: b, facts: f, search, summaries: s, messages: m, lessons: l } = memory
@@ -147,9 +170,15 @@ async function gather(ctx: StoreContext, memory: Partial<Memory>, projectId: str
   ])
   // What the other sections could take; recalled may grow into the rest.
   const count = (text: string) => tokenizer.count(text) + 4
-  const others = [...blocks, ...userBlocks].reduce((n, x) => n + count(x.value), 0) + [...facts, ...userFacts].reduce((n, x) => n + count(JSON.stringify(x.value)) + count(x.key), 0) +
-    recent.reduce((n, x) => n + count(x.content), 0) + lessons.reduce((n, x) => n + count(x.rule), 0) + (projectSummary ? count(projectSummary.text) : 0) + (sessionSummary ? count(sessionSummary.text) : 0)
-  const hits = searching && has('recalled') ? await deepenRecall((limit) => search(projectId, query!, { limit }), firstHits, depth, budget - others, tokenizer) : firstHits
+  const others =
+    [...blocks, ...userBlocks].reduce((n, x) => n + count(x.value), 0) +
+    [...facts, ...userFacts].reduce((n, x) => n + count(JSON.stringify(x.value)) + count(x.key), 0) +
+    recent.reduce((n, x) => n + count(x.content), 0) +
+    lessons.reduce((n, x) => n + count(x.rule), 0) +
+    (projectSummary ? count(projectSummary.text) : 0) +
+    (sessionSummary ? count(sessionSummary.text) : 0)
+  const hits =
+    searching && has('recalled') ? await deepenRecall((limit) => search(projectId, query!, { limit }), firstHits, depth, budget - others, tokenizer) : firstHits
   return {
     projectId,
     blocks: [...userBlocks, ...blocks],
@@ -176,7 +205,10 @@ async function adjacentTurns(ctx: StoreContext, seeds: readonly Hit[]): Promise<
     for (const row of rows) {
       if (!row) continue
       const around = [bySlot.get(`${row.sessionId}\u0001${row.seq - 1}`), bySlot.get(`${row.sessionId}\u0001${row.seq + 1}`)]
-      out.set(row.id, around.filter((m): m is Message => m !== undefined))
+      out.set(
+        row.id,
+        around.filter((m): m is Message => m !== undefined),
+      )
     }
     return out
   })

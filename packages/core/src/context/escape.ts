@@ -18,9 +18,18 @@ const INVISIBLE = /[\u{E0000}-\u{E007F}\u00ad\u034f\u115f\u1160\u180e\u200b\u200
 // brackets): mapped to ASCII first, so they are escaped like the real ones and
 // `＜/recent＞` or `＜｜im_start｜＞` cannot pass for a section or template marker.
 const LOOK_ALIKES: Readonly<Record<string, string>> = {
-  '\uff1c': '<', '\ufe64': '<', '\u2329': '<', '\u27e8': '<',
-  '\uff1e': '>', '\ufe65': '>', '\u232a': '>', '\u27e9': '>',
-  '\uff06': '&', '\ufe60': '&', '\uff5c': '|', '\uff0f': '/',
+  '\uff1c': '<',
+  '\ufe64': '<',
+  '\u2329': '<',
+  '\u27e8': '<',
+  '\uff1e': '>',
+  '\ufe65': '>',
+  '\u232a': '>',
+  '\u27e9': '>',
+  '\uff06': '&',
+  '\ufe60': '&',
+  '\uff5c': '|',
+  '\uff0f': '/',
 }
 const LOOK_ALIKE = /[\uff1c\ufe64\u2329\u27e8\uff1e\ufe65\u232a\u27e9\uff06\ufe60\uff5c\uff0f]/g
 

@@ -3,15 +3,30 @@ import { renderSection, SECTION_SEPARATOR } from './escape.js'
 import type { SectionName } from './context.js'
 
 /** One rendered line of a section, with its cost and its place when shown. */
-export interface DraftItem { line: string; tokens: number; order: number; key?: string }
+export interface DraftItem {
+  line: string
+  tokens: number
+  order: number
+  key?: string
+}
 /**
  * A section before it is fitted: items in the order they should be kept
  * (most wanted first). `contiguous` sections stop at the first item that does
  * not fit (recent messages keep an unbroken newest run).
  */
-export interface Draft { name: SectionName; items: DraftItem[]; contiguous: boolean }
+export interface Draft {
+  name: SectionName
+  items: DraftItem[]
+  contiguous: boolean
+}
 /** A fitted section: kept items in display order, and what did not fit. */
-export interface FittedSection { name: SectionName; kept: DraftItem[]; dropped: DraftItem[]; text: string; tokens: number }
+export interface FittedSection {
+  name: SectionName
+  kept: DraftItem[]
+  dropped: DraftItem[]
+  text: string
+  tokens: number
+}
 
 /** Fixed display order: what changes least comes first (prompt caching). */
 export const SECTION_ORDER: readonly SectionName[] = ['blocks', 'facts', 'recalled', 'summaries', 'recent', 'lessons']
@@ -81,7 +96,10 @@ export function fitBudget(drafts: readonly Draft[], budget: number, tokenizer: T
   // The estimate above adds per-part counts; check the real count and shave until it fits.
   for (;;) {
     const sections = assemble(byName, kept, tokenizer)
-    const text = sections.filter((s) => s.kept.length > 0).map((s) => s.text).join(SECTION_SEPARATOR)
+    const text = sections
+      .filter((s) => s.kept.length > 0)
+      .map((s) => s.text)
+      .join(SECTION_SEPARATOR)
     if (tokenizer.count(text) <= budget) return sections
     const victim = SHAVE_ORDER.find((name) => (kept.get(name)?.size ?? 0) > 0)
     if (!victim) return sections
@@ -99,7 +117,13 @@ function assemble(byName: Map<SectionName, Draft>, kept: Map<SectionName, Set<Dr
     if (!d) continue
     const set = kept.get(name) ?? new Set<DraftItem>()
     const keptItems = [...set].sort((a, b) => a.order - b.order)
-    const text = keptItems.length > 0 ? renderSection(name, keptItems.map((i) => i.line)) : ''
+    const text =
+      keptItems.length > 0
+        ? renderSection(
+            name,
+            keptItems.map((i) => i.line),
+          )
+        : ''
     out.push({ name, kept: keptItems, dropped: d.items.filter((i) => !set.has(i)), text, tokens: text ? tokenizer.count(text) : 0 })
   }
   return out

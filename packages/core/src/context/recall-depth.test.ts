@@ -4,7 +4,11 @@ import { generateDialogues } from '../../../../test/fixtures/dialogues.js'
 import { evaluateRecall, loadFixture } from '../../../../test/fixtures/recall-harness.js'
 import { openTestMemory, testClock } from '../../../../test/support/memory.js'
 
-const recalledLines = (c: Awaited<ReturnType<Memory['context']['build']>>) => c.sections.find((s) => s.name === 'recalled')?.text.split('\n').slice(1, -1) ?? []
+const recalledLines = (c: Awaited<ReturnType<Memory['context']['build']>>) =>
+  c.sections
+    .find((s) => s.name === 'recalled')
+    ?.text.split('\n')
+    .slice(1, -1) ?? []
 
 async function store() {
   const clock = testClock()
@@ -22,7 +26,9 @@ describe('recalled section depth', () => {
   it('beats the naive baselines on a held-out dialogue set: search beside MiniSearch, context beside a greedy fill', async () => {
     const loaded = await loadFixture(generateDialogues(23, 40))
     const r = await evaluateRecall(loaded)
-    console.log(`dialogues seed 23: recall@10 ${r.recallAt10.toFixed(2)} (MiniSearch ${r.miniRecallAt10.toFixed(2)}), in context 1k/2k/4k ${[1000, 2000, 4000].map((b) => r.inContext[b]!.toFixed(2)).join('/')} (greedy ${[1000, 2000, 4000].map((b) => r.greedyInContext[b]!.toFixed(2)).join('/')})`)
+    console.log(
+      `dialogues seed 23: recall@10 ${r.recallAt10.toFixed(2)} (MiniSearch ${r.miniRecallAt10.toFixed(2)}), in context 1k/2k/4k ${[1000, 2000, 4000].map((b) => r.inContext[b]!.toFixed(2)).join('/')} (greedy ${[1000, 2000, 4000].map((b) => r.greedyInContext[b]!.toFixed(2)).join('/')})`,
+    )
     expect(r.recallAt10).toBeGreaterThanOrEqual(1.25 * r.miniRecallAt10)
     expect(r.inContext[4000]!).toBeGreaterThanOrEqual(1.15 * r.greedyInContext[4000]!)
     expect(r.inContext[1000]!).toBeLessThanOrEqual(r.inContext[2000]!)

@@ -113,7 +113,11 @@ export function neighbourSeeds(hits: readonly Hit[]): Hit[] {
 }
 
 /** Where a recalled line sits when shown: by time, then id (stable for the same memory and query). */
-interface Placed { at: number; id: string; item: DraftItem }
+interface Placed {
+  at: number
+  id: string
+  item: DraftItem
+}
 
 /**
  * Draft items of the recalled section. Priority (the order items are kept in
@@ -123,7 +127,13 @@ interface Placed { at: number; id: string; item: DraftItem }
  * so a hit and its neighbours read as one passage, and the same memory and
  * query give the same order at every budget.
  */
-export function recalledItems(hits: readonly Hit[], neighbours: ReadonlyMap<string, readonly Message[]>, hidden: ReadonlySet<string>, tokenizer: Tokenizer, clamp: (line: string, max?: number) => string): DraftItem[] {
+export function recalledItems(
+  hits: readonly Hit[],
+  neighbours: ReadonlyMap<string, readonly Message[]>,
+  hidden: ReadonlySet<string>,
+  tokenizer: Tokenizer,
+  clamp: (line: string, max?: number) => string,
+): DraftItem[] {
   const placed: Placed[] = []
   const seen = new Set(hidden)
   const add = (record: Hit | Message, key: string, render: () => string) => {

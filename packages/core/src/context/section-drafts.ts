@@ -56,8 +56,13 @@ export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: 
 
   // Facts: shown by key (stable), kept by relevance to the query, then newest.
   const rank = new Map(g.hits.filter((h) => h.kind === 'fact').map((h, i) => [`${h.projectId}\u0001${h.id}`, i]))
-  const shown = [...g.facts].sort((a, b) => (a.projectId === b.projectId ? 0 : a.projectId === USER_PROJECT ? -1 : 1) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  const factItems = shown.map((f, i) => ({ f, it: item(clamp(`- ${owner(f.projectId)}${escapeMemoryText(f.key)}: ${escapeMemoryText(valueText(f.value))}`), i, tokenizer) }))
+  const shown = [...g.facts].sort(
+    (a, b) => (a.projectId === b.projectId ? 0 : a.projectId === USER_PROJECT ? -1 : 1) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  )
+  const factItems = shown.map((f, i) => ({
+    f,
+    it: item(clamp(`- ${owner(f.projectId)}${escapeMemoryText(f.key)}: ${escapeMemoryText(valueText(f.value))}`), i, tokenizer),
+  }))
   factItems.sort((a, b) => {
     const ra = rank.get(`${a.f.projectId}\u0001${a.f.id}`) ?? Infinity
     const rb = rank.get(`${b.f.projectId}\u0001${b.f.id}`) ?? Infinity
@@ -66,7 +71,13 @@ export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: 
 
   // Recalled: hits (and neighbours of strong ones) minus what other sections show.
   const hidden = new Set([...shownInRecent, ...g.summaries.map((s) => `summary:${s.id}`)])
-  const recalled = recalledItems(g.hits.filter((h) => h.kind !== 'fact'), g.neighbours, hidden, tokenizer, clamp)
+  const recalled = recalledItems(
+    g.hits.filter((h) => h.kind !== 'fact'),
+    g.neighbours,
+    hidden,
+    tokenizer,
+    clamp,
+  )
 
   const summaries = g.summaries.map((s, i) => item(clamp(`- (${s.kind} summary, ${formatTime(s.createdAt)}) ${escapeMemoryText(s.text)}`), i, tokenizer))
 

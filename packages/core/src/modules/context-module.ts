@@ -16,7 +16,8 @@ export interface ContextModuleOptions {
  */
 export function contextModule(options: ContextModuleOptions = {}): MemoryModule<'context'> {
   const { summarizer } = checkOptions('contextModule options', options, ['summarizer'])
-  if (summarizer !== undefined && typeof summarizer?.summarize !== 'function') throw new MemoryError('invalid_input', 'summarizer must have summarize(texts, maxTokens)')
+  if (summarizer !== undefined && typeof summarizer?.summarize !== 'function')
+    throw new MemoryError('invalid_input', 'summarizer must have summarize(texts, maxTokens)')
   return {
     name: 'context',
     tables: [],

@@ -32,8 +32,11 @@ export function runtimeModule(options: RuntimeModuleOptions = {}): MemoryModule<
       const ctx = storeOf(c)
       ctx.status.enable('extractor', options.extractor !== undefined)
       return {
-        journal: createJournal(ctx), runs: createRuns(ctx), tasks: createTasks(ctx),
-        usage: createUsage(ctx, options.pricing), lessons: createLessons(ctx),
+        journal: createJournal(ctx),
+        runs: createRuns(ctx),
+        tasks: createTasks(ctx),
+        usage: createUsage(ctx, options.pricing),
+        lessons: createLessons(ctx),
         // The module's requirements guarantee the namespaces turns use.
         turns: createTurns(ctx, memory as Memory, options.extractor),
       }

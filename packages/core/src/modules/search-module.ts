@@ -19,8 +19,15 @@ export interface SearchModuleOptions {
  * store's other modules, plus vectors and hybrid ranking with an embedder.
  */
 export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'search'> {
-  const { embedder: e, analyzer } = checkOptions('searchModule options', options, ['embedder', 'analyzer', 'textIndex', 'sortedAccessMinDf', 'sortedAccessWarm'] as (keyof SearchModuleOptions)[])
-  if (analyzer !== undefined && typeof analyzer?.terms !== 'function') throw new MemoryError('invalid_input', 'analyzer must have terms(text), e.g. createAnalyzer({ … })')
+  const { embedder: e, analyzer } = checkOptions('searchModule options', options, [
+    'embedder',
+    'analyzer',
+    'textIndex',
+    'sortedAccessMinDf',
+    'sortedAccessWarm',
+  ] as (keyof SearchModuleOptions)[])
+  if (analyzer !== undefined && typeof analyzer?.terms !== 'function')
+    throw new MemoryError('invalid_input', 'analyzer must have terms(text), e.g. createAnalyzer({ … })')
   if (e !== undefined && (typeof e?.embed !== 'function' || !Number.isInteger(e.dimensions) || e.dimensions < 1)) {
     throw new MemoryError('invalid_input', 'embedder must be { dimensions: positive integer, embed(texts) }')
   }

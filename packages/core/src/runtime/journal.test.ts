@@ -104,11 +104,13 @@ describe('journal', () => {
     await memory.journal.append('a', { kind: 'k', payload: 1, occurredAt: 200 })
     await memory.journal.append('b', { kind: 'k', payload: 1, occurredAt: 300 })
     await memory.journal.append('c', { kind: 'k', payload: 1, occurredAt: 50 })
-    expect(await memory.journal.sessions({ limit: 10 })).toEqual({ items: [
-      { sessionId: 'b', first: 300, last: 300, count: 1 },
-      { sessionId: 'a', first: 100, last: 200, count: 2 },
-      { sessionId: 'c', first: 50, last: 50, count: 1 },
-    ] })
+    expect(await memory.journal.sessions({ limit: 10 })).toEqual({
+      items: [
+        { sessionId: 'b', first: 300, last: 300, count: 1 },
+        { sessionId: 'a', first: 100, last: 200, count: 2 },
+        { sessionId: 'c', first: 50, last: 50, count: 1 },
+      ],
+    })
     expect((await memory.journal.sessions({ since: 150, until: 250, limit: 10 })).items.map((s) => s.sessionId)).toEqual(['a'])
     const first = await memory.journal.sessions({ limit: 1 })
     expect(first.items.map((s) => s.sessionId)).toEqual(['b'])
@@ -132,7 +134,13 @@ describe('journal', () => {
     await memory.close()
     const reopened = await openTestMemory({ indexedDB: memory.indexedDB, userId: memory.userId })
     const pending = await reopened.journal.pendingApproval('s', 'r1')
-    expect(pending).toEqual({ sessionId: 's', seq: 1, kind: 'approval.pending', payload: { resumeToken: 'r1', action: 'send email' }, occurredAt: expect.any(Number) })
+    expect(pending).toEqual({
+      sessionId: 's',
+      seq: 1,
+      kind: 'approval.pending',
+      payload: { resumeToken: 'r1', action: 'send email' },
+      occurredAt: expect.any(Number),
+    })
     expect((await reopened.journal.append('s', { kind: 'k', payload: 1 })).seq).toBe(4)
     await reopened.journal.append('s', { kind: 'approval.resolved', payload: { resumeToken: 'r1' } })
     expect(await reopened.journal.pendingApproval('s', 'r1')).toBeUndefined()

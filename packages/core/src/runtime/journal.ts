@@ -6,22 +6,60 @@ import { checkId, checkJson, checkLimit, checkNumber, checkOffset, checkOptions,
 import { read, write, type WriteScope } from '../write.js'
 
 /** One append-only journal record of an agent session. */
-export interface JournalRecord { sessionId: string; seq: number; kind: string; payload: Json; occurredAt: number; triggerId?: string; idempotencyKey?: string }
+export interface JournalRecord {
+  sessionId: string
+  seq: number
+  kind: string
+  payload: Json
+  occurredAt: number
+  triggerId?: string
+  idempotencyKey?: string
+}
 /** What `journal.append` takes. */
-export interface JournalEntry { kind: string; payload: Json; triggerId?: string; idempotencyKey?: string; occurredAt?: number }
+export interface JournalEntry {
+  kind: string
+  payload: Json
+  triggerId?: string
+  idempotencyKey?: string
+  occurredAt?: number
+}
 /** What `journal.load` returns: the whole session, oldest first. */
-export interface JournalSnapshot { sessionId: string; lastSeq?: number; latestOutcome?: JournalRecord; records: JournalRecord[] }
+export interface JournalSnapshot {
+  sessionId: string
+  lastSeq?: number
+  latestOutcome?: JournalRecord
+  records: JournalRecord[]
+}
 /** Options of `journal.page`: `since`/`until` bound `occurredAt` (both inclusive), `after` is a seq cursor. */
-export interface JournalPageOptions extends PageOptions<number> { since?: number; until?: number }
+export interface JournalPageOptions extends PageOptions<number> {
+  since?: number
+  until?: number
+}
 /** A journal session as `journal.sessions` lists it: first/last `occurredAt` and the number of records. */
-export interface JournalSessionInfo { sessionId: string; first: number; last: number; count: number }
+export interface JournalSessionInfo {
+  sessionId: string
+  first: number
+  last: number
+  count: number
+}
 /** Options of {@link JournalApi.sessions}. */
-export interface ListJournalSessionsOptions extends PageOptions { since?: number; until?: number }
+export interface ListJournalSessionsOptions extends PageOptions {
+  since?: number
+  until?: number
+}
 
 /** A stored journal record; `resumeToken` is copied out of approval payloads for lookup. */
-export interface JournalRow extends JournalRecord { resumeToken?: string }
+export interface JournalRow extends JournalRecord {
+  resumeToken?: string
+}
 /** Per-session counters: the next seq and the time range. */
-export interface JournalSessionRow { sessionId: string; lastSeq: number; count: number; first: number; last: number }
+export interface JournalSessionRow {
+  sessionId: string
+  lastSeq: number
+  count: number
+  first: number
+  last: number
+}
 
 /** Journal record kinds with a meaning to the SDK. */
 export const OUTCOME_KIND = 'outcome'
@@ -171,7 +209,9 @@ export function toRecord(row: JournalRow): JournalRecord {
 export function createJournal(ctx: StoreContext): JournalApi {
   const tables = [...JOURNAL_TABLES]
   const bySeq = (sessionId: string, after = 0) =>
-    journalTable(ctx).where('[sessionId+seq]').between([sessionId, after], [sessionId, Dexie.maxKey], after === 0, true)
+    journalTable(ctx)
+      .where('[sessionId+seq]')
+      .between([sessionId, after], [sessionId, Dexie.maxKey], after === 0, true)
 
   return {
     async append(sessionId, entry) {
@@ -221,7 +261,11 @@ export function createJournal(ctx: StoreContext): JournalApi {
       const cursor = o.after === undefined ? undefined : decodeCursor(o.after)
       const rows = await read(ctx, tables, () => {
         const coll = since === -Infinity ? sessionsTable(ctx).orderBy('last') : sessionsTable(ctx).where('last').aboveOrEqual(since)
-        return coll.reverse().filter((s) => s.first <= until && isAfterDescending(s.last, s.sessionId, cursor)).limit(o.limit + 1).toArray()
+        return coll
+          .reverse()
+          .filter((s) => s.first <= until && isAfterDescending(s.last, s.sessionId, cursor))
+          .limit(o.limit + 1)
+          .toArray()
       })
       const items = rows.map(({ sessionId, first, last, count }) => ({ sessionId, first, last, count }))
       return pageFrom(items, o.limit, (s) => encodeCursor(s.last, s.sessionId))

@@ -13,7 +13,14 @@ describe('lessons', () => {
   it('stores a lesson and bumps occurrences for the same normalised rule', async () => {
     const { clock, memory } = await setup()
     const first = await memory.lessons.create('p', 'email', 'Always confirm the recipient.')
-    expect(first).toEqual({ projectId: 'p', domain: 'email', rule: 'Always confirm the recipient.', occurrences: 1, createdAt: clock.now(), updatedAt: clock.now() })
+    expect(first).toEqual({
+      projectId: 'p',
+      domain: 'email',
+      rule: 'Always confirm the recipient.',
+      occurrences: 1,
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
+    })
     clock.advance(10)
     const again = await memory.lessons.create('p', 'email', '  always confirm the   recipient ')
     expect(again).toEqual({ ...first, rule: 'always confirm the   recipient', occurrences: 2, updatedAt: clock.now() })
@@ -48,10 +55,12 @@ describe('lessons', () => {
     await memory.lessons.create('p', 'style', 'Cite sources')
     await memory.lessons.create('p', 'style', 'Use metric units')
     expect((await memory.lessons.list('p')).map((l) => [l.projectId, l.rule])).toEqual([
-      ['p', 'Use metric units'], ['p', 'Cite sources'], ['user', 'Be brief'],
+      ['p', 'Use metric units'],
+      ['p', 'Cite sources'],
+      ['user', 'Be brief'],
     ])
     expect((await memory.lessons.list('user')).map((l) => l.rule)).toEqual(['Be brief'])
-    expect((await memory.lessons.list('p', { domain: 'none' }))).toEqual([])
+    expect(await memory.lessons.list('p', { domain: 'none' })).toEqual([])
   })
 
   it('records outcomes and lists them newest first', async () => {
@@ -63,12 +72,14 @@ describe('lessons', () => {
     expect(code.seq).toBeGreaterThan(email.seq)
     expect((await memory.lessons.outcomes('p')).items).toEqual([code, email])
     expect((await memory.lessons.outcomes('p')).items.map((o) => o.lesson)).toEqual(['tests passed', 'wrong recipient'])
-    expect(await memory.lessons.outcomes('p', { domain: 'email' })).toEqual({ items: [
-      { seq: email.seq, projectId: 'p', domain: 'email', score: 0.2, lesson: 'wrong recipient', source: { sessionId: 's1' }, at: clock.now() - 1 },
-    ] })
+    expect(await memory.lessons.outcomes('p', { domain: 'email' })).toEqual({
+      items: [{ seq: email.seq, projectId: 'p', domain: 'email', score: 0.2, lesson: 'wrong recipient', source: { sessionId: 's1' }, at: clock.now() - 1 }],
+    })
     await expect(memory.lessons.appendOutcome('nope', { domain: 'd', score: 1, lesson: 'x' })).rejects.toMatchObject({ code: 'not_found' })
     await expect(memory.lessons.appendOutcome('p', { domain: 'd', score: NaN, lesson: 'x' })).rejects.toMatchObject({ code: 'invalid_input' })
-    await expect(memory.lessons.appendOutcome('p', { domain: 'd', score: 1, lesson: 'x', source: { tool: '' } })).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(memory.lessons.appendOutcome('p', { domain: 'd', score: 1, lesson: 'x', source: { tool: '' } })).rejects.toMatchObject({
+      code: 'invalid_input',
+    })
   })
 
   it('rejects bad input without writing; emits lessons changes including evictions', async () => {

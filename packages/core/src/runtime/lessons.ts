@@ -8,17 +8,42 @@ import { read, write } from '../write.js'
 import { normaliseText } from './normalise-text.js'
 
 /** A distilled lesson. */
-export interface Lesson { projectId: string; domain: string; rule: string; occurrences: number; createdAt: number; updatedAt: number }
+export interface Lesson {
+  projectId: string
+  domain: string
+  rule: string
+  occurrences: number
+  createdAt: number
+  updatedAt: number
+}
 /** A scored outcome, as recorded. */
-export interface Outcome { seq: number; projectId: string; domain: string; score: number; lesson: string; source?: Source; at: number }
+export interface Outcome {
+  seq: number
+  projectId: string
+  domain: string
+  score: number
+  lesson: string
+  source?: Source
+  at: number
+}
 
 /** What {@link LessonsApi.appendOutcome} takes. */
-export interface OutcomeInput { domain: string; score: number; lesson: string; source?: Source }
+export interface OutcomeInput {
+  domain: string
+  score: number
+  lesson: string
+  source?: Source
+}
 /** Options of {@link LessonsApi.outcomes}. */
-export interface ListOutcomesOptions extends PageOptions<number> { domain?: string }
+export interface ListOutcomesOptions extends PageOptions<number> {
+  domain?: string
+}
 
 /** A stored lesson: `key` is the normalised rule, `touched` orders lessons stored in the same millisecond. */
-interface LessonRow extends Lesson { key: string; touched: number }
+interface LessonRow extends Lesson {
+  key: string
+  touched: number
+}
 
 /** Lessons kept per (project, domain); storing another evicts the least recently stored. */
 export const MAX_LESSONS_PER_DOMAIN = 10
@@ -123,10 +148,19 @@ export function createLessons(ctx: StoreContext): LessonsApi {
       const domain = o.domain === undefined ? undefined : checkId('domain', o.domain)
       const after = o.after === undefined ? Infinity : checkNumber('options.after', o.after, { min: 0, integer: true })
       const limit = checkLimit('options.limit', o.limit, DEFAULT_PAGE_SIZE)
-      const rows = await read(ctx, TABLES, () => domain === undefined
-        ? outcomes().where('[projectId+domain]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
-        : outcomes().where('[projectId+domain]').equals([projectId, domain]).toArray())
-      return pageFrom(rows.filter((r) => r.seq < after).sort((a, b) => b.seq - a.seq).slice(0, limit + 1), limit, (r) => r.seq)
+      const rows = await read(ctx, TABLES, () =>
+        domain === undefined
+          ? outcomes().where('[projectId+domain]').between([projectId, Dexie.minKey], [projectId, Dexie.maxKey]).toArray()
+          : outcomes().where('[projectId+domain]').equals([projectId, domain]).toArray(),
+      )
+      return pageFrom(
+        rows
+          .filter((r) => r.seq < after)
+          .sort((a, b) => b.seq - a.seq)
+          .slice(0, limit + 1),
+        limit,
+        (r) => r.seq,
+      )
     },
   }
 }
@@ -136,7 +170,8 @@ function checkSource(value: unknown): Source | undefined {
   const s = checkOptions('source', value as Source, ['sessionId', 'messageId', 'tool', 'note'])
   const out: Source = {}
   for (const field of ['sessionId', 'messageId', 'tool', 'note'] as const) {
-    if (s[field] !== undefined) out[field] = field === 'note' ? checkString('source.note', s[field], { maxLength: MAX_LESSON }) : checkId(`source.${field}`, s[field])
+    if (s[field] !== undefined)
+      out[field] = field === 'note' ? checkString('source.note', s[field], { maxLength: MAX_LESSON }) : checkId(`source.${field}`, s[field])
   }
   return out
 }

@@ -20,7 +20,9 @@ describe('runs', () => {
     // attempt is kept when omitted; error and output are replaced by what is given
     expect(await memory.runs.setCheckpoint('r1', 'act', { status: 'running' })).not.toHaveProperty('error')
     expect((await memory.runs.checkpoints('r1')).map((c) => [c.phase, c.status, c.attempt])).toEqual([
-      ['plan', 'done', 1], ['act', 'running', 2], ['verify', 'pending', 1],
+      ['plan', 'done', 1],
+      ['act', 'running', 2],
+      ['verify', 'pending', 1],
     ])
     expect(await memory.runs.checkpoints('other')).toEqual([])
   })
@@ -50,7 +52,8 @@ describe('runs', () => {
     await memory.close()
     const reopened = await openTestMemory({ indexedDB: memory.indexedDB, userId: memory.userId })
     expect((await reopened.runs.checkpoints('r')).map((c) => [c.phase, c.status, c.attempt, c.output])).toEqual([
-      ['fetch', 'done', 1, ['a']], ['parse', 'running', 3, undefined],
+      ['fetch', 'done', 1, ['a']],
+      ['parse', 'running', 3, undefined],
     ])
     expect(await reopened.runs.get('r')).toMatchObject({ status: 'running', summary: 'halfway' })
   })

@@ -5,14 +5,39 @@ import { checkId, checkJson, checkLimit, checkNumber, checkOptionalNumber, check
 import { read, readOne, write } from '../write.js'
 
 /** A phase checkpoint of a run. */
-export interface Checkpoint { runId: string; phase: string; status: string; output?: Json; error?: string; attempt: number; createdAt: number; updatedAt: number }
+export interface Checkpoint {
+  runId: string
+  phase: string
+  status: string
+  output?: Json
+  error?: string
+  attempt: number
+  createdAt: number
+  updatedAt: number
+}
 /** A tool call made during a run. */
-export interface ToolEvent { runId: string; seq: number; tool: string; input?: Json; output?: Json; status: string; durationMs?: number; at: number }
+export interface ToolEvent {
+  runId: string
+  seq: number
+  tool: string
+  input?: Json
+  output?: Json
+  status: string
+  durationMs?: number
+  at: number
+}
 /** A run's status and summary. */
-export interface Run { runId: string; status: string; summary?: string; updatedAt: number }
+export interface Run {
+  runId: string
+  status: string
+  summary?: string
+  updatedAt: number
+}
 
 /** A stored checkpoint; `order` keeps creation order when clocks tie. */
-interface CheckpointRow extends Checkpoint { order: number }
+interface CheckpointRow extends Checkpoint {
+  order: number
+}
 
 const MAX_STATUS = 100
 const MAX_ERROR = 10_000
@@ -20,9 +45,20 @@ const MAX_SUMMARY = 100_000
 const TABLES = ['runs', 'checkpoints', 'toolEvents']
 
 /** What {@link RunsApi.setCheckpoint} takes. */
-export interface CheckpointInput { status: string; output?: Json; error?: string; attempt?: number }
+export interface CheckpointInput {
+  status: string
+  output?: Json
+  error?: string
+  attempt?: number
+}
 /** What {@link RunsApi.appendToolEvent} takes. */
-export interface ToolEventInput { tool: string; input?: Json; output?: Json; status: string; durationMs?: number }
+export interface ToolEventInput {
+  tool: string
+  input?: Json
+  output?: Json
+  status: string
+  durationMs?: number
+}
 
 /** Runs: phase checkpoints, tool events, status. Run ids are any string; no project is needed. */
 export interface RunsApi {
@@ -52,7 +88,11 @@ export function createRuns(ctx: StoreContext): RunsApi {
   const runs = (): Table<Run, string> => ctx.db.table<Run, string>('runs')
   const checkpoints = (): Table<CheckpointRow, [string, string]> => ctx.db.table<CheckpointRow, [string, string]>('checkpoints')
   const toolEvents = (): Table<ToolEvent, [string, number]> => ctx.db.table<ToolEvent, [string, number]>('toolEvents')
-  const ofRun = (runId: string) => [[runId, Dexie.minKey], [runId, Dexie.maxKey]] as const
+  const ofRun = (runId: string) =>
+    [
+      [runId, Dexie.minKey],
+      [runId, Dexie.maxKey],
+    ] as const
 
   return {
     async setCheckpoint(runId, phase, state) {
@@ -68,12 +108,20 @@ export function createRuns(ctx: StoreContext): RunsApi {
         const existing = await checkpoints().get([runId, phase])
         let order = existing?.order
         if (order === undefined) {
-          const last = await checkpoints().where('[runId+order]').between(...ofRun(runId)).last()
+          const last = await checkpoints()
+            .where('[runId+order]')
+            .between(...ofRun(runId))
+            .last()
           order = (last?.order ?? 0) + 1
         }
         const row: CheckpointRow = {
-          runId, phase, status, attempt: attempt ?? existing?.attempt ?? 1,
-          createdAt: existing?.createdAt ?? now, updatedAt: now, order,
+          runId,
+          phase,
+          status,
+          attempt: attempt ?? existing?.attempt ?? 1,
+          createdAt: existing?.createdAt ?? now,
+          updatedAt: now,
+          order,
         }
         if (s.output !== undefined) row.output = s.output
         if (error !== undefined) row.error = error
@@ -85,13 +133,23 @@ export function createRuns(ctx: StoreContext): RunsApi {
 
     async checkpoints(runId) {
       checkId('runId', runId)
-      return read(ctx, TABLES, async () => (await checkpoints().where('[runId+order]').between(...ofRun(runId)).toArray()).map(toCheckpoint))
+      return read(ctx, TABLES, async () =>
+        (
+          await checkpoints()
+            .where('[runId+order]')
+            .between(...ofRun(runId))
+            .toArray()
+        ).map(toCheckpoint),
+      )
     },
 
     async deleteCheckpoints(runId) {
       checkId('runId', runId)
       return write(ctx, TABLES, async (w) => {
-        const n = await checkpoints().where('[runId+order]').between(...ofRun(runId)).delete()
+        const n = await checkpoints()
+          .where('[runId+order]')
+          .between(...ofRun(runId))
+          .delete()
         if (n > 0) w.change('runs', 'delete', runId, '')
         return n
       })
@@ -106,7 +164,10 @@ export function createRuns(ctx: StoreContext): RunsApi {
       if (e.output !== undefined) checkJson('output', e.output)
       const durationMs = checkOptionalNumber('durationMs', e.durationMs, { min: 0 })
       return write(ctx, TABLES, async (w) => {
-        const last = await toolEvents().where('[runId+seq]').between(...ofRun(runId)).last()
+        const last = await toolEvents()
+          .where('[runId+seq]')
+          .between(...ofRun(runId))
+          .last()
         const row: ToolEvent = { runId, seq: (last?.seq ?? 0) + 1, tool, status, at: ctx.now() }
         if (e.input !== undefined) row.input = e.input
         if (e.output !== undefined) row.output = e.output
@@ -122,7 +183,13 @@ export function createRuns(ctx: StoreContext): RunsApi {
       const o = checkOptions('options', options, ['after', 'limit'])
       const after = o.after === undefined ? 0 : checkNumber('options.after', o.after, { min: 0, integer: true })
       const limit = checkLimit('options.limit', o.limit, DEFAULT_PAGE_SIZE)
-      const rows = await read(ctx, TABLES, () => toolEvents().where('[runId+seq]').between([runId, after], [runId, Dexie.maxKey], false, true).limit(limit + 1).toArray())
+      const rows = await read(ctx, TABLES, () =>
+        toolEvents()
+          .where('[runId+seq]')
+          .between([runId, after], [runId, Dexie.maxKey], false, true)
+          .limit(limit + 1)
+          .toArray(),
+      )
       return pageFrom(rows, limit, (e) => e.seq)
     },
 

@@ -5,7 +5,6 @@ export const SIMILARITY_THRESHOLD = 0.8
 /** Two similar tasks due this close together are near-duplicates. */
 export const NEAR_DUPLICATE_WINDOW_MS = 30 * 60_000
 
-
 /**
  * Similarity of two normalised texts in [0, 1]: the Dice coefficient of their character
  * bigrams, over the words sorted so word order does not matter. Typos and small edits

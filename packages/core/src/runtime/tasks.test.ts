@@ -18,8 +18,15 @@ describe('tasks', () => {
     const { clock, memory } = await setup()
     const t = await memory.tasks.create('p', { description: '  Water the plants ', dueAt: clock.now() + HOUR, kind: 'reminder' })
     expect(t).toEqual({
-      id: expect.any(String), projectId: 'p', description: 'Water the plants', dueAt: clock.now() + HOUR, repeat: null, kind: 'reminder',
-      status: 'pending', retries: 0, createdAt: clock.now(),
+      id: expect.any(String),
+      projectId: 'p',
+      description: 'Water the plants',
+      dueAt: clock.now() + HOUR,
+      repeat: null,
+      kind: 'reminder',
+      status: 'pending',
+      retries: 0,
+      createdAt: clock.now(),
     })
     await expect(memory.tasks.create('nope', { description: 'x', dueAt: 1 })).rejects.toMatchObject({ code: 'not_found' })
     await memory.projects.archive('p')
@@ -109,7 +116,10 @@ describe('tasks', () => {
     expect(await memory.tasks.cancel(a.id.slice(0, common + 1))).toBe(true)
     expect(await memory.tasks.cancel(a.id)).toBe(false)
     const all = (await memory.tasks.list()).items
-    expect(all.map((t) => [t.description, t.status, t.repeat])).toEqual([['alpha', 'cancelled', null], ['beta two', 'pending', 'weekly']])
+    expect(all.map((t) => [t.description, t.status, t.repeat])).toEqual([
+      ['alpha', 'cancelled', null],
+      ['beta two', 'pending', 'weekly'],
+    ])
     // once a is cancelled, the short prefix is no longer ambiguous among pending tasks
     expect(await memory.tasks.update(a.id.slice(0, common), { dueAt: 1 })).toBe(true)
     await expect(memory.tasks.update(b.id, { repeat: 'yearly' as never })).rejects.toMatchObject({ code: 'invalid_input' })
@@ -148,7 +158,8 @@ describe('tasks', () => {
       // past the last time a Date can hold: the schedule would turn into NaN
       { projectId: 'p', description: 'x', dueAt: 8.64e15 + 1, repeat: 'monthly' },
       { projectId: 'p', description: 'x', dueAt: 1e300 },
-    ]) await expect(memory.tasks.create(projectId, bad as never)).rejects.toMatchObject({ code: 'invalid_input' })
+    ])
+      await expect(memory.tasks.create(projectId, bad as never)).rejects.toMatchObject({ code: 'invalid_input' })
     expect(await memory.tasks.list()).toEqual({ items: [] })
     const t = await memory.tasks.create('p', { description: 'x', dueAt: 1 })
     expect(seen).toEqual([{ kind: 'tasks', op: 'put', id: t.id, projectId: 'p', origin: 'local' }])

@@ -14,14 +14,26 @@ export type { Repeat } from './task-schedule.js'
 
 /** A scheduled task. */
 export interface Task {
-  id: string; projectId: string; description: string; dueAt: number; repeat: Repeat; kind?: string
-  status: 'pending' | 'done' | 'failed' | 'cancelled'; retries: number; lastError?: string; createdAt: number
+  id: string
+  projectId: string
+  description: string
+  dueAt: number
+  repeat: Repeat
+  kind?: string
+  status: 'pending' | 'done' | 'failed' | 'cancelled'
+  retries: number
+  lastError?: string
+  createdAt: number
 }
 /**
  * A stored task: `norm` is the normalised description, `slotAt` the scheduled occurrence
  * (retries and `defer` move `dueAt`, not the schedule), `anchorDay` the monthly day of month.
  */
-interface TaskRow extends Task { norm: string; slotAt: number; anchorDay: number }
+interface TaskRow extends Task {
+  norm: string
+  slotAt: number
+  anchorDay: number
+}
 
 const STATUSES = ['pending', 'done', 'failed', 'cancelled'] as const
 const REPEATS = ['daily', 'weekly', 'monthly'] as const
@@ -30,9 +42,17 @@ const MAX_ERROR = 10_000
 const TABLES = ['tasks', 'projects']
 
 /** What {@link TasksApi.create} takes. */
-export interface TaskInput { description: string; dueAt: number; repeat?: Repeat; kind?: string }
+export interface TaskInput {
+  description: string
+  dueAt: number
+  repeat?: Repeat
+  kind?: string
+}
 /** Options of {@link TasksApi.list}. */
-export interface ListTasksOptions extends PageOptions { projectId?: string; status?: Task['status'] }
+export interface ListTasksOptions extends PageOptions {
+  projectId?: string
+  status?: Task['status']
+}
 
 /** Scheduled tasks of projects. */
 export interface TasksApi {
@@ -93,7 +113,12 @@ export function createTasks(ctx: StoreContext): TasksApi {
 
   /** The one pending task whose id starts with `prefix`; undefined when none. */
   async function pendingByPrefix(prefix: string): Promise<TaskRow | undefined> {
-    const matches = await tasks().where('id').startsWith(prefix).filter((t) => t.status === 'pending').limit(2).toArray()
+    const matches = await tasks()
+      .where('id')
+      .startsWith(prefix)
+      .filter((t) => t.status === 'pending')
+      .limit(2)
+      .toArray()
     if (matches.length > 1) throw new MemoryError('conflict', `Task id prefix ${JSON.stringify(prefix)} matches several pending tasks; give more characters`)
     return matches[0]
   }
@@ -114,8 +139,17 @@ export function createTasks(ctx: StoreContext): TasksApi {
         const near = exact ?? pending.find((p) => Math.abs(p.dueAt - dueAt) <= NEAR_DUPLICATE_WINDOW_MS && similarity(p.norm, norm) >= SIMILARITY_THRESHOLD)
         if (near) return toTask(near)
         const row: TaskRow = {
-          id: newId(ctx.now()), projectId, description, dueAt, repeat, status: 'pending', retries: 0,
-          createdAt: ctx.now(), norm, slotAt: dueAt, anchorDay: dayOfMonth(dueAt),
+          id: newId(ctx.now()),
+          projectId,
+          description,
+          dueAt,
+          repeat,
+          status: 'pending',
+          retries: 0,
+          createdAt: ctx.now(),
+          norm,
+          slotAt: dueAt,
+          anchorDay: dayOfMonth(dueAt),
         }
         if (kind !== undefined) row.kind = kind
         return save(w, row)
@@ -173,7 +207,8 @@ export function createTasks(ctx: StoreContext): TasksApi {
     async update(idPrefix, changes) {
       checkId('idPrefix', idPrefix)
       const c = checkOptions('changes', changes, ['description', 'dueAt', 'repeat'])
-      const description = c.description === undefined ? undefined : checkString('description', c.description, { nonEmpty: true, maxLength: MAX_DESCRIPTION }).trim()
+      const description =
+        c.description === undefined ? undefined : checkString('description', c.description, { nonEmpty: true, maxLength: MAX_DESCRIPTION }).trim()
       const dueAt = c.dueAt === undefined ? undefined : checkTime('dueAt', c.dueAt)
       const repeat = c.repeat === undefined ? undefined : checkRepeat(c.repeat)
       return write(ctx, TABLES, async (w) => {
@@ -203,12 +238,20 @@ export function createTasks(ctx: StoreContext): TasksApi {
       const status = o.status === undefined ? undefined : checkOneOf('status', o.status, STATUSES)
       const cursor = o.after === undefined ? undefined : decodeCursor(o.after)
       const rows = await read(ctx, TABLES, async () => {
-        const rows = projectId === undefined
-          ? status === undefined ? await tasks().toArray() : await tasks().where('[status+dueAt]').between([status, -Infinity], [status, Infinity]).toArray()
-          : status === undefined ? await tasks().where('projectId').equals(projectId).toArray() : await tasks().where('[projectId+status]').equals([projectId, status]).toArray()
+        const rows =
+          projectId === undefined
+            ? status === undefined
+              ? await tasks().toArray()
+              : await tasks().where('[status+dueAt]').between([status, -Infinity], [status, Infinity]).toArray()
+            : status === undefined
+              ? await tasks().where('projectId').equals(projectId).toArray()
+              : await tasks().where('[projectId+status]').equals([projectId, status]).toArray()
         return rows.sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1))
       })
-      const after = rows.filter((r) => isAfterAscending(r.dueAt, r.id, cursor)).slice(0, o.limit + 1).map(toTask)
+      const after = rows
+        .filter((r) => isAfterAscending(r.dueAt, r.id, cursor))
+        .slice(0, o.limit + 1)
+        .map(toTask)
       return pageFrom(after, o.limit, (t) => encodeCursor(t.dueAt, t.id))
     },
   }

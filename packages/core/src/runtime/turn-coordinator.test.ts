@@ -25,7 +25,11 @@ describe('turn coordinator', () => {
 
   it('does not keep failures', async () => {
     const c = createTurnCoordinator({ ttlMs: 1000, maxEntries: 10 }, () => 0)
-    await expect(c.run('k', async () => { throw new Error('x') })).rejects.toThrow('x')
+    await expect(
+      c.run('k', async () => {
+        throw new Error('x')
+      }),
+    ).rejects.toThrow('x')
     expect(c.size).toBe(0)
     expect(await c.run('k', async () => 'ok')).toBe('ok')
   })

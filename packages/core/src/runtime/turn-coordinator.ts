@@ -30,7 +30,10 @@ export interface TurnCoordinator {
   clear(): void
 }
 
-interface Entry { promise: Promise<unknown>; settledAt?: number }
+interface Entry {
+  promise: Promise<unknown>
+  settledAt?: number
+}
 
 /** Creates a coordinator with the given bounds and clock. */
 export function createTurnCoordinator(limits: CoordinatorLimits, now: () => number): TurnCoordinator {

@@ -11,7 +11,13 @@ export type MemoryOperation =
   | { op: 'block.append'; projectId?: string; label: string; text: string }
   | { op: 'passage.create' | 'passage.insert'; projectId?: string; text: string; tags?: string[] }
 /** A finished exchange, as an extractor sees it. */
-export interface Exchange { projectId: string; sessionId: string; turnId: string; prompt: string; reply: string }
+export interface Exchange {
+  projectId: string
+  sessionId: string
+  turnId: string
+  prompt: string
+  reply: string
+}
 /** Read access to memory that an extractor may consult. */
 export interface MemoryView {
   getFact(projectId: string, key: string): Promise<Fact | undefined>

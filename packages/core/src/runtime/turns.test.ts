@@ -63,7 +63,10 @@ describe('turns', () => {
     await memory.turns.begin('p', { sessionId: session.id, turnId: 't1', prompt: 'Hello', budget: 200 })
     expect(await memory.turns.end({ sessionId: session.id, turnId: 't1', reply: 'Hi there' })).toEqual({ written: 0 })
     const messages = await memory.messages.tail(session.id, 10)
-    expect(messages.map((m) => [m.role, m.content])).toEqual([['user', 'Hello'], ['assistant', 'Hi there']])
+    expect(messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'Hello'],
+      ['assistant', 'Hi there'],
+    ])
     expect(await kinds(memory, session.id)).toEqual(['turn.begin', 'turn.end'])
     // a turn whose project differs from the conversation's is rejected before anything is written
     await memory.projects.create({ name: 'Q', id: 'q' })
@@ -100,7 +103,9 @@ describe('turns', () => {
   })
 
   it('reports a failing extractor and keeps what was recorded', async () => {
-    const { memory } = await setup(() => { throw new Error('model offline') })
+    const { memory } = await setup(() => {
+      throw new Error('model offline')
+    })
     await memory.turns.begin('p', { sessionId: 's', turnId: 't', prompt: 'q', budget: 100 })
     const result = await memory.turns.end({ sessionId: 's', turnId: 't', reply: 'a' })
     expect(result).toEqual({ written: 0, extractionError: { code: 'internal', message: expect.stringContaining('model offline') } })
@@ -143,7 +148,10 @@ describe('turns', () => {
     await memory.turns.begin('p', { sessionId: 'conv', turnId: 't1', prompt: 'one', budget: 100 })
     await memory.sessions.close('conv')
     const before = await memory.export()
-    await expect(memory.turns.begin('p', { sessionId: 'conv', turnId: 't2', prompt: 'two', budget: 100 })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/reopen/) })
+    await expect(memory.turns.begin('p', { sessionId: 'conv', turnId: 't2', prompt: 'two', budget: 100 })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/reopen/),
+    })
     const build = vi.spyOn(memory.context, 'build').mockRejectedValueOnce(new Error('embedder down'))
     await memory.sessions.reopen('conv')
     const reopened = await memory.export()

@@ -16,11 +16,25 @@ import { applyOperation, checkOperations, memoryView, type Extractor } from './t
 export type { Exchange, Extractor, MemoryOperation, MemoryView } from './turn-extraction.js'
 
 /** What {@link TurnsApi.begin} takes besides the project. */
-export interface TurnBeginInput { sessionId: string; turnId: string; prompt: string; budget: number }
+export interface TurnBeginInput {
+  sessionId: string
+  turnId: string
+  prompt: string
+  budget: number
+}
 /** What {@link TurnsApi.end} takes. */
-export interface TurnEndInput { sessionId: string; turnId: string; reply: string; interrupted?: boolean }
+export interface TurnEndInput {
+  sessionId: string
+  turnId: string
+  reply: string
+  interrupted?: boolean
+}
 /** What {@link TurnsApi.partial} takes. */
-export interface TurnPartialInput { sessionId: string; turnId: string; text: string }
+export interface TurnPartialInput {
+  sessionId: string
+  turnId: string
+  text: string
+}
 
 /** What `turns.end` reports. `written` counts the extractor's operations applied. */
 export interface TurnEndResult {
@@ -31,9 +45,19 @@ export interface TurnEndResult {
 
 /** A stored turn. */
 interface TurnRow {
-  sessionId: string; turnId: string; projectId: string; prompt: string; budget: number
-  status: 'open' | 'ended' | 'interrupted'; context: Context; createdAt: number; updatedAt: number
-  partialReply?: string; reply?: string; written?: number; extractionError?: { code: string; message: string }
+  sessionId: string
+  turnId: string
+  projectId: string
+  prompt: string
+  budget: number
+  status: 'open' | 'ended' | 'interrupted'
+  context: Context
+  createdAt: number
+  updatedAt: number
+  partialReply?: string
+  reply?: string
+  written?: number
+  extractionError?: { code: string; message: string }
 }
 
 const MAX_TEXT = 1_000_000
@@ -80,14 +104,20 @@ export function createTurns(ctx: StoreContext, memory: Memory, extractor?: Extra
     for (const row of open) {
       if (row.turnId === exceptTurnId) continue
       await turns().put({ ...row, status: 'interrupted', updatedAt: ctx.now() })
-      await appendEntry(ctx, w, sessionId, { kind: 'turn.interrupted', payload: { turnId: row.turnId, partialReply: row.partialReply ?? null, reason: 'next turn began' } })
+      await appendEntry(ctx, w, sessionId, {
+        kind: 'turn.interrupted',
+        payload: { turnId: row.turnId, partialReply: row.partialReply ?? null, reason: 'next turn began' },
+      })
     }
   }
 
   /** Every caller checks the begun turn against its own call, also when the result was shared. */
   function sameTurn(row: Pick<TurnRow, 'sessionId' | 'turnId' | 'projectId' | 'prompt' | 'context'>, projectId: string, prompt: string): { context: Context } {
     if (row.projectId !== projectId || row.prompt !== prompt) {
-      throw new MemoryError('conflict', `Turn ${JSON.stringify(row.turnId)} of session ${JSON.stringify(row.sessionId)} was begun with another ${row.projectId !== projectId ? 'project' : 'prompt'}; use a new turnId`)
+      throw new MemoryError(
+        'conflict',
+        `Turn ${JSON.stringify(row.turnId)} of session ${JSON.stringify(row.sessionId)} was begun with another ${row.projectId !== projectId ? 'project' : 'prompt'}; use a new turnId`,
+      )
     }
     return { context: row.context }
   }
@@ -132,31 +162,36 @@ export function createTurns(ctx: StoreContext, memory: Memory, extractor?: Extra
       const turnId = checkId('turnId', t.turnId)
       const prompt = checkString('prompt', t.prompt, { nonEmpty: true, maxLength: MAX_TEXT })
       const budget = checkNumber('budget', t.budget, { min: 1, integer: true })
-      const begun = await coordinator.run(`begin\u0001${sessionId}\u0001${turnId}`, async (): Promise<TurnRow> => {
-        const stored = await readOne(ctx, () => turns().get([sessionId, turnId]))
-        if (stored) return stored
-        const session = await conversation(sessionId)
-        if (session && session.projectId !== projectId) throw invalidInput(`Session ${JSON.stringify(sessionId)} belongs to project ${JSON.stringify(session.projectId)}, not ${JSON.stringify(projectId)}`)
-        if (session) assertActive(session as SessionRow)
-        // Checks only: open turns are reconciled in the transaction that records the new one,
-        // so a begin that fails (closed session, failing retrieval) leaves them as they were.
-        await read(ctx, ['projects'], () => requireProject(ctx, projectId))
-        // Retrieval may call the embedder: it runs between transactions, never inside one.
-        const context = await memory.context.build(projectId, { ...(session ? { sessionId } : {}), query: prompt, budget })
-        return write(ctx, allTables(), async (w) => {
-          const raced = await turns().get([sessionId, turnId])
-          if (raced) return raced
-          await reconcile(w, sessionId, turnId)
-          const now = ctx.now()
-          const row: TurnRow = { sessionId, turnId, projectId, prompt, budget, status: 'open', context, createdAt: now, updatedAt: now }
-          await turns().add(row)
-          await appendEntry(ctx, w, sessionId, { kind: 'turn.begin', payload: { turnId, projectId, prompt, contextTokens: context.tokens } })
-          if (session) await memory.messages.append(sessionId, { role: 'user', content: prompt, meta: { turnId } })
-          return row
-        })
-        // Settled begins are not reused: the stored turn answers a repeat (one read, no retrieval),
-        // and a turn removed since (import replace) is begun again instead of served from memory.
-      }, { reuse: false })
+      const begun = await coordinator.run(
+        `begin\u0001${sessionId}\u0001${turnId}`,
+        async (): Promise<TurnRow> => {
+          const stored = await readOne(ctx, () => turns().get([sessionId, turnId]))
+          if (stored) return stored
+          const session = await conversation(sessionId)
+          if (session && session.projectId !== projectId)
+            throw invalidInput(`Session ${JSON.stringify(sessionId)} belongs to project ${JSON.stringify(session.projectId)}, not ${JSON.stringify(projectId)}`)
+          if (session) assertActive(session as SessionRow)
+          // Checks only: open turns are reconciled in the transaction that records the new one,
+          // so a begin that fails (closed session, failing retrieval) leaves them as they were.
+          await read(ctx, ['projects'], () => requireProject(ctx, projectId))
+          // Retrieval may call the embedder: it runs between transactions, never inside one.
+          const context = await memory.context.build(projectId, { ...(session ? { sessionId } : {}), query: prompt, budget })
+          return write(ctx, allTables(), async (w) => {
+            const raced = await turns().get([sessionId, turnId])
+            if (raced) return raced
+            await reconcile(w, sessionId, turnId)
+            const now = ctx.now()
+            const row: TurnRow = { sessionId, turnId, projectId, prompt, budget, status: 'open', context, createdAt: now, updatedAt: now }
+            await turns().add(row)
+            await appendEntry(ctx, w, sessionId, { kind: 'turn.begin', payload: { turnId, projectId, prompt, contextTokens: context.tokens } })
+            if (session) await memory.messages.append(sessionId, { role: 'user', content: prompt, meta: { turnId } })
+            return row
+          })
+          // Settled begins are not reused: the stored turn answers a repeat (one read, no retrieval),
+          // and a turn removed since (import replace) is begun again instead of served from memory.
+        },
+        { reuse: false },
+      )
       return sameTurn(begun, projectId, prompt)
     },
 
@@ -173,14 +208,24 @@ export function createTurns(ctx: StoreContext, memory: Memory, extractor?: Extra
           const row = await turns().get([sessionId, turnId])
           if (!row) throw new MemoryError('not_found', `No turn ${JSON.stringify(turnId)} in session ${JSON.stringify(sessionId)}; call turns.begin first`)
           if (row.reply !== undefined) return { row, done: true }
-          if (row.status !== 'open') throw new MemoryError('conflict', `Turn ${JSON.stringify(turnId)} was reconciled as interrupted when a later turn began; its reply can no longer be recorded`)
+          if (row.status !== 'open')
+            throw new MemoryError(
+              'conflict',
+              `Turn ${JSON.stringify(turnId)} was reconciled as interrupted when a later turn began; its reply can no longer be recorded`,
+            )
           const next: TurnRow = { ...row, status: interrupted ? 'interrupted' : 'ended', reply, updatedAt: ctx.now() }
           if (extractor === undefined || interrupted) next.written = 0
           await turns().put(next)
-          await appendEntry(ctx, w, sessionId, interrupted
-            ? { kind: 'turn.interrupted', payload: { turnId, partialReply: reply, reason: 'ended as interrupted' } }
-            : { kind: 'turn.end', payload: { turnId, reply } })
-          if (session && reply.length > 0) await memory.messages.append(sessionId, { role: 'assistant', content: reply, meta: interrupted ? { turnId, interrupted } : { turnId } })
+          await appendEntry(
+            ctx,
+            w,
+            sessionId,
+            interrupted
+              ? { kind: 'turn.interrupted', payload: { turnId, partialReply: reply, reason: 'ended as interrupted' } }
+              : { kind: 'turn.end', payload: { turnId, reply } },
+          )
+          if (session && reply.length > 0)
+            await memory.messages.append(sessionId, { role: 'assistant', content: reply, meta: interrupted ? { turnId, interrupted } : { turnId } })
           return { row: next, done: false }
         })
         const { row } = recorded

@@ -6,7 +6,7 @@ import { estimateCost, findPrice } from './pricing.js'
 
 describe('usage', () => {
   it('sums costs without floating-point noise', async () => {
-    const memory = await openTestMemory({ pricing: { 'tenth': { input: 0.1, output: 0 }, 'fifth': { input: 0.2, output: 0 } } })
+    const memory = await openTestMemory({ pricing: { tenth: { input: 0.1, output: 0 }, fifth: { input: 0.2, output: 0 } } })
     await memory.usage.append({ sessionId: 's', model: 'tenth', inputTokens: 1_000_000, outputTokens: 0 })
     await memory.usage.append({ sessionId: 's', model: 'fifth', inputTokens: 1_000_000, outputTokens: 0 })
     expect((await memory.usage.session('s')).costUsd).toBe(0.3)
@@ -15,11 +15,28 @@ describe('usage', () => {
 
   it('records calls and sums them per session, project and overall with cost', async () => {
     const memory = await openTestMemory({ pricing: defaultPricing })
-    await memory.usage.append({ sessionId: 's1', projectId: 'p', model: 'claude-sonnet-4-5-20250929', inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 0 })
+    await memory.usage.append({
+      sessionId: 's1',
+      projectId: 'p',
+      model: 'claude-sonnet-4-5-20250929',
+      inputTokens: 1_000_000,
+      outputTokens: 100_000,
+      cacheReadTokens: 1_000_000,
+      cacheWriteTokens: 0,
+    })
     await memory.usage.append({ sessionId: 's1', model: 'gpt-4o-mini', inputTokens: 2_000_000, outputTokens: 1_000_000 })
     await memory.usage.append({ sessionId: 's2', projectId: 'p', model: 'my-local-llama', inputTokens: 10, outputTokens: 5 })
     const s1 = await memory.usage.session('s1')
-    expect(s1).toMatchObject({ calls: 2, inputTokens: 3_000_000, outputTokens: 1_100_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 0, totalTokens: 5_100_000, unpricedCalls: 0, unpricedModels: [] })
+    expect(s1).toMatchObject({
+      calls: 2,
+      inputTokens: 3_000_000,
+      outputTokens: 1_100_000,
+      cacheReadTokens: 1_000_000,
+      cacheWriteTokens: 0,
+      totalTokens: 5_100_000,
+      unpricedCalls: 0,
+      unpricedModels: [],
+    })
     // sonnet: 3 + 1.5 + 0.3 ; 4o-mini: 0.3 + 0.6
     expect(s1.costUsd).toBeCloseTo(3 + 1.5 + 0.3 + 0.3 + 0.6, 9)
     const p = await memory.usage.project('p')
@@ -27,7 +44,17 @@ describe('usage', () => {
     expect(p.costUsd).toBeCloseTo(4.8, 9)
     const total = await memory.usage.total()
     expect(total).toMatchObject({ calls: 3, totalTokens: 5_100_015, unpricedModels: ['my-local-llama'] })
-    expect(await memory.usage.session('none')).toEqual({ calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0, costUsd: 0, unpricedCalls: 0, unpricedModels: [] })
+    expect(await memory.usage.session('none')).toEqual({
+      calls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      totalTokens: 0,
+      costUsd: 0,
+      unpricedCalls: 0,
+      unpricedModels: [],
+    })
   })
 
   it('has no built-in prices: without a pricing table every call is unpriced', async () => {
@@ -59,12 +86,18 @@ describe('usage', () => {
       { sessionId: 's', model: 'm', inputTokens: 1.5, outputTokens: 1 },
       { sessionId: 's', model: 'm', inputTokens: 1 },
       { sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1, cacheReadTokens: 'x' },
-    ]) await expect(memory.usage.append(bad as never)).rejects.toMatchObject({ code: 'invalid_input' })
-    await expect(memory.usage.append({ sessionId: 's', model: 'm'.repeat(201), inputTokens: 1, outputTokens: 1 })).rejects.toMatchObject({ code: 'limit_exceeded' })
+    ])
+      await expect(memory.usage.append(bad as never)).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(memory.usage.append({ sessionId: 's', model: 'm'.repeat(201), inputTokens: 1, outputTokens: 1 })).rejects.toMatchObject({
+      code: 'limit_exceeded',
+    })
     expect((await memory.usage.total()).calls).toBe(0)
     await memory.usage.append({ sessionId: 's', projectId: 'p', model: 'm', inputTokens: 1, outputTokens: 1 })
     await memory.usage.append({ sessionId: 's', model: 'm', inputTokens: 1, outputTokens: 1 })
-    expect(seen.map((c) => [c.kind, c.op, c.projectId])).toEqual([['usage', 'put', 'p'], ['usage', 'put', '']])
+    expect(seen.map((c) => [c.kind, c.op, c.projectId])).toEqual([
+      ['usage', 'put', 'p'],
+      ['usage', 'put', ''],
+    ])
   })
 
   it('matches prices exactly first, then by longest prefix, case-insensitively', () => {

@@ -13,7 +13,13 @@ export type { ModelPrice, PricingTable } from './pricing.js'
  * `unpricedModels` (with `unpricedCalls`).
  */
 export interface UsageSummary {
-  calls: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; totalTokens: number; costUsd: number
+  calls: number
+  inputTokens: number
+  outputTokens: number
+  cacheReadTokens: number
+  cacheWriteTokens: number
+  totalTokens: number
+  costUsd: number
   /** Calls whose model has no price (their cost counts as 0). */
   unpricedCalls: number
   /** Models with no price, sorted. Add them with the `pricing` option of `openMemory`. */
@@ -24,11 +30,25 @@ export interface UsageSummary {
  * writes are counted apart (as Anthropic reports them; for OpenAI subtract cached tokens
  * from `prompt_tokens`).
  */
-export interface UsageRecord { sessionId: string; projectId?: string; model: string; inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number }
+export interface UsageRecord {
+  sessionId: string
+  projectId?: string
+  model: string
+  inputTokens: number
+  outputTokens: number
+  cacheReadTokens?: number
+  cacheWriteTokens?: number
+}
 
 /** A stored usage record with its estimated cost (priced when recorded). */
 /** A stored usage record: the call with its estimated cost (priced when appended). */
-export interface UsageEntry extends Required<Omit<UsageRecord, 'projectId'>> { seq: number; projectId?: string; costUsd: number; priced: boolean; at: number }
+export interface UsageEntry extends Required<Omit<UsageRecord, 'projectId'>> {
+  seq: number
+  projectId?: string
+  costUsd: number
+  priced: boolean
+  at: number
+}
 type UsageRow = Omit<UsageEntry, 'seq'> & { seq?: number }
 
 const MAX_MODEL = 200
@@ -96,7 +116,17 @@ export function createUsage(ctx: StoreContext, pricing?: PricingTable): UsageApi
 }
 
 function summary(rows: readonly UsageRow[]): UsageSummary {
-  const s: UsageSummary = { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0, costUsd: 0, unpricedCalls: 0, unpricedModels: [] }
+  const s: UsageSummary = {
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    totalTokens: 0,
+    costUsd: 0,
+    unpricedCalls: 0,
+    unpricedModels: [],
+  }
   const unpriced = new Set<string>()
   for (const r of rows) {
     s.calls++

@@ -19,9 +19,17 @@ export async function withAdjacentTurns(db: EngramDb, projectId: string, hits: r
   const seeds = hits.filter((h) => h.kind === 'message').slice(0, ADJACENT_SEEDS)
   if (seeds.length === 0) return hits.slice(0, limit)
   const rows = (await db.messages.bulkGet(seeds.map((h) => h.id))).filter((r): r is MessageRow => r !== undefined)
-  const slots: [string, number][] = rows.flatMap((r) => [[r.sessionId, r.seq - 1], [r.sessionId, r.seq + 1]] as [string, number][])
+  const slots: [string, number][] = rows.flatMap(
+    (r) =>
+      [
+        [r.sessionId, r.seq - 1],
+        [r.sessionId, r.seq + 1],
+      ] as [string, number][],
+  )
   // One keyed get per slot: a multi-range anyOf walks the index with a cursor, much slower here.
-  const around = (await Promise.all(slots.map(([sessionId, seq]) => db.messages.where('[sessionId+seq]').equals([sessionId, seq]).first()))).filter((m): m is MessageRow => m !== undefined)
+  const around = (await Promise.all(slots.map(([sessionId, seq]) => db.messages.where('[sessionId+seq]').equals([sessionId, seq]).first()))).filter(
+    (m): m is MessageRow => m !== undefined,
+  )
   const score = new Map(seeds.map((h) => [h.id, h.score]))
   const out = new Map(hits.map((h) => [`${h.kind}:${h.id}`, { ...h }]))
   for (const r of rows) {

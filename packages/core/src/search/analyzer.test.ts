@@ -13,8 +13,22 @@ describe('analyzer', () => {
 
   it('stems like Porter', () => {
     const cases: Record<string, string> = {
-      caresses: 'caress', ponies: 'poni', cats: 'cat', agreed: 'agre', plastered: 'plaster', motoring: 'motor', hopping: 'hop',
-      filing: 'file', happy: 'happi', relational: 'relat', conditional: 'condit', hopeful: 'hope', adjustment: 'adjust', generalization: 'gener', moved: 'move', moving: 'move',
+      caresses: 'caress',
+      ponies: 'poni',
+      cats: 'cat',
+      agreed: 'agre',
+      plastered: 'plaster',
+      motoring: 'motor',
+      hopping: 'hop',
+      filing: 'file',
+      happy: 'happi',
+      relational: 'relat',
+      conditional: 'condit',
+      hopeful: 'hope',
+      adjustment: 'adjust',
+      generalization: 'gener',
+      moved: 'move',
+      moving: 'move',
     }
     for (const [word, stem] of Object.entries(cases)) expect([word, porterStem(word)]).toEqual([word, stem])
   })

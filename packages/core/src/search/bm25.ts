@@ -1,10 +1,21 @@
 import type { HitKind } from './search.js'
 
 /** A ranked document before its text is loaded. */
-export interface Candidate { docId: string; kind: HitKind; sid?: string; at: number; score: number; /** Document length, when known from the text index. */ len?: number }
+export interface Candidate {
+  docId: string
+  kind: HitKind
+  sid?: string
+  at: number
+  score: number /** Document length, when known from the text index. */
+  len?: number
+}
 
 /** Which postings a query may match. */
-export interface PostingFilter { kinds?: ReadonlySet<HitKind>; sessionId?: string; excludeSessionId?: string }
+export interface PostingFilter {
+  kinds?: ReadonlySet<HitKind>
+  sessionId?: string
+  excludeSessionId?: string
+}
 
 /** BM25 term-frequency saturation. */
 export const K1 = 1.2

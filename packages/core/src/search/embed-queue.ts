@@ -42,17 +42,25 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
 
   function schedule(ms: number): void {
     if (stopped || timer !== undefined || !embedder) return
-    timer = setTimeout(() => {
-      timer = undefined
-      void drain()
-    }, Math.max(0, ms))
+    timer = setTimeout(
+      () => {
+        timer = undefined
+        void drain()
+      },
+      Math.max(0, ms),
+    )
     ;(timer as { unref?: () => void }).unref?.()
   }
 
   async function drainOnce(): Promise<number> {
     if (!embedder) return 0
     const now = Date.now()
-    const queued = await engine.db.transaction('r', ['embedQueue'], () => t.embedQueue.orderBy('seq').limit(batchSize * 8).toArray())
+    const queued = await engine.db.transaction('r', ['embedQueue'], () =>
+      t.embedQueue
+        .orderBy('seq')
+        .limit(batchSize * 8)
+        .toArray(),
+    )
     const ready = queued.filter((row) => row.notBefore <= now).slice(0, batchSize)
     if (ready.length === 0) {
       if (queued.length > 0) schedule(Math.min(...queued.map((row) => row.notBefore)) - now)
@@ -61,7 +69,8 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
     let vectors: Float32Array[]
     try {
       vectors = await embedder.embed(ready.map((row) => row.text))
-      if (!Array.isArray(vectors) || vectors.length !== ready.length) throw new Error(`embed() returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${ready.length} texts`)
+      if (!Array.isArray(vectors) || vectors.length !== ready.length)
+        throw new Error(`embed() returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${ready.length} texts`)
     } catch (error) {
       ctx.status.fail('embedder', error)
       await postpone(ready)
@@ -89,9 +98,13 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
   async function postpone(rows: EmbedQueueRow[]): Promise<void> {
     await engine.db.transaction('rw', ['embedQueue'], async () => {
       const current = await t.embedQueue.bulkGet(rows.map((row) => row.seq!))
-      const next = current.filter((row): row is EmbedQueueRow => row !== undefined).map((row) => ({
-        ...row, attempts: row.attempts + 1, notBefore: Date.now() + Math.min(maxBackoffMs, backoffMs * 2 ** row.attempts),
-      }))
+      const next = current
+        .filter((row): row is EmbedQueueRow => row !== undefined)
+        .map((row) => ({
+          ...row,
+          attempts: row.attempts + 1,
+          notBefore: Date.now() + Math.min(maxBackoffMs, backoffMs * 2 ** row.attempts),
+        }))
       await t.embedQueue.bulkPut(next)
     })
     schedule(Math.min(maxBackoffMs, backoffMs * 2 ** Math.min(...rows.map((row) => row.attempts))))

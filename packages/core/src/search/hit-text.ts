@@ -8,7 +8,10 @@ export function factText(key: string, value: unknown): string {
   return `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`
 }
 
-interface Resolved { text: string; sessionId?: string }
+interface Resolved {
+  text: string
+  sessionId?: string
+}
 
 /**
  * Loads the records behind ranked candidates (inside the caller's read
@@ -29,7 +32,8 @@ export async function resolveHits(db: EngramDb, projectId: string, candidates: r
   for (const m of messages) if (m && m.projectId === projectId) found.set(`message:${m.id}`, { text: m.content, sessionId: m.sessionId })
   for (const f of facts) if (f.projectId === projectId && f.deletedAt === undefined) found.set(`fact:${f.id}`, { text: factText(f.key, f.value) })
   for (const s of summaries) {
-    if (s && s.projectId === projectId && s.deletedAt === undefined) found.set(`summary:${s.id}`, s.sessionId === undefined ? { text: s.text } : { text: s.text, sessionId: s.sessionId })
+    if (s && s.projectId === projectId && s.deletedAt === undefined)
+      found.set(`summary:${s.id}`, s.sessionId === undefined ? { text: s.text } : { text: s.text, sessionId: s.sessionId })
   }
   for (const p of passages) if (p && p.projectId === projectId) found.set(`passage:${p.id}`, { text: p.text })
   const hits: Hit[] = []

@@ -17,7 +17,10 @@ async function zebraStore() {
 
 /** The same dump with every message rewritten (same ids): zebras become giraffes. */
 function giraffes(dump: Dump): Dump {
-  const messages = ((dump.tables.messages ?? []) as Row[]).map((m, i) => ({ ...m, content: i % 3 === 0 ? `giraffe neck ${i} and more giraffe` : `giraffe ${i}` }))
+  const messages = ((dump.tables.messages ?? []) as Row[]).map((m, i) => ({
+    ...m,
+    content: i % 3 === 0 ? `giraffe neck ${i} and more giraffe` : `giraffe ${i}`,
+  }))
   return { ...dump, tables: { ...dump.tables, messages } }
 }
 

@@ -21,15 +21,48 @@ export const TF_CAP = 9
 /** The primary key of a document row: [docId, length, createdAt, sessionId or ''] */
 export type DocKey = [string, number, number, string]
 /** A stored document: its key fields, project, distinct terms as index entries (see {@link entryKey}) and their exact frequencies. */
-export interface SearchDocRow { docId: string; len: number; at: number; sid: string; projectId: string; terms: string[]; tfs: number[] }
+export interface SearchDocRow {
+  docId: string
+  len: number
+  at: number
+  sid: string
+  projectId: string
+  terms: string[]
+  tfs: number[]
+}
 /** One term of one document, as scoring sees it (in memory). */
-export interface PostingRow { term: string; docId: string; tf: number; len: number; at: number; sid?: string }
+export interface PostingRow {
+  term: string
+  docId: string
+  tf: number
+  len: number
+  at: number
+  sid?: string
+}
 /** Document count and total length of a project, for BM25's idf and average length. */
-export interface CorpusStatsRow { projectId: string; docs: number; length: number }
+export interface CorpusStatsRow {
+  projectId: string
+  docs: number
+  length: number
+}
 /** A stored embedding (unit length), beside the fields vector search filters on. */
-export interface VectorRow { docId: string; projectId: string; kind: HitKind; sid?: string; at: number; vector: Float32Array }
+export interface VectorRow {
+  docId: string
+  projectId: string
+  kind: HitKind
+  sid?: string
+  at: number
+  vector: Float32Array
+}
 /** A document waiting to be embedded, off the write path. */
-export interface EmbedQueueRow { seq?: number; docId: string; projectId: string; text: string; attempts: number; notBefore: number }
+export interface EmbedQueueRow {
+  seq?: number
+  docId: string
+  projectId: string
+  text: string
+  attempts: number
+  notBefore: number
+}
 
 /** The index key of a token in a project. */
 export function termKey(projectId: string, token: string): string {
@@ -42,7 +75,9 @@ const LEN_WIDTH = 4
 
 /** The length part of an entry: fixed-width base 36, so entries of one frequency sort by length. */
 function lenPart(len: number): string {
-  return Math.min(Math.max(0, Math.floor(len)), MAX_ENTRY_LEN).toString(36).padStart(LEN_WIDTH, '0')
+  return Math.min(Math.max(0, Math.floor(len)), MAX_ENTRY_LEN)
+    .toString(36)
+    .padStart(LEN_WIDTH, '0')
 }
 
 /**

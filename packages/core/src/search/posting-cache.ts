@@ -23,7 +23,10 @@ export class PostingCache {
   /** Bumped by every committed change; loads compare it before caching. */
   epoch = 0
 
-  constructor(private readonly maxPostings = 400_000, private readonly maxTerms = 100_000) {}
+  constructor(
+    private readonly maxPostings = 400_000,
+    private readonly maxTerms = 100_000,
+  ) {}
 
   /** The cached list of a term, freshened for LRU eviction. */
   list(term: string): Map<string, PostingRow> | undefined {
@@ -83,7 +86,8 @@ export class PostingCache {
       }
       const stats = this.corpus.get(d.projectId)
       const sign = d.op === 'put' ? 1 : -1
-      if (stats) this.corpus.set(d.projectId, { projectId: d.projectId, docs: Math.max(0, stats.docs + sign), length: Math.max(0, stats.length + sign * d.len) })
+      if (stats)
+        this.corpus.set(d.projectId, { projectId: d.projectId, docs: Math.max(0, stats.docs + sign), length: Math.max(0, stats.length + sign * d.len) })
       if (d.op === 'put') {
         for (const row of d.rows) {
           const df = this.dfs.get(row.term)

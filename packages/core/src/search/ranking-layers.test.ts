@@ -26,7 +26,12 @@ describe('ranking above BM25', () => {
   })
 
   it('finds a derived form, and an exact match still ranks first', async () => {
-    const memory = await store(['I am allergic to cashews, even a small amount.', 'The allergy clinic moved to Elm Street.', 'We had nuts and cake at the party.', 'Nothing else happened today.'])
+    const memory = await store([
+      'I am allergic to cashews, even a small amount.',
+      'The allergy clinic moved to Elm Street.',
+      'We had nuts and cake at the party.',
+      'Nothing else happened today.',
+    ])
     const derived = await memory.search('p1', 'what allergy do I have')
     expect(derived.map((h) => h.text)).toContain('I am allergic to cashews, even a small amount.')
     const exact = await memory.search('p1', 'allergy clinic')

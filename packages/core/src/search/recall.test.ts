@@ -46,9 +46,11 @@ describe('recall on the conversation fixture', () => {
       }
     }
     const n = fixture.facts.length
-    console.log(`recall fixture (${n} questions): recall@5 ${(at5 / n).toFixed(2)}, recall@10 ${(at10 / n).toFixed(2)}, ` +
-      `evidence in context 1k ${(inContext[1000]! / n).toFixed(2)}, 2k ${(inContext[2000]! / n).toFixed(2)}, 4k ${(inContext[4000]! / n).toFixed(2)}` +
-      (misses.length ? `; missed: ${misses.join(' | ')}` : ''))
+    console.log(
+      `recall fixture (${n} questions): recall@5 ${(at5 / n).toFixed(2)}, recall@10 ${(at10 / n).toFixed(2)}, ` +
+        `evidence in context 1k ${(inContext[1000]! / n).toFixed(2)}, 2k ${(inContext[2000]! / n).toFixed(2)}, 4k ${(inContext[4000]! / n).toFixed(2)}` +
+        (misses.length ? `; missed: ${misses.join(' | ')}` : ''),
+    )
     expect(at5 / n).toBeGreaterThanOrEqual(0.85)
     expect(at10 / n).toBeGreaterThanOrEqual(0.9)
     expect(inContext[4000]! / n).toBeGreaterThanOrEqual(0.9)

@@ -15,9 +15,23 @@ import { withAdjacentTurns } from './adjacent-turns.js'
 /** The kind of memory a search hit comes from. */
 export type HitKind = 'message' | 'fact' | 'summary' | 'passage'
 /** One search result. */
-export interface Hit { kind: HitKind; id: string; projectId: string; sessionId?: string; text: string; score: number; createdAt: number }
+export interface Hit {
+  kind: HitKind
+  id: string
+  projectId: string
+  sessionId?: string
+  text: string
+  score: number
+  createdAt: number
+}
 /** Options of `memory.search`. */
-export interface SearchOptions { kinds?: HitKind[]; limit?: number; mode?: 'hybrid' | 'text' | 'vector'; sessionId?: string; excludeSessionId?: string }
+export interface SearchOptions {
+  kinds?: HitKind[]
+  limit?: number
+  mode?: 'hybrid' | 'text' | 'vector'
+  sessionId?: string
+  excludeSessionId?: string
+}
 /**
  * `memory.search(projectId, query, options)`: best hits first. Unknown and
  * archived projects give no hits.
@@ -85,7 +99,8 @@ export function createSearch(ctx: StoreContext): SearchFn {
 async function embedQuery(ctx: StoreContext, engine: SearchEngine, query: string, mode: string): Promise<Float32Array | undefined> {
   try {
     const [vector] = await engine.embedder!.embed([query])
-    if (!(vector instanceof Float32Array) || vector.length !== engine.embedder!.dimensions) throw new Error('embed() returned no vector of the declared dimensions')
+    if (!(vector instanceof Float32Array) || vector.length !== engine.embedder!.dimensions)
+      throw new Error('embed() returned no vector of the declared dimensions')
     ctx.status.recover('embedder')
     return normalize(Float32Array.from(vector))
   } catch (error) {

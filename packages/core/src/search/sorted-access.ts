@@ -19,7 +19,15 @@ export type TermWeight = (q: QueryTerm, tf: number, len: number) => number
  * the cut then get their missing terms from their document rows. The top
  * `depth` is the same as scoring every list in full (same summation order).
  */
-export async function scoreBySortedAccess(engine: SearchEngine, terms: readonly QueryTerm[], scores: Map<string, Candidate>, filter: PostingFilter, depth: number, weight: TermWeight, avgLength: number): Promise<void> {
+export async function scoreBySortedAccess(
+  engine: SearchEngine,
+  terms: readonly QueryTerm[],
+  scores: Map<string, Candidate>,
+  filter: PostingFilter,
+  depth: number,
+  weight: TermWeight,
+  avgLength: number,
+): Promise<void> {
   const n = terms.length
   const parts = new Map<string, Float64Array>() // NaN: not known yet
   const partsOf = (docId: string): Float64Array => {

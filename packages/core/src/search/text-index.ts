@@ -3,7 +3,17 @@ import type { EngramDb } from '../schema.js'
 import type { Embedder, IndexedDoc, PutManyOptions, TextIndex } from '../store-context.js'
 import type { WriteScope } from '../write.js'
 import { englishAnalyzer, type Analyzer } from './analyzer.js'
-import { entryKey, termKey, termOfEntry, type CorpusStatsRow, type DocKey, type EmbedQueueRow, type PostingRow, type SearchDocRow, type VectorRow } from './index-rows.js'
+import {
+  entryKey,
+  termKey,
+  termOfEntry,
+  type CorpusStatsRow,
+  type DocKey,
+  type EmbedQueueRow,
+  type PostingRow,
+  type SearchDocRow,
+  type VectorRow,
+} from './index-rows.js'
 import { PostingCache, type IndexDelta } from './posting-cache.js'
 import { VectorCache } from './vector-cache.js'
 
@@ -58,7 +68,12 @@ export function searchEngineOf(index: TextIndex): SearchEngine | undefined {
 }
 
 /** What one transaction did to the index: corpus deltas flushed before commit, changes replayed on the caches after. */
-interface TxLog { deltas: IndexDelta[]; embed: boolean; stats: Map<string, { docs: number; length: number }>; /** Corpus rows read as soon as a project shows up, so the commit-time flush does not wait on a read. */ stored: Map<string, Promise<CorpusStatsRow | undefined>> }
+interface TxLog {
+  deltas: IndexDelta[]
+  embed: boolean
+  stats: Map<string, { docs: number; length: number }> /** Corpus rows read as soon as a project shows up, so the commit-time flush does not wait on a read. */
+  stored: Map<string, Promise<CorpusStatsRow | undefined>>
+}
 
 /** A settled Dexie promise: awaiting it keeps Dexie's transaction zone (a native one may not, after ~100 in a row). */
 const done = (): Promise<void> => Dexie.Promise.resolve() as unknown as Promise<void>
@@ -117,11 +132,13 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     if (log.stats.size === 0) return
     const ids = [...log.stats.keys()]
     const rows = await Promise.all(ids.map((id) => log.stored.get(id) ?? t.corpusStats.get(id)))
-    await t.corpusStats.bulkPut(ids.map((projectId, i) => {
-      const d = log.stats.get(projectId)!
-      const row = rows[i]
-      return { projectId, docs: Math.max(0, (row?.docs ?? 0) + d.docs), length: Math.max(0, (row?.length ?? 0) + d.length) }
-    }))
+    await t.corpusStats.bulkPut(
+      ids.map((projectId, i) => {
+        const d = log.stats.get(projectId)!
+        const row = rows[i]
+        return { projectId, docs: Math.max(0, (row?.docs ?? 0) + d.docs), length: Math.max(0, (row?.length ?? 0) + d.length) }
+      }),
+    )
     log.stats.clear()
     log.stored.clear()
   }
@@ -135,11 +152,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     }
     const ids = docs.map((doc) => doc.docId)
     // Vectors and queue rows may exist from a session opened with an embedder: always clear them.
-    await Promise.all([
-      t.searchDocs.bulkDelete(docs.map(keyOf)),
-      t.vectors.bulkDelete(ids),
-      t.embedQueue.where('docId').anyOf(ids).delete(),
-    ])
+    await Promise.all([t.searchDocs.bulkDelete(docs.map(keyOf)), t.vectors.bulkDelete(ids), t.embedQueue.where('docId').anyOf(ids).delete()])
   }
 
   async function putDocs(w: WriteScope, input: readonly IndexedDoc[], fresh: boolean): Promise<void> {
@@ -149,7 +162,10 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const docs = [...byId.values()]
     if (!fresh) {
       const old = await Promise.all(docs.map((d) => docRow(t, d.docId)))
-      await removeDocs(log, old.filter((row): row is SearchDocRow => row !== undefined))
+      await removeDocs(
+        log,
+        old.filter((row): row is SearchDocRow => row !== undefined),
+      )
     }
     const docRows: SearchDocRow[] = []
     const queued: EmbedQueueRow[] = []
@@ -184,7 +200,13 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   }
 
   const engine: SearchEngine = {
-    db, t, analyzer, cache, vectors, embedder, enabled,
+    db,
+    t,
+    analyzer,
+    cache,
+    vectors,
+    embedder,
+    enabled,
     sortedAccessMinDf: opts.sortedAccessMinDf ?? 2000,
     sortedAccessWarm: opts.sortedAccessWarm === true,
     tables: enabled ? INDEX_TABLES : [],

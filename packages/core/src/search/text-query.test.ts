@@ -35,7 +35,10 @@ describe('two-phase BM25 (MaxScore)', () => {
       const k = 1 + Math.floor(rand() * (shortQueries ? 60 : 8))
       const full = await memory.search('p1', query, { limit: 1000 }) // depth above the corpus: every list read whole
       const top = await memory.search('p1', query, { limit: k })
-      expect(top.map((h) => h.id), `seed ${seed}, query "${query}", k ${k}`).toEqual(full.slice(0, k).map((h) => h.id))
+      expect(
+        top.map((h) => h.id),
+        `seed ${seed}, query "${query}", k ${k}`,
+      ).toEqual(full.slice(0, k).map((h) => h.id))
       for (let i = 0; i < top.length; i++) expect(top[i]!.score).toBeCloseTo(full[i]!.score, 9)
     }
     await memory.close()

@@ -1,5 +1,17 @@
 import { B, K1, topCandidates, type Candidate, type PostingFilter } from './bm25.js'
-import { bucketRange, entryIndex, kindOf, MAX_ENTRY_LEN, postingOf, termRange, TF_CAP, type CorpusStatsRow, type DocKey, type PostingRow, type SearchDocRow } from './index-rows.js'
+import {
+  bucketRange,
+  entryIndex,
+  kindOf,
+  MAX_ENTRY_LEN,
+  postingOf,
+  termRange,
+  TF_CAP,
+  type CorpusStatsRow,
+  type DocKey,
+  type PostingRow,
+  type SearchDocRow,
+} from './index-rows.js'
 import { scoreBySortedAccess } from './sorted-access.js'
 import type { SearchEngine } from './text-index.js'
 
@@ -7,7 +19,12 @@ import type { SearchEngine } from './text-index.js'
 export const LOOKUP_COST = 8
 
 /** A query term with its document frequency, idf and the most it can add to a score. */
-export interface QueryTerm { term: string; df: number; idf: number; bound: number }
+export interface QueryTerm {
+  term: string
+  df: number
+  idf: number
+  bound: number
+}
 
 /**
  * Ranks documents with Okapi BM25 for the query terms (keys of one project)
@@ -18,7 +35,13 @@ export interface QueryTerm { term: string; df: number; idf: number; bound: numbe
  * cut. Documents are never loaded to score them. Runs inside the caller's read
  * transaction.
  */
-export async function textCandidates(engine: SearchEngine, projectId: string, terms: readonly string[], filter: PostingFilter, depth: number): Promise<Candidate[]> {
+export async function textCandidates(
+  engine: SearchEngine,
+  projectId: string,
+  terms: readonly string[],
+  filter: PostingFilter,
+  depth: number,
+): Promise<Candidate[]> {
   const { cache } = engine
   const epoch = cache.epoch
   // Terms first met since open (document frequency not cached yet): a long list of theirs is read best first.
@@ -56,11 +79,24 @@ export async function textCandidates(engine: SearchEngine, projectId: string, te
   let i = 0
   for (; i < query.length; i++) {
     if (i > 0 && kthScore(scores, depth) > rest[i]!) break
-    if (i === query.length - 1 && query[i]!.df > engine.sortedAccessMinDf && (engine.sortedAccessWarm || cold.has(query[i]!.term)) && !cache.list(query[i]!.term)) {
+    if (
+      i === query.length - 1 &&
+      query[i]!.df > engine.sortedAccessMinDf &&
+      (engine.sortedAccessWarm || cold.has(query[i]!.term)) &&
+      !cache.list(query[i]!.term)
+    ) {
       // The last term is a long list met for the first time: read it best postings first, only as far as
       // the top k needs. A term queried again is read whole and cached, so repeated queries stay in memory.
       // (With several long lists left, the unseen bound stays high until nearly all is read: read them whole.)
-      await scoreBySortedAccess(engine, query.slice(i), scores, filter, depth, (q, tf, len) => weight(q, { term: q.term, docId: '', tf, len, at: 0 }), avgLength)
+      await scoreBySortedAccess(
+        engine,
+        query.slice(i),
+        scores,
+        filter,
+        depth,
+        (q, tf, len) => weight(q, { term: q.term, docId: '', tf, len, at: 0 }),
+        avgLength,
+      )
       return topCandidates(scores.values(), depth)
     }
     for (const p of (await fullList(engine, query[i]!.term, epoch)).values()) add(query[i]!, p)

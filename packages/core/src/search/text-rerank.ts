@@ -27,11 +27,24 @@ export const RERANK_WINDOW = 30
  * are added to `loaded` (by `kind:id`) so the caller need not read them again.
  * Runs inside the caller's read transaction.
  */
-export async function rerankText(db: EngramDb, engine: SearchEngine, projectId: string, query: string, tokens: readonly string[], filter: PostingFilter, depth: number, loaded?: Map<string, Hit>): Promise<Candidate[]> {
+export async function rerankText(
+  db: EngramDb,
+  engine: SearchEngine,
+  projectId: string,
+  query: string,
+  tokens: readonly string[],
+  filter: PostingFilter,
+  depth: number,
+  loaded?: Map<string, Hit>,
+): Promise<Candidate[]> {
   const key = (t: string) => termKey(projectId, t)
   let ranked = await textCandidates(engine, projectId, tokens.map(key), filter, Math.max(depth, RERANK_WINDOW))
   const variants = VARIANTS ? variantTerms(engine.analyzer, query, new Set(tokens)) : []
-  if (variants.length > 0) ranked = topCandidates(mixVariants(ranked, await textCandidates(engine, projectId, variants.map(key), filter, Math.max(depth, RERANK_WINDOW))), Math.max(depth, RERANK_WINDOW))
+  if (variants.length > 0)
+    ranked = topCandidates(
+      mixVariants(ranked, await textCandidates(engine, projectId, variants.map(key), filter, Math.max(depth, RERANK_WINDOW))),
+      Math.max(depth, RERANK_WINDOW),
+    )
   if (PROXIMITY && tokens.length >= 2 && ranked.length > 1) {
     const window = ranked.slice(0, RERANK_WINDOW)
     const found = await resolveHits(db, projectId, window)

@@ -15,7 +15,11 @@ export interface ProjectVectors {
 }
 
 /** Which vectors a query may return. */
-export interface VectorFilter { kinds?: ReadonlySet<HitKind>; sessionId?: string; excludeSessionId?: string }
+export interface VectorFilter {
+  kinds?: ReadonlySet<HitKind>
+  sessionId?: string
+  excludeSessionId?: string
+}
 
 /** Scales `v` to unit length in place (cosine becomes a dot product). */
 export function normalize(v: Float32Array): Float32Array {
@@ -40,7 +44,16 @@ export class VectorCache {
 
   /** Builds the cache of a project from its stored rows (kept only if nothing changed meanwhile). */
   load(projectId: string, dimensions: number, rows: readonly VectorRow[], epoch: number): ProjectVectors {
-    const pv: ProjectVectors = { dimensions, count: 0, data: new Float32Array(Math.max(16, rows.length) * dimensions), docIds: [], kinds: [], sids: [], ats: [], slots: new Map() }
+    const pv: ProjectVectors = {
+      dimensions,
+      count: 0,
+      data: new Float32Array(Math.max(16, rows.length) * dimensions),
+      docIds: [],
+      kinds: [],
+      sids: [],
+      ats: [],
+      slots: new Map(),
+    }
     for (const row of rows) add(pv, row)
     if (epoch === this.epoch) this.projects.set(projectId, pv)
     return pv
