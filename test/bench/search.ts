@@ -10,6 +10,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import MiniSearch from 'minisearch'
 import { openMemory, type Memory } from '@engram/core'
 import { seededRandom } from '../fixtures/conversations.js'
+import { runRecallBench } from './recall.js'
 import { median, percentile, printRows, printTable, timeEach, timeOnce } from './stats.js'
 
 const MESSAGES = Number(process.env.SEARCH_BENCH_MESSAGES ?? 100_000)
@@ -53,7 +54,7 @@ function zipfPicker(words: string[], rand: () => number): () => string {
 
 const FILLER = ['the', 'and', 'i', 'we', 'to', 'a', 'is', 'about', 'with', 'for']
 
-function makeCorpus(n: number) {
+export function makeCorpus(n: number) {
   const rand = seededRandom(42)
   const pick = zipfPicker(makeVocabulary(rand), rand)
   const texts: string[] = []
@@ -73,7 +74,7 @@ async function open(indexedDB: IDBFactory, extra: Record<string, unknown> = {}):
 }
 
 /** Loads the corpus through memory.import (in chunks); returns the session ids. */
-async function load(memory: Memory, texts: string[]): Promise<string[]> {
+export async function load(memory: Memory, texts: string[]): Promise<string[]> {
   await memory.projects.create({ name: 'Bench', id: 'bench' })
   const t0 = Date.UTC(2025, 0, 1)
   const sessions: Record<string, unknown>[] = []
@@ -113,6 +114,7 @@ async function load(memory: Memory, texts: string[]): Promise<string[]> {
 
 /** Runs the search suite and prints its tables. */
 export async function runSearchBench(): Promise<void> {
+  await runRecallBench()
   const { texts, queries } = makeCorpus(MESSAGES)
   const indexedDB = new IDBFactory()
   let memory = await open(indexedDB)
@@ -150,6 +152,7 @@ export async function runSearchBench(): Promise<void> {
   }
   await plain.close()
   const builds = await timeEach(BUILDS, (i) => memory.context.build('bench', { sessionId: liveSession.id, query: queries[i]!, budget: 4000 }))
+  const builds1k = await timeEach(BUILDS, (i) => memory.context.build('bench', { sessionId: liveSession.id, query: queries[i + BUILDS]!, budget: 1000 }))
   await memory.close()
 
   printTable(`Search on ${MESSAGES.toLocaleString('en')} messages (fake-indexeddb, Node)`, [
@@ -182,6 +185,7 @@ export async function runSearchBench(): Promise<void> {
       [`… of which openMemory / first search "${queries[0]}"`, `${openMs.toFixed(1)} ms / ${(firstSearchMs - openMs).toFixed(1)} ms`, ''],
       ['context.build at 4k, median', `${median(builds).toFixed(2)} ms`, '< 25 ms'],
       ['context.build at 4k, p95', `${percentile(builds, 95).toFixed(2)} ms`, ''],
+      ['context.build at 1k, median', `${median(builds1k).toFixed(2)} ms`, '< 25 ms'],
     ],
   )
 }

@@ -189,13 +189,14 @@ describe('schema', () => {
     try {
       expect((await memory.messages.tail('s', 10)).map((m) => m.content)).toEqual(['Where did I park the bicycle?', 'You parked it behind the library.'])
       expect(await memory.facts.get('p', 'pet')).toMatchObject({ value: 'a greyhound called Pixel' })
-      expect((await memory.search('p', 'bicycle')).map((h) => h.id)).toEqual(['m1'])
-      expect((await memory.search('p', 'library')).map((h) => h.id).sort()).toEqual(['a', 'm2'])
+      // The best hit is the message itself (the turn after it may follow as its neighbour).
+      expect((await memory.search('p', 'bicycle')).map((h) => h.id)[0]).toBe('m1')
+      expect((await memory.search('p', 'library')).map((h) => h.id)).toEqual(expect.arrayContaining(['a', 'm2']))
       expect((await memory.search('p', 'greyhound')).map((h) => [h.kind, h.id])).toEqual([['fact', 'f1']])
       expect((await memory.search('p', 'porto cycling')).map((h) => h.kind)).toEqual(['summary'])
       // Written after the upgrade: indexed beside the rebuilt documents.
       const m3 = await memory.messages.append('s', { role: 'user', content: 'And the bicycle lock code?' })
-      expect((await memory.search('p', 'bicycle')).map((h) => h.id).sort()).toEqual([m3.id, 'm1'].sort())
+      expect((await memory.search('p', 'bicycle')).map((h) => h.id)).toEqual(expect.arrayContaining([m3.id, 'm1']))
     } finally {
       await memory.close()
     }
@@ -210,13 +211,14 @@ describe('schema', () => {
     try {
       expect((await memory.messages.tail('s', 10)).map((m) => m.content)).toEqual(['Where did I park the bicycle?', 'You parked it behind the library.'])
       expect(await memory.facts.get('p', 'pet')).toMatchObject({ value: 'a greyhound called Pixel' })
-      expect((await memory.search('p', 'bicycle')).map((h) => h.id)).toEqual(['m1'])
-      expect((await memory.search('p', 'library')).map((h) => h.id).sort()).toEqual(['a', 'm2'])
+      // The best hit is the message itself (the turn after it may follow as its neighbour).
+      expect((await memory.search('p', 'bicycle')).map((h) => h.id)[0]).toBe('m1')
+      expect((await memory.search('p', 'library')).map((h) => h.id)).toEqual(expect.arrayContaining(['a', 'm2']))
       expect((await memory.search('p', 'greyhound')).map((h) => [h.kind, h.id])).toEqual([['fact', 'f1']])
       expect((await memory.search('p', 'porto cycling')).map((h) => h.kind)).toEqual(['summary'])
       // Written after the upgrade: indexed beside the rebuilt documents.
       const m3 = await memory.messages.append('s', { role: 'user', content: 'And the bicycle lock code?' })
-      expect((await memory.search('p', 'bicycle')).map((h) => h.id).sort()).toEqual([m3.id, 'm1'].sort())
+      expect((await memory.search('p', 'bicycle')).map((h) => h.id)).toEqual(expect.arrayContaining([m3.id, 'm1']))
     } finally {
       await memory.close()
     }

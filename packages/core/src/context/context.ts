@@ -5,7 +5,11 @@ import type { Tokenizer } from '../token-estimate.js'
 import { checkId, checkNumber, checkOneOf, checkOptions, checkString } from '../validate.js'
 import { escapeMemoryText, SECTION_SEPARATOR } from './escape.js'
 import { fitBudget, SECTION_ORDER, type Draft, type FittedSection } from './fit-budget.js'
+import { deepenRecall, neighbourSeeds, recallDepth } from './recall-plan.js'
 import { clampLine, draftSections, type Gathered } from './section-drafts.js'
+import { read } from '../write.js'
+import type { Message } from '../messages.js'
+import type { Hit } from '../search/search.js'
 
 /** A section of a built context. */
 export type SectionName = 'blocks' | 'facts' | 'recalled' | 'summaries' | 'recent' | 'lessons' | 'limitations' | 'patterns'
@@ -50,8 +54,6 @@ export const PATTERN_THRESHOLD = 0.7
 export const MAX_BUDGET = 10_000_000
 /** Messages of the session read for the recent section. */
 const RECENT_WINDOW = 100
-/** Search hits read for the recalled and facts sections. */
-const RECALL_DEPTH = 40
 
 /** Creates the context builder of a store; it reads memory through the public namespaces. */
 export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>, summarizer?: Summarizer): ContextApi {
@@ -69,7 +71,7 @@ export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>,
       const wanted = new Set(opts.sections?.map((s) => checkOneOf('sections[]', s, SECTION_ORDER)) ?? SECTION_ORDER)
       ctx.assertOpen()
 
-      const g = await gather(memory, projectId, sessionId, query, wanted, patternThreshold)
+      const g = await gather(ctx, memory, projectId, sessionId, query, wanted, budget, ctx.tokenizer, patternThreshold)
       const tokenizer = ctx.tokenizer
       const maxItem = Math.max(8, Math.floor(budget * 0.4))
       const drafts = (shown: ReadonlySet<string>) => draftSections(g, tokenizer, maxItem, shown).filter((d) => wanted.has(d.name))
@@ -144,11 +146,14 @@ async function condenseRecent(summarizer: Summarizer, g: Gathered, draft: Draft[
 }
 
 async function gather(
+  ctx: StoreContext,
   memory: Partial<Memory>,
   projectId: string,
   sessionId: string | undefined,
   query: string | undefined,
   wanted: ReadonlySet<SectionName>,
+  budget: number,
+  tokenizer: Tokenizer,
   patternThreshold: number,
 ): Promise<Gathered> {
   const withUser = projectId !== USER_PROJECT
@@ -157,13 +162,14 @@ async function gather(
   const has = (name: SectionName) => wanted.has(name)
   const searching = search !== undefined && query !== undefined && query.trim() !== '' && (has('recalled') || has('facts'))
   const allFacts = async (id: string) => (await f!.list(id, { limit: MAX_FACTS })).items
-  const [blocks, userBlocks, facts, userFacts, hits, userHits, projectSummary, sessionSummary, recent, lessons, limitations, patterns, userPatterns] =
+  const depth = recallDepth(budget)
+  const [blocks, userBlocks, facts, userFacts, firstHits, userHits, projectSummary, sessionSummary, recent, lessons, limitations, patterns, userPatterns] =
     await Promise.all([
       b && has('blocks') ? b.list(projectId) : [],
       b && has('blocks') && withUser ? b.list(USER_PROJECT) : [],
       f && has('facts') ? allFacts(projectId) : [],
       f && has('facts') && withUser ? allFacts(USER_PROJECT) : [],
-      searching ? search(projectId, query!, { limit: RECALL_DEPTH }) : [],
+      searching ? search(projectId, query!, { limit: depth }) : [],
       searching && f && has('facts') && withUser ? search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
       s && has('summaries') ? s.latest(projectId, { kind: 'project' }) : undefined,
       s && has('summaries') && sessionId ? s.latest(projectId, { sessionId, kind: 'session' }) : undefined,
@@ -173,6 +179,17 @@ async function gather(
       pat && has('patterns') ? pat.list(projectId, { minConfidence: patternThreshold }) : [],
       pat && has('patterns') && withUser ? pat.list(USER_PROJECT, { minConfidence: patternThreshold }) : [],
     ])
+  // What the other sections could take; recalled may grow into the rest.
+  const count = (text: string) => tokenizer.count(text) + 4
+  const others =
+    [...blocks, ...userBlocks].reduce((n, x) => n + count(x.value), 0) +
+    [...facts, ...userFacts].reduce((n, x) => n + count(JSON.stringify(x.value)) + count(x.key), 0) +
+    recent.reduce((n, x) => n + count(x.content), 0) +
+    lessons.reduce((n, x) => n + count(x.rule), 0) +
+    (projectSummary ? count(projectSummary.text) : 0) +
+    (sessionSummary ? count(sessionSummary.text) : 0)
+  const hits =
+    searching && has('recalled') ? await deepenRecall((limit) => search(projectId, query!, { limit }), firstHits, depth, budget - others, tokenizer) : firstHits
   return {
     projectId,
     blocks: [...userBlocks, ...blocks],
@@ -183,5 +200,29 @@ async function gather(
     lessons,
     limitations,
     patterns: [...userPatterns, ...patterns],
+    neighbours: m && has('recalled') ? await adjacentTurns(ctx, neighbourSeeds(hits.filter((h) => h.kind !== 'fact'))) : new Map(),
   }
+}
+
+/** The turns just before and after each message hit in its session, by hit id. */
+async function adjacentTurns(ctx: StoreContext, seeds: readonly Hit[]): Promise<Map<string, Message[]>> {
+  const out = new Map<string, Message[]>()
+  if (seeds.length === 0) return out
+  return read(ctx, ['messages'], async () => {
+    const rows = await ctx.db.messages.bulkGet(seeds.map((h) => h.id))
+    const wanted: [string, number][] = []
+    for (const row of rows) if (row) wanted.push([row.sessionId, row.seq - 1], [row.sessionId, row.seq + 1])
+    // One keyed get per slot: a multi-range anyOf walks the index with a cursor, much slower here.
+    const found = await Promise.all(wanted.map(([sid, seq]) => ctx.db.messages.where('[sessionId+seq]').equals([sid, seq]).first()))
+    const bySlot = new Map(found.flatMap((m) => (m ? [[`${m.sessionId}\u0001${m.seq}`, m as Message] as const] : [])))
+    for (const row of rows) {
+      if (!row) continue
+      const around = [bySlot.get(`${row.sessionId}\u0001${row.seq - 1}`), bySlot.get(`${row.sessionId}\u0001${row.seq + 1}`)]
+      out.set(
+        row.id,
+        around.filter((m): m is Message => m !== undefined),
+      )
+    }
+    return out
+  })
 }

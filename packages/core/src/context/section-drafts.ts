@@ -1,5 +1,7 @@
 import type { Fact } from '../facts.js'
 import type { Memory } from '../memory.js'
+import type { Message } from '../messages.js'
+import { recalledItems } from './recall-plan.js'
 import type { Hit } from '../search/search.js'
 import { USER_PROJECT } from '../store-context.js'
 import type { Tokenizer } from '../token-estimate.js'
@@ -19,6 +21,8 @@ export interface Gathered {
   limitations: Awaited<ReturnType<Memory['limitations']['open']>>
   /** Patterns at or above the threshold, the user's first. */
   patterns: Awaited<ReturnType<Memory['patterns']['list']>>
+  /** Turns adjacent to strong message hits, by hit id. */
+  neighbours: ReadonlyMap<string, readonly Message[]>
 }
 
 const valueText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
@@ -48,7 +52,7 @@ function item(line: string, order: number, tokenizer: Tokenizer, key?: string): 
  */
 export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: number, shownInRecent: ReadonlySet<string>): Draft[] {
   const owner = (projectId: string) => (projectId === USER_PROJECT && g.projectId !== USER_PROJECT ? 'user/' : '')
-  const clamp = (line: string) => clampLine(line, maxItemTokens, tokenizer)
+  const clamp = (line: string, max = maxItemTokens) => clampLine(line, Math.min(max, maxItemTokens), tokenizer)
 
   // Blocks: user's first, then the project's, each by label.
   const blocks = g.blocks.map((b, i) => item(clamp(`- ${owner(b.projectId)}${escapeMemoryText(b.label)}: ${escapeMemoryText(b.value)}`), i, tokenizer))
@@ -68,11 +72,15 @@ export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: 
     return ra - rb || b.f.updatedAt - a.f.updatedAt || a.it.order - b.it.order
   })
 
-  // Recalled: hits in rank order, minus what other sections show.
-  const shownSummaries = new Set(g.summaries.map((s) => s.id))
-  const recalled = g.hits
-    .filter((h) => h.kind !== 'fact' && !(h.kind === 'summary' && shownSummaries.has(h.id)) && !shownInRecent.has(`${h.kind}:${h.id}`))
-    .map((h, i) => item(clamp(`- (${formatTime(h.createdAt)}, ${h.kind}) ${escapeMemoryText(h.text)}`), i, tokenizer, `${h.kind}:${h.id}`))
+  // Recalled: hits (and neighbours of strong ones) minus what other sections show.
+  const hidden = new Set([...shownInRecent, ...g.summaries.map((s) => `summary:${s.id}`)])
+  const recalled = recalledItems(
+    g.hits.filter((h) => h.kind !== 'fact'),
+    g.neighbours,
+    hidden,
+    tokenizer,
+    clamp,
+  )
 
   const summaries = g.summaries.map((s, i) => item(clamp(`- (${s.kind} summary, ${formatTime(s.createdAt)}) ${escapeMemoryText(s.text)}`), i, tokenizer))
 

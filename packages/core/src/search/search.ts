@@ -5,10 +5,11 @@ import { read } from '../write.js'
 import type { Candidate, PostingFilter } from './bm25.js'
 import { startEmbedQueue } from './embed-queue.js'
 import { fuseRanked } from './fusion.js'
-import { resolveHits } from './hit-text.js'
 import { searchEngineOf, type SearchEngine } from './text-index.js'
 import { textCandidates } from './text-query.js'
 import { normalize, VectorCache } from './vector-cache.js'
+import { rerankText, resolveRanked } from './text-rerank.js'
+import { withAdjacentTurns } from './adjacent-turns.js'
 
 /** The kind of memory a search hit comes from. */
 export type HitKind = 'message' | 'fact' | 'summary' | 'passage'
@@ -42,6 +43,8 @@ const KINDS: readonly HitKind[] = ['message', 'fact', 'summary', 'passage']
 const MODES = ['hybrid', 'text', 'vector'] as const
 /** Longest query accepted (characters). */
 export const MAX_QUERY_LENGTH = 10_000
+/** Whether turns adjacent to the best message hits join the ranking. */
+const ADJACENT = true
 const SEARCH_TABLES = ['projects', 'textDocs', 'textBlocks', 'textCorpus', 'meta', 'vectors', 'messages', 'facts', 'summaries', 'passages']
 
 /**
@@ -78,20 +81,17 @@ export function createSearch(ctx: StoreContext): SearchFn {
     // The in-memory part of the index loads once, in its own transaction, before this query's.
     if (mode !== 'vector' && terms.length > 0 && !engine.state.ready) await engine.ready()
     return read(ctx, SEARCH_TABLES, async () => {
-      // Text ranking holds only live documents, so `limit` candidates usually resolve to `limit` hits;
-      // when records went missing meanwhile, the next round asks for twice as many.
-      for (let depth = mode === 'text' ? limit : Math.max(50, limit * 3); ; depth *= 2) {
-        const [project, text] = await Promise.all([
-          ctx.db.projects.get(projectId),
-          mode !== 'vector' && terms.length > 0 ? textCandidates(engine, projectId, terms, filter, depth) : undefined,
-        ])
-        if (!project || project.archivedAt !== undefined) return []
-        const lists: Candidate[][] = text ? [text] : []
-        if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
-        const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
-        const hits = await resolveHits(ctx.db, projectId, ranked)
-        if (hits.length >= limit || lists.every((list) => list.length < depth)) return hits.slice(0, limit)
-      }
+      const project = await ctx.db.projects.get(projectId)
+      if (!project || project.archivedAt !== undefined) return []
+      const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
+      const lists: Candidate[][] = []
+      const loaded = new Map<string, Hit>()
+      if (mode !== 'vector' && terms.length > 0) lists.push(await rerankText(ctx.db, engine, projectId, query, terms, filter, depth, loaded))
+      if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
+      const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
+      const hits = await resolveRanked(ctx.db, projectId, ranked, loaded)
+      if (ADJACENT && (!kinds || kinds.has('message'))) return withAdjacentTurns(ctx.db, projectId, hits, limit)
+      return hits.slice(0, limit)
     })
   }
 }

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest'
+import { englishAnalyzer } from '@engram/core'
+import { openTestMemory, testClock } from '../../../../test/support/memory.js'
+import { proximityShare } from './proximity.js'
+import { variantTerms } from './word-variants.js'
+
+async function store(texts: readonly string[]) {
+  const clock = testClock()
+  const memory = await openTestMemory({ now: clock.now })
+  await memory.projects.create({ name: 'P', id: 'p1' })
+  const s = await memory.sessions.create('p1')
+  for (const content of texts) {
+    clock.advance(1000)
+    await memory.messages.append(s.id, { role: 'user', content })
+  }
+  return memory
+}
+
+describe('ranking above BM25', () => {
+  it('derives other word forms of the query words, which the stemmer keeps apart', () => {
+    const stems = (w: string) => englishAnalyzer.terms(w)
+    const variants = variantTerms(englishAnalyzer, 'What nut allergy do I have?', new Set(stems('What nut allergy do I have?')))
+    expect(variants).toContain(stems('allergic')[0])
+    expect(variants).not.toContain(stems('allergy')[0])
+    expect(variantTerms(englishAnalyzer, 'a cat', new Set())).toEqual([])
+  })
+
+  it('finds a derived form, and an exact match still ranks first', async () => {
+    const memory = await store([
+      'I am allergic to cashews, even a small amount.',
+      'The allergy clinic moved to Elm Street.',
+      'We had nuts and cake at the party.',
+      'Nothing else happened today.',
+    ])
+    const derived = await memory.search('p1', 'what allergy do I have')
+    expect(derived.map((h) => h.text)).toContain('I am allergic to cashews, even a small amount.')
+    const exact = await memory.search('p1', 'allergy clinic')
+    expect(exact[0]!.text).toBe('The allergy clinic moved to Elm Street.')
+    await memory.close()
+  })
+
+  it('ranks query terms side by side above the same terms apart', async () => {
+    expect(proximityShare(englishAnalyzer, englishAnalyzer.terms('blue folder'), 'the passport is in the blue folder')).toBe(1)
+    expect(proximityShare(englishAnalyzer, englishAnalyzer.terms('blue folder'), 'blue skies today, and later I found the old folder in a box')).toBe(0)
+    // Same terms, same length: BM25 ties (newest first), so only proximity puts the older one first.
+    const memory = await store(['passport: the blue folder, found it later today', 'blue skies today, later I found the folder'])
+    const hits = await memory.search('p1', 'blue folder')
+    expect(hits[0]!.text).toBe('passport: the blue folder, found it later today')
+    await memory.close()
+  })
+})

@@ -1,0 +1,72 @@
+import type { EngramDb } from '../schema.js'
+import type { Hit } from './search.js'
+import { compareCandidates, topCandidates, type Candidate, type PostingFilter } from './bm25.js'
+import { resolveHits } from './hit-text.js'
+import { recordIdOf } from './index-rows.js'
+import { proximityShare, PROXIMITY_WEIGHT } from './proximity.js'
+import type { SearchEngine } from './text-index.js'
+import { textCandidates } from './text-query.js'
+import { mixVariants, variantTerms } from './word-variants.js'
+
+/** Whether derived word forms of the query's words are searched too. */
+export const VARIANTS = true
+
+/** Whether candidates whose text holds query terms side by side move up. */
+export const PROXIMITY = true
+/**
+ * The proximity bonus applies to this many of the best BM25 candidates, the
+ * same for every `limit`: the bonus only raises scores, so these stay above
+ * the rest, and a search with a small limit returns a prefix of the same
+ * search with a large one.
+ */
+export const RERANK_WINDOW = 30
+
+/**
+ * Full-text candidates for the query's analyzed `tokens`, best `depth` first:
+ * BM25 from the index, then a proximity bonus above it. Records it loads
+ * are added to `loaded` (by `kind:id`) so the caller need not read them again.
+ * Runs inside the caller's read transaction.
+ */
+export async function rerankText(
+  db: EngramDb,
+  engine: SearchEngine,
+  projectId: string,
+  query: string,
+  tokens: readonly string[],
+  filter: PostingFilter,
+  depth: number,
+  loaded?: Map<string, Hit>,
+): Promise<Candidate[]> {
+  let ranked = await textCandidates(engine, projectId, tokens, filter, Math.max(depth, RERANK_WINDOW))
+  const variants = VARIANTS ? variantTerms(engine.analyzer, query, new Set(tokens)) : []
+  if (variants.length > 0)
+    ranked = topCandidates(
+      mixVariants(ranked, await textCandidates(engine, projectId, variants, filter, Math.max(depth, RERANK_WINDOW))),
+      Math.max(depth, RERANK_WINDOW),
+    )
+  if (PROXIMITY && tokens.length >= 2 && ranked.length > 1) {
+    const window = ranked.slice(0, RERANK_WINDOW)
+    const found = await resolveHits(db, projectId, window)
+    for (const h of found) loaded?.set(`${h.kind}:${h.id}`, h)
+    const texts = new Map(found.map((h) => [`${h.kind}:${h.id}`, h.text]))
+    const boosted = window.map((c) => {
+      const text = texts.get(`${c.kind}:${recordIdOf(c.docId, c.kind)}`)
+      return text === undefined ? c : { ...c, score: c.score * (1 + PROXIMITY_WEIGHT * proximityShare(engine.analyzer, tokens, text)) }
+    })
+    ranked = [...boosted.sort(compareCandidates), ...ranked.slice(RERANK_WINDOW)]
+  }
+  return ranked
+}
+
+/** Loads the records of ranked candidates, reusing those already `loaded`; hits in rank order with the final scores. */
+export async function resolveRanked(db: EngramDb, projectId: string, ranked: readonly Candidate[], loaded: ReadonlyMap<string, Hit>): Promise<Hit[]> {
+  const keyOf = (c: Candidate) => `${c.kind}:${recordIdOf(c.docId, c.kind)}`
+  const missing = ranked.filter((c) => !loaded.has(keyOf(c)))
+  const fresh = new Map((await resolveHits(db, projectId, missing)).map((h) => [`${h.kind}:${h.id}`, h]))
+  const out: Hit[] = []
+  for (const c of ranked) {
+    const h = loaded.get(keyOf(c)) ?? fresh.get(keyOf(c))
+    if (h) out.push({ ...h, score: c.score, createdAt: c.at })
+  }
+  return out
+}
