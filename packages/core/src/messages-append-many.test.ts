@@ -28,7 +28,8 @@ describe('messages.appendMany', () => {
     expect((await memory.messages.append('s', { role: 'user', content: 'next' })).seq).toBe(2502)
     expect((await memory.messages.tail('s', 3)).map((m) => m.content)).toEqual(['message 2498 about rivers', 'message 2499 about lanterns', 'next'])
     const hits = await memory.search('p', 'lanterns', { limit: 1000 })
-    expect(hits).toHaveLength(Math.ceil(2500 / 7))
+    // Every message that holds the word is found (search may add turns next to the best hits).
+    expect(hits.filter((h) => h.text.includes('lanterns'))).toHaveLength(Math.ceil(2500 / 7))
     memory.close()
   })
 
