@@ -2,6 +2,7 @@ import { Dexie } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
 import { createMemory } from './create-memory.js'
+import type { Memory } from './memory.js'
 import { factsModule } from './modules/facts-module.js'
 import { openMemory } from './open-memory.js'
 import { isHandle } from './runtime/task-handle.js'
@@ -187,16 +188,7 @@ describe('schema', () => {
     const indexedDB = await writeVersion1Store()
     const memory = await openMemory({ appId: 'schema-test', userId: 'u1', indexedDB, IDBKeyRange })
     try {
-      expect((await memory.messages.tail('s', 10)).map((m) => m.content)).toEqual(['Where did I park the bicycle?', 'You parked it behind the library.'])
-      expect(await memory.facts.get('p', 'pet')).toMatchObject({ value: 'a greyhound called Pixel' })
-      // The best hit is the message itself (the turn after it may follow as its neighbour).
-      expect((await memory.search('p', 'bicycle')).map((h) => h.id)[0]).toBe('m1')
-      expect((await memory.search('p', 'library')).map((h) => h.id)).toEqual(expect.arrayContaining(['a', 'm2']))
-      expect((await memory.search('p', 'greyhound')).map((h) => [h.kind, h.id])).toEqual([['fact', 'f1']])
-      expect((await memory.search('p', 'porto cycling')).map((h) => h.kind)).toEqual(['summary'])
-      // Written after the upgrade: indexed beside the rebuilt documents.
-      const m3 = await memory.messages.append('s', { role: 'user', content: 'And the bicycle lock code?' })
-      expect((await memory.search('p', 'bicycle')).map((h) => h.id)).toEqual(expect.arrayContaining([m3.id, 'm1']))
+      await expectUpgraded(memory)
     } finally {
       await memory.close()
     }
@@ -209,21 +201,26 @@ describe('schema', () => {
     await factsOnly.close()
     const memory = await openMemory({ appId: 'schema-test', userId: 'u1', indexedDB, IDBKeyRange })
     try {
-      expect((await memory.messages.tail('s', 10)).map((m) => m.content)).toEqual(['Where did I park the bicycle?', 'You parked it behind the library.'])
-      expect(await memory.facts.get('p', 'pet')).toMatchObject({ value: 'a greyhound called Pixel' })
-      // The best hit is the message itself (the turn after it may follow as its neighbour).
-      expect((await memory.search('p', 'bicycle')).map((h) => h.id)[0]).toBe('m1')
-      expect((await memory.search('p', 'library')).map((h) => h.id)).toEqual(expect.arrayContaining(['a', 'm2']))
-      expect((await memory.search('p', 'greyhound')).map((h) => [h.kind, h.id])).toEqual([['fact', 'f1']])
-      expect((await memory.search('p', 'porto cycling')).map((h) => h.kind)).toEqual(['summary'])
-      // Written after the upgrade: indexed beside the rebuilt documents.
-      const m3 = await memory.messages.append('s', { role: 'user', content: 'And the bicycle lock code?' })
-      expect((await memory.search('p', 'bicycle')).map((h) => h.id)).toEqual(expect.arrayContaining([m3.id, 'm1']))
+      await expectUpgraded(memory)
     } finally {
       await memory.close()
     }
   })
 })
+
+/** What the store written by version 1 holds after the upgrade: every memory readable, every kind searchable. */
+async function expectUpgraded(memory: Memory): Promise<void> {
+  expect((await memory.messages.tail('s', 10)).map((m) => m.content)).toEqual(['Where did I park the bicycle?', 'You parked it behind the library.'])
+  expect(await memory.facts.get('p', 'pet')).toMatchObject({ value: 'a greyhound called Pixel' })
+  // The best hit is the message itself (the turn after it may follow as its neighbour).
+  expect((await memory.search('p', 'bicycle')).map((h) => h.id)[0]).toBe('m1')
+  expect((await memory.search('p', 'library')).map((h) => h.id)).toEqual(expect.arrayContaining(['a', 'm2']))
+  expect((await memory.search('p', 'greyhound')).map((h) => [h.kind, h.id])).toEqual([['fact', 'f1']])
+  expect((await memory.search('p', 'porto cycling')).map((h) => h.kind)).toEqual(['summary'])
+  // Written after the upgrade: indexed beside the rebuilt documents.
+  const m3 = await memory.messages.append('s', { role: 'user', content: 'And the bicycle lock code?' })
+  expect((await memory.search('p', 'bicycle')).map((h) => h.id)).toEqual(expect.arrayContaining([m3.id, 'm1']))
+}
 
 /** Writes the store of user `u1` the way version 1 did (records and old index rows) and returns its factory. */
 async function writeVersion1Store(): Promise<IDBFactory> {
