@@ -1,4 +1,4 @@
-import type { MirroredKind } from '@engram/core'
+import type { MirroredKind, SyncRecordProblem } from '@engram/core'
 import type * as Y from 'yjs'
 import type { BackoffOptions } from './backoff.js'
 import type { EncryptionOption } from './value-cipher.js'
@@ -43,16 +43,7 @@ export type SyncErrorReason =
  * another key at the same time and lost the key check (`other_key`). A later
  * local edit of the same record replaces it in the document.
  */
-export interface SyncProblem {
-  type: 'malformed_stamp' | 'clock_ahead' | 'other_key'
-  kind: MirroredKind
-  /** The record's id in the document. */
-  id: string
-  /** `<kind>:<id>`, unique per project. */
-  key: string
-  hlc: string
-  message: string
-}
+export type SyncProblem = SyncRecordProblem
 
 /** A project's sync status with what the app needs to explain it. */
 export interface SyncDetails {
