@@ -1,6 +1,5 @@
 import { createChangeFeed } from './change-feed.js'
 import { highestStoredStamp } from './clock-restore.js'
-import type { DumpApi } from './dump.js'
 import { MemoryError } from './errors.js'
 import { createHybridClock } from './hlc.js'
 import { newId } from './ids.js'
@@ -115,10 +114,8 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   for (const module of modules) await module.open?.(moduleCtx)
   await prepareProjects(ctx)
   // stats and export read every table: their code loads on first call.
-  const dump = methodsOnUse<DumpApi, 'stats' | 'export'>(
-    loadOnUse('export', async () => (await import('./dump.js')).createDump(ctx)),
-    ['stats', 'export'],
-  )
+  const loadDump = loadOnUse('export', async () => (await import('./dump.js')).createDump(ctx))
+  const dump = methodsOnUse(loadDump, ['stats', 'export'])
   const memory: Partial<Memory> = {
     appId,
     userId,

@@ -28,7 +28,7 @@ export type AsyncMethodsOf<T> = { [K in keyof T]: T[K] extends AsyncMethod ? K :
  * A namespace whose methods load its implementation on first call, then
  * forward to it: the same names and results, one load for all of them.
  */
-export function methodsOnUse<T extends object, K extends AsyncMethodsOf<T>>(load: () => Promise<T>, names: readonly K[]): Pick<T, K> {
+export function methodsOnUse<T extends object, K extends AsyncMethodsOf<NoInfer<T>>>(load: () => Promise<T>, names: readonly K[]): Pick<T, K> {
   const api = {} as Pick<T, K>
   for (const name of names) {
     const forward: AsyncMethod = async (...args) => {

@@ -1,5 +1,6 @@
-import { createArtifacts, DEFAULT_ARTIFACT_BUDGET } from '../artifacts.js'
+import { DEFAULT_ARTIFACT_BUDGET } from '../artifacts.js'
 import { MemoryError } from '../errors.js'
+import { loadOnUse, methodsOnUse } from '../load-on-use.js'
 import { type MemoryModule, storeOf } from '../module.js'
 import { checkOptions } from '../validate.js'
 
@@ -13,6 +14,7 @@ export interface ArtifactsModuleOptions {
  * Artifacts: files agents produced in a project or run, stored as Blobs on the
  * device, within a byte budget. Their metadata syncs with the project; the
  * bytes stay on the device unless the app moves them (`artifacts.attach`).
+ * The namespace's code loads on its first call.
  *
  * @example const memory = await createMemory({ appId, userId, modules: [artifactsModule({ maxBytes: 50e6 })] })
  * @throws MemoryError `invalid_input` for an unknown option or a budget that is not a positive integer.
@@ -28,6 +30,9 @@ export function artifactsModule(options: ArtifactsModuleOptions = {}): MemoryMod
     install(c) {
       storeOf(c).artifactBudget = maxBytes
     },
-    create: (c) => ({ artifacts: createArtifacts(storeOf(c)) }),
+    create(c) {
+      const load = loadOnUse('artifacts', async () => (await import('../artifacts.js')).createArtifacts(storeOf(c)))
+      return { artifacts: methodsOnUse(load, ['put', 'get', 'list', 'delete', 'attach']) }
+    },
   }
 }
