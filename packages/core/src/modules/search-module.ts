@@ -1,11 +1,11 @@
 import { MemoryError } from '../errors.js'
 import { loadOnUse } from '../load-on-use.js'
 import { type MemoryModule, storeOf } from '../module.js'
+import { INDEX_REBUILD_KEY } from '../schema.js'
 import { checkOptions } from '../validate.js'
 import type { Analyzer } from '../search/analyzer.js'
 import type { SearchFn } from '../search/search.js'
 import { englishAnalyzer } from '../search/analyzer.js'
-import { finishIndexRebuild, rebuildIndex } from '../search/index-rebuild.js'
 import { createTextIndex, INDEX_TABLES, searchEngineOf } from '../search/text-index.js'
 import type { Embedder } from '../store-context.js'
 
@@ -41,9 +41,13 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
   return {
     name: 'search',
     tables: INDEX_TABLES,
-    database: { rebuildIndex: (tx) => rebuildIndex(tx, analyzer ?? englishAnalyzer) },
+    // A schema upgrade that replaced the index layout leaves a note (search/index-rebuild.ts); the
+    // rebuild's code loads only then, and the store opens once the index is whole again.
     async open(c) {
-      await finishIndexRebuild(storeOf(c), analyzer ?? englishAnalyzer)
+      const ctx = storeOf(c)
+      if ((await ctx.db.meta.get(INDEX_REBUILD_KEY)) === undefined) return
+      const { finishIndexRebuild } = await loadOnUse('index rebuild', () => import('../search/index-rebuild.js'))()
+      await finishIndexRebuild(ctx, analyzer ?? englishAnalyzer)
     },
     install(c) {
       const ctx = storeOf(c)
