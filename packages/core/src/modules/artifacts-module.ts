@@ -1,4 +1,3 @@
-import { DEFAULT_ARTIFACT_BUDGET } from '../artifacts.js'
 import { MemoryError } from '../errors.js'
 import { loadOnUse, methodsOnUse } from '../load-on-use.js'
 import { type MemoryModule, storeOf } from '../module.js'
@@ -21,14 +20,15 @@ export interface ArtifactsModuleOptions {
  */
 export function artifactsModule(options: ArtifactsModuleOptions = {}): MemoryModule<'artifacts'> {
   const o = checkOptions('artifactsModule options', options, ['maxBytes'])
-  const maxBytes = o.maxBytes ?? DEFAULT_ARTIFACT_BUDGET
-  if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1)
+  // Unset: artifacts.ts applies DEFAULT_ARTIFACT_BUDGET (read here, it would load that file at start).
+  const maxBytes = o.maxBytes ?? undefined
+  if (maxBytes !== undefined && (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 1))
     throw new MemoryError('invalid_input', `maxBytes must be a positive integer, got ${String(maxBytes)}`)
   return {
     name: 'artifacts',
     tables: ['artifacts'],
     install(c) {
-      storeOf(c).artifactBudget = maxBytes
+      if (maxBytes !== undefined) storeOf(c).artifactBudget = maxBytes
     },
     create(c) {
       const load = loadOnUse('artifacts', async () => (await import('../artifacts.js')).createArtifacts(storeOf(c)))
