@@ -1,5 +1,6 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { statusWhere } from '../../../test/support/status.js'
 import { MemoryError } from './errors.js'
 import { loadOnUse, methodsOnUse } from './load-on-use.js'
 
@@ -47,6 +48,7 @@ describe('methodsOnUse', () => {
 describe('a store whose code chunk fails to load', () => {
   afterEach(() => {
     vi.doUnmock('./dump.js')
+    vi.doUnmock('./search/search.js')
     vi.resetModules()
   })
 
@@ -62,6 +64,23 @@ describe('a store whose code chunk fails to load', () => {
       await expect(memory.export()).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
       await memory.facts.set('user', 'diet', 'vegetarian')
       expect((await memory.facts.get('user', 'diet'))?.value).toBe('vegetarian')
+    } finally {
+      await memory.close()
+    }
+  })
+
+  it('shows a search chunk that fails to load with an embedder in memory.status, and search rejects with internal', async () => {
+    vi.resetModules()
+    vi.doMock('./search/search.js', () => {
+      throw new TypeError('Failed to fetch dynamically imported module: search.js')
+    })
+    const { openMemory } = await import('./open-memory.js')
+    const embedder = { dimensions: 2, embed: async (texts: string[]) => texts.map(() => new Float32Array([1, 0])) }
+    const memory = await openMemory({ appId: 'lazy', userId: 'search-fails', indexedDB: new IDBFactory(), IDBKeyRange, embedder })
+    try {
+      const status = await statusWhere(memory, (s) => s.embedder.state === 'failing')
+      expect(status.embedder.lastError).toMatchObject({ source: 'embedder', code: 'internal' })
+      await expect(memory.search('user', 'diet')).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
     } finally {
       await memory.close()
     }
