@@ -1,10 +1,15 @@
 /**
  * `npm run size`: each package's minified + gzipped size, for its README.
  * Own code only (dependencies external), and the full bundle with dependencies
- * as an app would ship it.
+ * as an app would ship it: all of it, and the part loaded at start (code behind
+ * a dynamic `import()` loads on first use).
+ *
+ * `npm run size -- --files [filter]` also lists, for each bundle whose name
+ * contains `filter`, its chunks (min+gz, loaded at start or on use) and the
+ * source files in each, largest first, to find what to shrink.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { build, type Rolldown } from 'vite'
 import { engramAliases } from '../vitest.config.js'
@@ -25,10 +30,19 @@ const packages = [
   { name: '@engram/ai-sdk (memoryTools + engramMiddleware)', own: 'ai-sdk', code: "export { memoryTools, engramMiddleware } from '@engram/ai-sdk'" },
   { name: '@engram/react (provider + every hook)', own: 'react', code: "export * from '@engram/react'" },
 ]
-const entryDir = join(import.meta.dirname, '..', 'node_modules', '.cache', 'engram-size')
+const root = join(import.meta.dirname, '..')
+const entryDir = join(root, 'node_modules', '.cache', 'engram-size')
 mkdirSync(entryDir, { recursive: true })
 
-async function bundleSize(entry: string, own: string | undefined): Promise<{ min: number; gzip: number; initialGzip: number }> {
+interface BundleSize {
+  min: number
+  gzip: number
+  initialGzip: number
+  chunks: Rolldown.OutputChunk[]
+  initial: ReadonlySet<Rolldown.OutputChunk>
+}
+
+async function bundleSize(entry: string, own: string | undefined): Promise<BundleSize> {
   const result = await build({
     configFile: false,
     logLevel: 'silent',
@@ -52,7 +66,13 @@ async function bundleSize(entry: string, own: string | undefined): Promise<{ min
     for (const name of c.imports) visit(byName.get(name))
   }
   for (const c of chunks) if (c.isEntry) visit(c)
-  return { min: code.length, gzip: gzipSync(code).length, initialGzip: gzipSync([...initial].map((c) => c.code).join('\n')).length }
+  return {
+    min: code.length,
+    gzip: gzipSync(code).length,
+    initialGzip: gzipSync([...initial].map((c) => c.code).join('\n')).length,
+    chunks,
+    initial,
+  }
 }
 
 /** Own code = the entry and its package's sources; everything else (deps, other @engram packages) is external. */
@@ -63,6 +83,21 @@ function isExternal(id: string, entry: string, own: string): boolean {
 }
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`
+
+/** Each chunk's min and min+gz, and its source files by rendered size (before minifying). */
+function printFiles(name: string, { chunks, initial }: BundleSize): void {
+  console.log(`\n${name}`)
+  for (const c of [...chunks].sort((a, b) => b.code.length - a.code.length)) {
+    const when = initial.has(c) ? 'at start' : 'on use'
+    console.log(`  ${c.isEntry ? 'entry' : c.fileName}: ${kb(c.code.length)} min, ${kb(gzipSync(c.code).length)} min+gz, ${when}`)
+    const files = Object.entries(c.modules).sort(([, a], [, b]) => b.renderedLength - a.renderedLength)
+    for (const [id, m] of files) if (m.renderedLength > 0) console.log(`    ${String(m.renderedLength).padStart(7)}  ${relative(root, id)}`)
+  }
+}
+
+const filesAt = process.argv.indexOf('--files')
+const filesFilter = filesAt < 0 ? undefined : (process.argv[filesAt + 1] ?? '')
+const details: Array<() => void> = []
 console.log('| package | own code min | own code min+gz | with dependencies min+gz | of which loaded at start |')
 console.log('| --- | ---: | ---: | ---: | ---: |')
 for (const [i, { name, own: pkg, code }] of packages.entries()) {
@@ -71,4 +106,6 @@ for (const [i, { name, own: pkg, code }] of packages.entries()) {
   const own = await bundleSize(entry, pkg)
   const all = await bundleSize(entry, undefined)
   console.log(`| ${name} | ${kb(own.min)} | ${kb(own.gzip)} | ${kb(all.gzip)} | ${kb(all.initialGzip)} |`)
+  if (filesFilter !== undefined && name.includes(filesFilter)) details.push(() => printFiles(name, all))
 }
+for (const print of details) print()

@@ -1,15 +1,15 @@
 import { createChangeFeed } from './change-feed.js'
 import { highestStoredStamp } from './clock-restore.js'
-import { createDump } from './dump.js'
 import { MemoryError } from './errors.js'
 import { createHybridClock } from './hlc.js'
 import { newId } from './ids.js'
+import { loadOnUse, methodsOnUse } from './load-on-use.js'
 import { mapError } from './map-error.js'
 import type { Memory } from './memory.js'
 import type { AnyModule, ComposedMemory, MemoryModule, ModuleContext } from './module.js'
 import { NO_TEXT_INDEX } from './no-text-index.js'
 import { createProjects, prepareProjects } from './projects.js'
-import { createReplication } from './replication.js'
+import { replicationOnUse } from './replication-on-use.js'
 import { registerReplication } from './replication-seam.js'
 import { EngramDb } from './schema.js'
 import { createStatusHub } from './status.js'
@@ -113,7 +113,9 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   for (const module of modules) module.install?.(moduleCtx)
   for (const module of modules) await module.open?.(moduleCtx)
   await prepareProjects(ctx)
-  const dump = createDump(ctx)
+  // stats and export read every table: their code loads on first call.
+  const loadDump = loadOnUse('export', async () => (await import('./dump.js')).createDump(ctx))
+  const dump = methodsOnUse(loadDump, ['stats', 'export'])
   const memory: Partial<Memory> = {
     appId,
     userId,
@@ -135,7 +137,7 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     },
   }
   Object.defineProperty(memory, 'closed', { get: () => closed, enumerable: true })
-  registerReplication(memory, createReplication(ctx))
+  registerReplication(memory, replicationOnUse(ctx))
   for (const module of modules) Object.assign(memory, module.create(moduleCtx, memory))
   return memory as Memory
 }

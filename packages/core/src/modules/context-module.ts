@@ -1,5 +1,6 @@
-import { createContextBuilder, type Summarizer } from '../context/context.js'
+import type { Summarizer } from '../context/context.js'
 import { MemoryError } from '../errors.js'
+import { loadOnUse, methodsOnUse } from '../load-on-use.js'
 import { type MemoryModule, storeOf } from '../module.js'
 import { checkOptions } from '../validate.js'
 
@@ -12,7 +13,7 @@ export interface ContextModuleOptions {
 /**
  * `context.build`: fits blocks, facts, recalled hits, summaries, recent
  * messages and lessons into a token budget. Uses whichever of those modules
- * the store has.
+ * the store has. Its drafting and fitting code loads on the first build.
  */
 export function contextModule(options: ContextModuleOptions = {}): MemoryModule<'context'> {
   const { summarizer } = checkOptions('contextModule options', options, ['summarizer'])
@@ -24,7 +25,8 @@ export function contextModule(options: ContextModuleOptions = {}): MemoryModule<
     create(c, memory) {
       const ctx = storeOf(c)
       ctx.status.enable('summarizer', options.summarizer !== undefined)
-      return { context: createContextBuilder(ctx, memory, options.summarizer) }
+      const load = loadOnUse('context', async () => (await import('../context/context.js')).createContextBuilder(ctx, memory, options.summarizer))
+      return { context: methodsOnUse(load, ['build']) }
     },
   }
 }

@@ -1,7 +1,17 @@
-import { createImporter } from '../dump-importer.js'
+import { loadOnUse } from '../load-on-use.js'
 import { type MemoryModule, storeOf } from '../module.js'
 
-/** `memory.import`: writes a dump from `memory.export` (this device's or another's), checked like the API's own writes. */
+/**
+ * `memory.import`: writes a dump from `memory.export` (this device's or another's), checked like the API's own writes.
+ * Its validation and writing code loads on the first import.
+ */
 export function importerModule(): MemoryModule<'import'> {
-  return { name: 'importer', tables: [], create: (ctx) => ({ import: createImporter(storeOf(ctx)) }) }
+  return {
+    name: 'importer',
+    tables: [],
+    create(ctx) {
+      const load = loadOnUse('import', async () => (await import('../dump-importer.js')).createImporter(storeOf(ctx)))
+      return { import: async (dump, options) => (await load())(dump, options) }
+    },
+  }
 }

@@ -1,11 +1,11 @@
-import { adoptStore } from '../adopt.js'
+import { loadOnUse, methodsOnUse } from '../load-on-use.js'
 import { type MemoryModule, storeOf } from '../module.js'
-import { createPeople } from '../people.js'
 
 /**
  * People and aliases (one person, several identities: `memory.people`), and
  * `memory.adopt(otherUserId)`, which merges another local user's database of
- * the same app into this store and records the alias.
+ * the same app into this store and records the alias. Their code loads on
+ * first call.
  *
  * @example const memory = await createMemory({ appId, userId, modules: [peopleModule()] })
  */
@@ -15,7 +15,12 @@ export function peopleModule(): MemoryModule<'people' | 'adopt'> {
     tables: ['people'],
     create(c) {
       const ctx = storeOf(c)
-      return { people: createPeople(ctx), adopt: (otherUserId) => adoptStore(ctx, otherUserId) }
+      const people = loadOnUse('people', async () => (await import('../people.js')).createPeople(ctx))
+      const adopt = loadOnUse('adopt', async () => (await import('../adopt.js')).adoptStore)
+      return {
+        people: methodsOnUse(people, ['resolve', 'link', 'aliases', 'isNew', 'markWelcomed']),
+        adopt: async (otherUserId) => (await adopt())(ctx, otherUserId),
+      }
     },
   }
 }

@@ -1,14 +1,11 @@
 import { MemoryError } from '../errors.js'
+import { loadOnUse, methodsOnUse } from '../load-on-use.js'
 import type { Memory } from '../memory.js'
 import { type MemoryModule, storeOf } from '../module.js'
 import { checkPricing } from '../runtime/pricing.js'
 import { checkOptions } from '../validate.js'
-import { createJournal } from '../runtime/journal.js'
-import { createLessons } from '../runtime/lessons.js'
-import { createRuns } from '../runtime/runs.js'
-import { createTasks } from '../runtime/tasks.js'
-import { createTurns, type Extractor } from '../runtime/turns.js'
-import { createUsage, type PricingTable } from '../runtime/usage.js'
+import type { Extractor } from '../runtime/turns.js'
+import type { PricingTable } from '../runtime/usage.js'
 
 /** Options of {@link runtimeModule}. */
 export interface RuntimeModuleOptions {
@@ -18,7 +15,10 @@ export interface RuntimeModuleOptions {
   pricing?: PricingTable
 }
 
-/** The agent runtime: journal, runs, tasks, usage, lessons and the turn lifecycle (whose extractor writes facts, blocks and passages, so it needs those modules and `context`). */
+/**
+ * The agent runtime: journal, runs, tasks, usage, lessons and the turn lifecycle (whose extractor writes facts,
+ * blocks and passages, so it needs those modules and `context`). Its code loads on the first call of any of them.
+ */
 export function runtimeModule(options: RuntimeModuleOptions = {}): MemoryModule<'journal' | 'runs' | 'tasks' | 'usage' | 'lessons' | 'turns'> {
   const o = checkOptions('runtimeModule options', options, ['extractor', 'pricing'])
   if (o.extractor !== undefined && typeof o.extractor !== 'function') throw new MemoryError('invalid_input', 'extractor must be a function')
@@ -31,14 +31,18 @@ export function runtimeModule(options: RuntimeModuleOptions = {}): MemoryModule<
     create(c, memory) {
       const ctx = storeOf(c)
       ctx.status.enable('extractor', options.extractor !== undefined)
+      // The module's requirements guarantee the namespaces turns use.
+      const load = loadOnUse('runtime', async () => (await import('../runtime/create-runtime.js')).createRuntime(ctx, memory as Memory, o.extractor, o.pricing))
       return {
-        journal: createJournal(ctx),
-        runs: createRuns(ctx),
-        tasks: createTasks(ctx),
-        usage: createUsage(ctx, options.pricing),
-        lessons: createLessons(ctx),
-        // The module's requirements guarantee the namespaces turns use.
-        turns: createTurns(ctx, memory as Memory, options.extractor),
+        journal: methodsOnUse(async () => (await load()).journal, ['append', 'load', 'page', 'sessions', 'findOutcome', 'pendingApproval']),
+        runs: methodsOnUse(
+          async () => (await load()).runs,
+          ['setCheckpoint', 'checkpoints', 'deleteCheckpoints', 'appendToolEvent', 'toolEvents', 'setStatus', 'get'],
+        ),
+        tasks: methodsOnUse(async () => (await load()).tasks, ['create', 'due', 'complete', 'fail', 'cancel', 'update', 'defer', 'list']),
+        usage: methodsOnUse(async () => (await load()).usage, ['append', 'session', 'project', 'total']),
+        lessons: methodsOnUse(async () => (await load()).lessons, ['appendOutcome', 'create', 'list', 'outcomes']),
+        turns: methodsOnUse(async () => (await load()).turns, ['begin', 'end', 'partial']),
       }
     },
   }

@@ -1,11 +1,12 @@
 import { MemoryError } from '../errors.js'
+import { loadOnUse } from '../load-on-use.js'
 import { type MemoryModule, storeOf } from '../module.js'
+import { INDEX_REBUILD_KEY } from '../schema.js'
 import { checkOptions } from '../validate.js'
 import type { Analyzer } from '../search/analyzer.js'
-import { createSearch } from '../search/search.js'
+import type { SearchFn } from '../search/search.js'
 import { englishAnalyzer } from '../search/analyzer.js'
-import { finishIndexRebuild, rebuildIndex } from '../search/index-rebuild.js'
-import { createTextIndex, INDEX_TABLES } from '../search/text-index.js'
+import { createTextIndex, INDEX_TABLES, searchEngineOf } from '../search/text-index.js'
 import type { Embedder } from '../store-context.js'
 
 /** Options of {@link searchModule}. */
@@ -19,6 +20,8 @@ export interface SearchModuleOptions {
 /**
  * Full-text search (BM25 kept in IndexedDB) over every indexed kind of the
  * store's other modules, plus vectors and hybrid ranking with an embedder.
+ * Writes index from the start; the query code loads on the first search (at
+ * open with an embedder, whose queue runs in the background).
  */
 export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'search'> {
   const { embedder: e, analyzer } = checkOptions('searchModule options', options, [
@@ -38,15 +41,37 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
   return {
     name: 'search',
     tables: INDEX_TABLES,
-    database: { rebuildIndex: (tx) => rebuildIndex(tx, analyzer ?? englishAnalyzer) },
+    // A schema upgrade that replaced the index layout leaves a note (search/index-rebuild.ts); the
+    // rebuild's code loads only then, and the store opens once the index is whole again.
     async open(c) {
-      await finishIndexRebuild(storeOf(c), analyzer ?? englishAnalyzer)
+      const ctx = storeOf(c)
+      if ((await ctx.db.meta.get(INDEX_REBUILD_KEY)) === undefined) return
+      const { finishIndexRebuild } = await loadOnUse('index rebuild', () => import('../search/index-rebuild.js'))()
+      await finishIndexRebuild(ctx, analyzer ?? englishAnalyzer)
     },
     install(c) {
       const ctx = storeOf(c)
       ctx.index = createTextIndex(ctx.db, options)
       ctx.status.enable('embedder', options.embedder !== undefined)
     },
-    create: (ctx) => ({ search: createSearch(storeOf(ctx)) }),
+    create(c) {
+      const ctx = storeOf(c)
+      // Background merges stop with the store, whether or not it was ever searched.
+      const engine = searchEngineOf(ctx.index)
+      if (engine) ctx.onClose.push(() => engine.stop())
+      const load = loadOnUse('search', () => import('../search/search.js'))
+      let search: SearchFn | undefined
+      const searchOf = async (): Promise<SearchFn> => {
+        const { createSearch } = await load()
+        ctx.assertOpen()
+        search ??= createSearch(ctx)
+        return search
+      }
+      if (options.embedder !== undefined)
+        searchOf().catch((error: unknown) => {
+          if (!(error instanceof MemoryError && error.code === 'closed')) ctx.status.fail('embedder', error)
+        })
+      return { search: async (projectId, query, searchOptions) => (await searchOf())(projectId, query, searchOptions) }
+    },
   }
 }

@@ -61,6 +61,8 @@ export async function finishIndexRebuild(ctx: StoreContext, analyzer: Analyzer):
   if (note === undefined) return
   const tables = ['messages', 'facts', 'summaries', 'passages', 'textDocs', 'textBlocks', 'textCorpus', 'meta']
   await ctx.db.transaction('rw', tables, async (tx) => {
+    // Another tab opening the same database may have finished it meanwhile.
+    if ((await tx.table('meta').get(INDEX_REBUILD_KEY)) === undefined) return
     await rebuildIndex(tx, analyzer)
     await tx.table('meta').delete(INDEX_REBUILD_KEY)
   })

@@ -1,0 +1,88 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { statusWhere } from '../../../test/support/status.js'
+import { MemoryError } from './errors.js'
+import { loadOnUse, methodsOnUse } from './load-on-use.js'
+
+describe('loadOnUse', () => {
+  it('loads once however many calls wait for it', async () => {
+    const load = vi.fn(async () => ({ answer: 42 }))
+    const get = loadOnUse('test', load)
+    const [a, b] = await Promise.all([get(), get()])
+    expect(a).toBe(b)
+    expect(await get()).toEqual({ answer: 42 })
+    expect(load).toHaveBeenCalledTimes(1)
+  })
+
+  it('turns a failed load into MemoryError internal with the cause, and tries again on the next call', async () => {
+    const cause = new TypeError('Failed to fetch dynamically imported module')
+    const load = vi.fn<() => Promise<string>>().mockRejectedValueOnce(cause).mockResolvedValueOnce('loaded')
+    const get = loadOnUse('export', load)
+    const error = await get().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(MemoryError)
+    expect(error).toMatchObject({ code: 'internal', cause })
+    expect((error as Error).message).toContain('export')
+    expect(await get()).toBe('loaded')
+    expect(load).toHaveBeenCalledTimes(2)
+  })
+})
+
+describe('methodsOnUse', () => {
+  it('forwards arguments, results and failures to the loaded methods, with the loaded object as this', async () => {
+    const impl = {
+      factor: 3,
+      async times(n: number) {
+        return n * this.factor
+      },
+      async fail(): Promise<never> {
+        throw new MemoryError('not_found', 'nothing here')
+      },
+    }
+    const api = methodsOnUse(async () => impl, ['times', 'fail'])
+    expect(Object.keys(api)).toEqual(['times', 'fail'])
+    expect(await api.times(2)).toBe(6)
+    await expect(api.fail()).rejects.toMatchObject({ code: 'not_found' })
+  })
+})
+
+describe('a store whose code chunk fails to load', () => {
+  afterEach(() => {
+    vi.doUnmock('./dump.js')
+    vi.doUnmock('./search/search.js')
+    vi.resetModules()
+  })
+
+  it('rejects stats and export with MemoryError internal instead of hanging, and the rest of the store works', async () => {
+    vi.resetModules()
+    vi.doMock('./dump.js', () => {
+      throw new TypeError('Failed to fetch dynamically imported module: dump.js')
+    })
+    const { openMemory } = await import('./open-memory.js')
+    const memory = await openMemory({ appId: 'lazy', userId: 'chunk-fails', indexedDB: new IDBFactory(), IDBKeyRange })
+    try {
+      await expect(memory.stats()).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
+      await expect(memory.export()).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
+      await memory.facts.set('user', 'diet', 'vegetarian')
+      expect((await memory.facts.get('user', 'diet'))?.value).toBe('vegetarian')
+    } finally {
+      await memory.close()
+    }
+  })
+
+  it('shows a search chunk that fails to load with an embedder in memory.status, and search rejects with internal', async () => {
+    vi.resetModules()
+    vi.doMock('./search/search.js', () => {
+      throw new TypeError('Failed to fetch dynamically imported module: search.js')
+    })
+    const { openMemory } = await import('./open-memory.js')
+    const embedder = { dimensions: 2, embed: async (texts: string[]) => texts.map(() => new Float32Array([1, 0])) }
+    const memory = await openMemory({ appId: 'lazy', userId: 'search-fails', indexedDB: new IDBFactory(), IDBKeyRange, embedder })
+    try {
+      const status = await statusWhere(memory, (s) => s.embedder.state === 'failing')
+      expect(status.embedder.lastError).toMatchObject({ source: 'embedder', code: 'internal' })
+      await expect(memory.search('user', 'diet')).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
+    } finally {
+      await memory.close()
+    }
+  })
+})

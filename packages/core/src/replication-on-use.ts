@@ -1,0 +1,20 @@
+import { checkHlc } from './hlc.js'
+import { loadOnUse, methodsOnUse } from './load-on-use.js'
+import type { ReplicationApi } from './replication.js'
+import type { StoreContext } from './store-context.js'
+
+/**
+ * The replication seam of a store, its outbox and remote-apply code (every
+ * synced kind's descriptor) loaded when sync first uses it: a store that never
+ * syncs never loads it. The clock methods answer at once.
+ */
+export function replicationOnUse(ctx: StoreContext): ReplicationApi {
+  const load = loadOnUse('replication', async () => (await import('./replication.js')).createReplication(ctx))
+  return {
+    deviceId: ctx.clock.deviceId,
+    ...methodsOnUse(load, ['pending', 'ack', 'applyRemote', 'snapshot']),
+    receiveClock: (hlc, maxClockLeadMs) => ctx.clock.receive(hlc, maxClockLeadMs),
+    checkStamp: (hlc, maxClockLeadMs) => checkHlc(hlc, ctx.now(), maxClockLeadMs),
+    attachSync: (engine) => ctx.sync.attach(engine),
+  }
+}
