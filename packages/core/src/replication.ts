@@ -1,4 +1,6 @@
+import { Dexie } from 'dexie'
 import { MemoryError } from './errors.js'
+import { maxKey } from './keys.js'
 import { checkHlc, compareHlc, type StampVerdict } from './hlc.js'
 import type { StoreContext } from './store-context.js'
 import type { SyncEngine } from './sync-api.js'
@@ -76,6 +78,10 @@ export interface ReplicationApi {
   snapshot(projectId: string, options?: { doc?: string }): Promise<{ records: MirroredRecord[]; outbox: number[] }>
   /** True when the project's sessions and messages sync (`projects.setSync(id, { messages: true })`). */
   syncsConversations(projectId: string): boolean
+  /** The session documents of a project with outbox entries waiting (ids, oldest first by id). @throws MemoryError `invalid_input`, `closed`. */
+  pendingSessions(projectId: string): Promise<string[]>
+  /** The ids of a project's `limit` most recently active sessions (purged ones left out). @throws MemoryError `invalid_input`, `closed`. */
+  recentSessions(projectId: string, limit: number): Promise<string[]>
   /** Advances this device's clock past a stamp seen from another device (if well-formed and within `maxClockLeadMs`). */
   receiveClock(hlc: string, maxClockLeadMs?: number): StampVerdict
   /** Judges a stamp against this device's wall clock without moving the clock ('malformed', 'ahead' or 'accepted'). */
@@ -188,6 +194,27 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
       })
     },
     syncsConversations: (projectId) => ctx.conversationProjects.has(projectId),
+    async pendingSessions(projectId) {
+      checkId('projectId', projectId)
+      const keys = await read(ctx, ['outbox'], () =>
+        db.outbox.where('[projectId+doc]').between([projectId, ''], [projectId, maxKey()], false, true).uniqueKeys(),
+      )
+      return keys.map((k) => (k as unknown as [string, string])[1])
+    },
+    async recentSessions(projectId, limit) {
+      checkId('projectId', projectId)
+      const n = checkLimit('limit', limit, 10)
+      const rows = await read(ctx, ['sessions'], () =>
+        db.sessions
+          .where('[projectId+lastActiveAt]')
+          .between([projectId, Dexie.minKey], [projectId, maxKey()])
+          .reverse()
+          .filter((s) => !s.purged)
+          .limit(n)
+          .primaryKeys(),
+      )
+      return rows
+    },
     receiveClock(hlc, maxClockLeadMs) {
       return ctx.clock.receive(hlc, maxClockLeadMs)
     },
