@@ -212,9 +212,10 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
       for (const c of batch) if (c.kind === 'sessions' && c.op === 'delete' && mirrors.has(c.projectId)) void sessions.purge(c.projectId, c.id).catch(report)
       const written = new Set(batch.filter((c) => c.kind === 'messages' && c.origin === 'local' && c.op === 'put').map((c) => c.projectId))
       for (const projectId of written) if (mirrors.has(projectId)) void sessions.drain(projectId).catch(report)
-      // Sessions arriving from other devices: the most recent load eagerly.
-      const arrived = new Set(batch.filter((c) => c.kind === 'sessions' && c.origin === 'remote' && c.op === 'put').map((c) => c.projectId))
-      for (const projectId of arrived) if (mirrors.has(projectId)) void sessions.refresh(projectId).catch(report)
+      // New sessions (made here or arriving from other devices): the most recent load eagerly.
+      // A session write that comes with messages is an append's activity time: the drain above covers it.
+      const changed = new Set(batch.filter((c) => c.kind === 'sessions' && c.op === 'put' && !written.has(c.projectId)).map((c) => c.projectId))
+      for (const projectId of changed) if (mirrors.has(projectId)) void sessions.refresh(projectId).catch(report)
     }),
   ])
   // Subscribed before the first refresh, so no project change between the two is missed.
