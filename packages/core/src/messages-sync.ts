@@ -88,7 +88,10 @@ async function sessionFor(ctx: StoreContext, row: MessageRow): Promise<SessionRo
   const session = await ctx.db.sessions.get(row.sessionId)
   if (session?.purged) return undefined
   if (session && session.projectId !== row.projectId)
-    throw new MemoryError('invalid_input', `A message of project ${JSON.stringify(row.projectId)} names session ${JSON.stringify(row.sessionId)} of another project`)
+    throw new MemoryError(
+      'invalid_input',
+      `A message of project ${JSON.stringify(row.projectId)} names session ${JSON.stringify(row.sessionId)} of another project`,
+    )
   return (
     session ?? {
       id: row.sessionId,

@@ -187,7 +187,9 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
         }
         const kinds: MirroredKind[] = conversations ? [...MIRRORED_KINDS, 'sessions'] : [...MIRRORED_KINDS]
         const [outbox, ...perKind] = await Promise.all([
-          doc === undefined ? db.outbox.where('projectId').equals(projectId).primaryKeys() : db.outbox.where('[projectId+doc]').equals([projectId, '']).primaryKeys(),
+          doc === undefined
+            ? db.outbox.where('projectId').equals(projectId).primaryKeys()
+            : db.outbox.where('[projectId+doc]').equals([projectId, '']).primaryKeys(),
           ...kinds.map(async (k) => (await SYNCED_KINDS[k].readProject(ctx, projectId)).map(SYNCED_KINDS[k].toRecord)),
         ])
         return { records: perKind.flat() as MirroredRecord[], outbox: outbox as number[] }

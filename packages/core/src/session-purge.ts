@@ -27,5 +27,14 @@ export async function purgeSessionMessages(ctx: StoreContext, w: WriteScope, ses
  * no title, summary or messages, only what tells other devices to purge it too.
  */
 export function purgedSession(row: SessionRow, hlc: string): SessionRow {
-  return { id: row.id, projectId: row.projectId, status: 'closed', startedAt: row.startedAt, lastActiveAt: row.lastActiveAt, lastSeq: row.lastSeq, hlc, purged: true }
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    status: 'closed',
+    startedAt: row.startedAt,
+    lastActiveAt: row.lastActiveAt,
+    lastSeq: row.lastSeq,
+    hlc,
+    purged: true,
+  }
 }

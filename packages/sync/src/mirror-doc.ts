@@ -66,7 +66,15 @@ const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
 /** The row field each kind's document id stands for; it is left out of stored values (smaller documents). */
-const IDENTITY: Record<MirroredKind, string> = { facts: 'key', blocks: 'label', summaries: 'id', patterns: 'id', artifacts: 'id', sessions: 'id', messages: 'id' }
+const IDENTITY: Record<MirroredKind, string> = {
+  facts: 'key',
+  blocks: 'label',
+  summaries: 'id',
+  patterns: 'id',
+  artifacts: 'id',
+  sessions: 'id',
+  messages: 'id',
+}
 
 /** The identity field value of a record id: a fact id is `factId(projectId, key)`, the others are the field itself. */
 function identityOf(kind: MirroredKind, projectId: string, id: string): string | undefined {

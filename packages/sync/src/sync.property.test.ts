@@ -204,7 +204,15 @@ type MessageOp =
 const messageOp = (replicas: number): fc.Arbitrary<MessageOp> => {
   const r = fc.integer({ min: 0, max: replicas - 1 })
   return fc.oneof(
-    { weight: 6, arbitrary: fc.record({ t: fc.constant('append' as const), r, s: fc.integer({ min: 0, max: 1 }), role: fc.constantFrom('user' as const, 'assistant' as const) }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        t: fc.constant('append' as const),
+        r,
+        s: fc.integer({ min: 0, max: 1 }),
+        role: fc.constantFrom('user' as const, 'assistant' as const),
+      }),
+    },
     { weight: 2, arbitrary: fc.record({ t: fc.constant('advance' as const), r, ms: fc.integer({ min: 0, max: 20 }) }) },
     { weight: 2, arbitrary: fc.record({ t: fc.constantFrom('cut' as const, 'heal' as const), r }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constantFrom('restart' as const, 'reopen' as const), r }) },
@@ -217,9 +225,7 @@ describe.each(variants)('conversation convergence (property, %s)', (variant, syn
     const seed = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31))
     console.log(`conversation property (${variant}) seed: ${seed} (replay with FC_SEED=${seed})`)
     const extra = await syncOptions()
-    const scenario = fc
-      .integer({ min: 2, max: 4 })
-      .chain((n) => fc.record({ n: fc.constant(n), ops: fc.array(messageOp(n), { minLength: 1, maxLength: 30 }) }))
+    const scenario = fc.integer({ min: 2, max: 4 }).chain((n) => fc.record({ n: fc.constant(n), ops: fc.array(messageOp(n), { minLength: 1, maxLength: 30 }) }))
     await fc.assert(
       fc.asyncProperty(scenario, async ({ n, ops }) => {
         await closeAll(open)
