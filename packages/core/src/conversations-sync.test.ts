@@ -132,6 +132,45 @@ describe('conversations sync (core)', () => {
     await b.close()
   })
 
+  it('edits and deletions travel with their clocks: the latest wins, the message keeps its place and seq', async () => {
+    const clock = testClock()
+    const a = await device(clock)
+    const b = await device(clock)
+    const s = await a.sessions.create('p1')
+    const [m1] = await a.messages.appendMany(s.id, [
+      { role: 'user', content: 'teh bicycle' },
+      { role: 'assistant', content: 'noted' },
+      { role: 'user', content: 'secret code 1234' },
+    ])
+    await deliver(a, b)
+    const third = (await b.messages.tail(s.id, 3))[2]!
+    clock.advance(5)
+    expect(await a.messages.edit(m1!.id, { content: 'the bicycle', meta: { fixed: true } })).toMatchObject({ content: 'the bicycle', seq: 1 })
+    await b.messages.delete(third.id)
+    expect(await contents(b, s.id)).toEqual(['teh bicycle', 'noted'])
+    expect(await b.search('p1', 'secret')).toEqual([])
+    await deliver(a, b)
+    await deliver(b, a)
+    for (const memory of [a, b]) {
+      expect(await contents(memory, s.id)).toEqual(['the bicycle', 'noted'])
+      expect((await memory.messages.tail(s.id, 5)).map((m) => m.seq)).toEqual([1, 2])
+      expect(await memory.search('p1', 'secret')).toEqual([])
+      expect((await memory.search('p1', 'bicycle')).map((h) => h.id)).toContain(m1!.id)
+    }
+    // A later message still gets the next seq; deleted ones cannot be edited or deleted again.
+    expect((await a.messages.append(s.id, { role: 'user', content: 'more' })).seq).toBe(4)
+    await expect(a.messages.delete(third.id)).rejects.toMatchObject({ code: 'not_found' })
+    await expect(a.messages.edit(third.id, { content: 'x' })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(a.messages.edit(m1!.id, {})).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(a.messages.edit(m1!.id, { content: 'x'.repeat(1024 * 1024 + 1) })).rejects.toMatchObject({ code: 'limit_exceeded' })
+    // An older copy of the edited message changes nothing.
+    const stale = (await replicationOf(b).snapshot('p1', { doc: s.id })).records.find((r) => r.id === m1!.id)!
+    expect((await replicationOf(a).applyRemote([{ ...stale, hlc: '0000000000001.00000.old', row: { ...stale.row, hlc: '0000000000001.00000.old' } }])).applied).toBe(0)
+    expect((await a.messages.tail(s.id, 1))[0]?.content).toBe('more')
+    await a.close()
+    await b.close()
+  })
+
   it('refuses conversation records for a project whose conversations do not sync, and malformed ones', async () => {
     const a = await device()
     const b = await openTestMemory()

@@ -10,13 +10,14 @@ import type { StoreContext } from './store-context.js'
 import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from './synced-kind.js'
 import { checkId, checkJson, checkNumber, checkOneOf, checkTime } from './validate.js'
 
-const FIELDS = ['id', 'sessionId', 'projectId', 'role', 'content', 'tokens', 'createdAt', 'meta', 'personId', 'at', 'hlc'] as const
+const FIELDS = ['id', 'sessionId', 'projectId', 'role', 'content', 'tokens', 'createdAt', 'meta', 'personId', 'at', 'hlc', 'deletedAt'] as const
 
 /**
  * Messages as sync mirrors them (projects with `sync.messages`), one document
  * per session. Append-only: a message travels with its stable id and its order
- * key `at` (message-order.ts); a later record of the same id (an edit) wins by
- * HLC and keeps the message's place and local `seq`. A message that arrives
+ * key `at` (message-order.ts); a later record of the same id (an edit, or a
+ * deletion's content-free tombstone) wins by HLC and keeps the message's place
+ * and local `seq`. A message that arrives
  * gets this device's next `seq` for its session, is indexed for search (and
  * queued for embedding) like a local append, and moves the session's
  * `lastActiveAt`. A message of a purged session is dropped; one that arrives
@@ -55,6 +56,11 @@ export const syncedMessages: SyncedKind<MessageRow> = {
     }
     if (r.meta !== undefined) row.meta = r.meta
     if (r.personId !== undefined) row.personId = checkId('message.personId', r.personId)
+    if (r.deletedAt !== undefined) {
+      row.deletedAt = checkTime('message.deletedAt', r.deletedAt)
+      if (row.content !== '' || row.meta !== undefined || row.personId !== undefined)
+        throw invalidInput('A deleted message record carries no content: empty content, no meta or person')
+    }
     return row
   },
   async apply(ctx, w, row) {
@@ -72,7 +78,8 @@ export const syncedMessages: SyncedKind<MessageRow> = {
       lastActiveAt: Math.max(session.lastActiveAt, row.createdAt),
     }
     await Promise.all([ctx.db.messages.put(next), ctx.db.sessions.put(nextSession)])
-    await indexDocs(ctx.index, w, [messageDoc(next)], { fresh: stored === undefined })
+    if (next.deletedAt !== undefined) await ctx.index.remove(w, `message:${next.id}`)
+    else await indexDocs(ctx.index, w, [messageDoc(next)], { fresh: stored === undefined })
     w.change('messages', 'put', next.id, next.projectId)
     w.change('sessions', 'put', session.id, session.projectId)
     return true

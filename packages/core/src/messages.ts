@@ -71,6 +71,20 @@ export interface MessagesApi {
    * @throws MemoryError `not_found` for an unknown session, `invalid_input`.
    */
   page(sessionId: string, options?: PageOptions<number>): Promise<Page<Message, number>>
+  /**
+   * Replaces a message's content and/or meta (`meta: null` removes it); it keeps its id, `seq`
+   * and place. Where conversations sync, the latest edit wins on every device.
+   * @example await memory.messages.edit(message.id, { content: 'Fixed typo' })
+   * @throws MemoryError `invalid_input` on a bad id or edit, `limit_exceeded` for content over 1 MiB
+   * or meta over 64 KiB, `not_found` for an unknown or deleted message.
+   */
+  edit(id: string, edit: { content?: string; meta?: Json | null }): Promise<Message>
+  /**
+   * Deletes a message: it leaves `tail`, `page` and search; later messages keep their `seq`.
+   * Where conversations sync, the deletion reaches every device.
+   * @throws MemoryError `invalid_input` on a bad id, `not_found` for an unknown or deleted message.
+   */
+  delete(id: string): Promise<void>
 }
 
 /** Largest message content, in UTF-8 bytes. */
@@ -96,8 +110,8 @@ export function messageDoc(row: MessageRow): IndexedDoc {
   return { docId: `message:${row.id}`, kind: 'message', projectId: row.projectId, sessionId: row.sessionId, text: row.content, createdAt: row.createdAt }
 }
 
-/** Creates the messages namespace of a store. */
-export function createMessages(ctx: StoreContext): MessagesApi {
+/** Creates the messages namespace of a store (edits and deletes: message-edits.ts). */
+export function createMessages(ctx: StoreContext): Omit<MessagesApi, 'edit' | 'delete'> {
   const { db } = ctx
   const tables = ['projects', 'sessions', 'messages', 'people', ...ctx.index.tables]
 
@@ -180,12 +194,19 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       )
     },
 
+
     async tail(sessionId, n) {
       checkId('sessionId', sessionId)
       checkNumber('n', n, { min: 0, max: 10_000, integer: true })
       if (n === 0) return sessionRange(sessionId, async () => [])
       return sessionRange(sessionId, async () => {
-        const newest = await db.messages.where('[sessionId+at]').between([sessionId, Dexie.minKey], [sessionId, maxKey()]).reverse().limit(n).toArray()
+        const newest = await db.messages
+          .where('[sessionId+at]')
+          .between([sessionId, Dexie.minKey], [sessionId, maxKey()])
+          .reverse()
+          .filter(isLive)
+          .limit(n)
+          .toArray()
         return newest.reverse().map(toMessage)
       })
     },
@@ -205,6 +226,7 @@ export function createMessages(ctx: StoreContext): MessagesApi {
         const rows = await db.messages
           .where('[sessionId+at]')
           .between([sessionId, from], [sessionId, maxKey()], false, true)
+          .filter(isLive)
           .limit(limit + 1)
           .toArray()
         const items = rows.slice(0, limit).map(toMessage)
@@ -217,9 +239,12 @@ export function createMessages(ctx: StoreContext): MessagesApi {
 
 /** The public shape of a stored message (drops the order key and stamp). */
 export function toMessage(row: MessageRow): Message {
-  const { at: _at, hlc: _hlc, ...message } = row
+  const { at: _at, hlc: _hlc, deletedAt: _deletedAt, ...message } = row
   return message
 }
+
+/** False for a deleted message's tombstone. */
+const isLive = (row: MessageRow): boolean => row.deletedAt === undefined
 
 /** Checks message content: a string of at most {@link MAX_CONTENT_BYTES} UTF-8 bytes. @throws MemoryError `invalid_input`, `limit_exceeded`. */
 export function checkContent(name: string, content: unknown): void {

@@ -117,6 +117,8 @@ export interface MessageRow {
   at?: string
   /** Hybrid logical clock stamp of the last write of this message. */
   hlc?: string
+  /** A deleted message: a tombstone without content (message-edits.ts), left out of reads. */
+  deletedAt?: number
 }
 /** A session, project or rolling summary. */
 export interface SummaryRow {
