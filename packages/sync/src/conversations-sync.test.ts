@@ -96,10 +96,14 @@ describe('conversations sync', () => {
     expect((await b.memory.sessions.list('p')).items.map((s) => s.title)).toEqual(['recent', 'old'])
     expect(await contents(b, recent.id)).toEqual(['just now'])
     expect(await contents(b, old.id)).toEqual([])
-    await b.sync.openSession('p', old.id)
+    // The store's own handle reaches the running engine (the same call works through a worker).
+    await b.memory.sync.openSession('p', old.id)
     await settle(network, [a, b])
     expect(await contents(b, old.id)).toEqual(['from long ago'])
     await expect(b.sync.openSession('nope', old.id)).rejects.toMatchObject({ code: 'invalid_input' })
+    await expect(b.memory.sync.openSession('p', '')).rejects.toMatchObject({ code: 'invalid_input' })
+    await b.sync.close()
+    await expect(b.memory.sync.openSession('p', old.id)).rejects.toMatchObject({ code: 'invalid_input' })
   })
 
   it('a purged session is purged on every device, its messages with it', async () => {
