@@ -202,7 +202,9 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
       void refresh(batch.map((c) => c.id)).catch(report)
     }),
     memory.changes.subscribe({ kinds: [...MIRRORED_KINDS, 'sessions'] }, (batch) => {
-      for (const projectId of new Set(batch.filter((c) => c.origin === 'local').map((c) => c.projectId))) {
+      // Session writes reach the project document only where conversations sync.
+      const local = batch.filter((c) => c.origin === 'local' && (c.kind !== 'sessions' || replication.syncsConversations(c.projectId)))
+      for (const projectId of new Set(local.map((c) => c.projectId))) {
         void mirrors.get(projectId)?.drain().catch(report)
       }
     }),
