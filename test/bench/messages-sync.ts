@@ -31,7 +31,8 @@ async function openDevice(userId: string, relay: TestRelay, WS: typeof WebSocket
 }
 
 /** A sentence of chat-like text, different per message. */
-const text = (i: number): string => `Message ${i}: could you remind me where I left the blue bicycle on Tuesday, and whether the lock code is still 4${i % 1000}?`
+const text = (i: number): string =>
+  `Message ${i}: could you remind me where I left the blue bicycle on Tuesday, and whether the lock code is still 4${i % 1000}?`
 
 /** Append on A → the message in B's tail, through the relay; bytes A sends per message. */
 async function measureLatency(relay: TestRelay): Promise<{ samples: number[]; local: number[]; wirePerMessage: number; messageJson: number }> {
@@ -128,8 +129,22 @@ export async function runMessagesSyncBench(): Promise<void> {
     // The kinds that synced before, through the same code and relay: what this machine gives right now.
     const facts = await measureMirrorLatency(relay)
     printTable(`Message appended on A → in B's messages.tail, through the relay on loopback (${APPENDS} appends)`, [
-      { name: 'median', ours: median(m.samples), baseline: median(bare), unit: 'ms', baselineName: 'bare Yjs update, 2 stock clients, same relay', goal: '≤ 15 ms' },
-      { name: 'p99', ours: percentile(m.samples, 99), baseline: percentile(bare, 99), unit: 'ms', baselineName: 'bare Yjs update, 2 stock clients, same relay', goal: '≤ 60 ms' },
+      {
+        name: 'median',
+        ours: median(m.samples),
+        baseline: median(bare),
+        unit: 'ms',
+        baselineName: 'bare Yjs update, 2 stock clients, same relay',
+        goal: '≤ 15 ms',
+      },
+      {
+        name: 'p99',
+        ours: percentile(m.samples, 99),
+        baseline: percentile(bare, 99),
+        unit: 'ms',
+        baselineName: 'bare Yjs update, 2 stock clients, same relay',
+        goal: '≤ 60 ms',
+      },
     ])
     printTable('The same message latency beside a fact write → row in the other Dexie (same relay, same run; SYNC_BENCH_WRITES writes)', [
       { name: 'median', ours: median(m.samples), baseline: median(facts.samples), unit: 'ms', baselineName: 'fact write, same path' },

@@ -82,7 +82,16 @@ describe('a conversation that follows the user across two Chromium devices', () 
     })
     await untilTail(b, sessionId, 2)
     expect(await tail(b, sessionId)).toEqual(['Where did I park the bicycle?', 'Behind the library.'])
-    expect(await b.evaluate((id) => window.syncHarness.memory().sessions.get(id).then((s) => s?.title), sessionId)).toBe('Bicycle')
+    expect(
+      await b.evaluate(
+        (id) =>
+          window.syncHarness
+            .memory()
+            .sessions.get(id)
+            .then((s) => s?.title),
+        sessionId,
+      ),
+    ).toBe('Bicycle')
     const hits = await b.evaluate(async () => (await window.syncHarness.memory().search('user', 'bicycle')).map((h) => h.kind))
     expect(hits).toContain('message')
   })

@@ -358,7 +358,9 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     }
     const transcript = b.page.locator('#chat .transcript')
     await expect.poll(() => transcript.locator('.role-user').filter({ hasText: 'favourite colour is teal' }).count(), { timeout: 15_000 }).toBe(1)
-    await expect.poll(() => transcript.locator('.role-assistant').count(), { timeout: 15_000 }).toBe(await a.page.locator('#chat .transcript .role-assistant').count())
+    await expect
+      .poll(() => transcript.locator('.role-assistant').count(), { timeout: 15_000 })
+      .toBe(await a.page.locator('#chat .transcript .role-assistant').count())
     // The same messages in the same order (A's turn notes are A's own and do not travel).
     expect(await transcript.locator('.message > p').allTextContents()).toEqual(await a.page.locator('#chat .transcript .message > p').allTextContents())
   })

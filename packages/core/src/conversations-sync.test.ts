@@ -165,7 +165,9 @@ describe('conversations sync (core)', () => {
     await expect(a.messages.edit(m1!.id, { content: 'x'.repeat(1024 * 1024 + 1) })).rejects.toMatchObject({ code: 'limit_exceeded' })
     // An older copy of the edited message changes nothing.
     const stale = (await replicationOf(b).snapshot('p1', { doc: s.id })).records.find((r) => r.id === m1!.id)!
-    expect((await replicationOf(a).applyRemote([{ ...stale, hlc: '0000000000001.00000.old', row: { ...stale.row, hlc: '0000000000001.00000.old' } }])).applied).toBe(0)
+    expect(
+      (await replicationOf(a).applyRemote([{ ...stale, hlc: '0000000000001.00000.old', row: { ...stale.row, hlc: '0000000000001.00000.old' } }])).applied,
+    ).toBe(0)
     expect((await a.messages.tail(s.id, 1))[0]?.content).toBe('more')
     await a.close()
     await b.close()

@@ -19,8 +19,7 @@ export interface MessageEdit {
 async function requireMessage(ctx: StoreContext, id: string): Promise<MessageRow> {
   const row = await ctx.db.messages.get(id)
   const session = row && (await ctx.db.sessions.get(row.sessionId))
-  if (!row || row.deletedAt !== undefined || !session || session.purged)
-    throw new MemoryError('not_found', `No message with id ${JSON.stringify(id)}`)
+  if (!row || row.deletedAt !== undefined || !session || session.purged) throw new MemoryError('not_found', `No message with id ${JSON.stringify(id)}`)
   return row
 }
 

@@ -194,7 +194,6 @@ export function createMessages(ctx: StoreContext): Omit<MessagesApi, 'edit' | 'd
       )
     },
 
-
     async tail(sessionId, n) {
       checkId('sessionId', sessionId)
       checkNumber('n', n, { min: 0, max: 10_000, integer: true })
