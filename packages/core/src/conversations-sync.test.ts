@@ -57,6 +57,9 @@ describe('conversations sync (core)', () => {
     await b.messages.append(s.id, { role: 'user', content: 'Thanks' })
     await deliver(b, a)
     expect(await contents(a, s.id)).toEqual(['Where is the bicycle?', 'Behind the library.', 'Thanks'])
+    // A turn on B starts from the conversation written on A.
+    const { context } = await b.turns.begin('p1', { sessionId: s.id, turnId: 't1', prompt: 'And the lock?', budget: 2_000 })
+    expect(context.text).toContain('Behind the library.')
     await a.close()
     await b.close()
   })
