@@ -201,9 +201,16 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
     memory.changes.subscribe({ kinds: ['projects'] }, (batch) => {
       void refresh(batch.map((c) => c.id)).catch(report)
     }),
-    memory.changes.subscribe({ kinds: [...MIRRORED_KINDS, 'sessions'] }, (batch) => {
-      // Session writes reach the project document only where conversations sync.
-      const local = batch.filter((c) => c.origin === 'local' && (c.kind !== 'sessions' || replication.syncsConversations(c.projectId)))
+    memory.changes.subscribe({ kinds: [...MIRRORED_KINDS, 'sessions', 'messages'] }, (batch) => {
+      // Session writes reach the project document only where conversations sync, and not the
+      // activity time of an append (a session write with messages): the messages carry it.
+      const appended = new Set(batch.filter((c) => c.kind === 'messages').map((c) => c.projectId))
+      const local = batch.filter(
+        (c) =>
+          c.origin === 'local' &&
+          c.kind !== 'messages' &&
+          (c.kind !== 'sessions' || (replication.syncsConversations(c.projectId) && !(c.op === 'put' && appended.has(c.projectId)))),
+      )
       for (const projectId of new Set(local.map((c) => c.projectId))) {
         void mirrors.get(projectId)?.drain().catch(report)
       }
