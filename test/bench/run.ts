@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<void>> = {
   recall: async () => (await import('./recall.js')).runRecallBench(),
   runtime: async () => (await import('./runtime.js')).runRuntimeBench(),
   sync: async () => (await import('./sync.js')).runSyncBench(),
+  messages: async () => (await import('./messages-sync.js')).runMessagesSyncBench(),
   worker: async () => (await import('./worker.js')).runWorkerBench(),
   browser: async () => (await import('./browser.js')).runBrowserBench(),
   relay: async () => (await import('./relay-load.js')).runRelayBench(),

@@ -94,7 +94,7 @@ async function openStore(
 }
 
 /** Write on A → the row in B's Dexie, through the relay. Also counts bytes A sends per write. */
-async function measureMirrorLatency(
+export async function measureMirrorLatency(
   relay: TestRelay,
   encrypt = false,
 ): Promise<{ samples: number[]; local: number[]; wirePerWrite: number; factJson: number }> {
@@ -144,7 +144,7 @@ async function measureMirrorLatency(
 }
 
 /** The baseline: a Y.Map update between two stock y-websocket clients through the same relay. */
-async function measureBareLatency(relay: TestRelay): Promise<number[]> {
+export async function measureBareLatency(relay: TestRelay): Promise<number[]> {
   const userId = `bare-${Date.now()}`
   const token = await relay.token(userId)
   const docA = new Y.Doc()

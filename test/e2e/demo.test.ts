@@ -350,6 +350,21 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     }
   })
 
+  it("shows B's copy of A's chat once both devices sync the project's chats", async () => {
+    for (const device of [a, b]) {
+      const box = device.page.locator('#projects .project.current input[aria-label^="Sync chats"]')
+      await box.check()
+      await expect.poll(() => box.isChecked()).toBe(true)
+    }
+    const transcript = b.page.locator('#chat .transcript')
+    await expect.poll(() => transcript.locator('.role-user').filter({ hasText: 'favourite colour is teal' }).count(), { timeout: 15_000 }).toBe(1)
+    await expect
+      .poll(() => transcript.locator('.role-assistant').count(), { timeout: 15_000 })
+      .toBe(await a.page.locator('#chat .transcript .role-assistant').count())
+    // The same messages in the same order (A's turn notes are A's own and do not travel).
+    expect(await transcript.locator('.message > p').allTextContents()).toEqual(await a.page.locator('#chat .transcript .message > p').allTextContents())
+  })
+
   it('a page restored from the back/forward cache reconnects instead of keeping a closed memory', async () => {
     const page = a.page
     // What the browser does around the bfcache: pagehide (persisted) on leaving, pageshow (persisted) on coming back.

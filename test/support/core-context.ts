@@ -33,6 +33,7 @@ export async function openTestContext(options: { deviceId?: string } = {}) {
     clock: createHybridClock(options.deviceId ?? 'devA', clock.now),
     feed: createChangeFeed(),
     syncedProjects: new Set(),
+    conversationProjects: new Set(),
     index: {
       tables: [],
       put: async (_w, doc) => void docs.set(doc.docId, doc),

@@ -24,9 +24,15 @@ export async function highestStoredStamp(db: EngramDb, now: number): Promise<str
     if (!parts || parts.physical - now > RESTORE_MAX_LEAD_MS) return
     if (compareHlc(row.hlc as string, highest) > 0) highest = row.hlc as string
   }
-  const tables = [...MIRRORED_KINDS, 'outbox']
-  await db.transaction('r', tables, async () => {
+  const tables = [...MIRRORED_KINDS, 'sessions', 'outbox']
+  await db.transaction('r', [...tables, 'messages'], async () => {
     await Promise.all(tables.map((t) => db.table(t).each(see)))
+    // Messages may be many: walk their stamps from the highest down to the first one restored.
+    await db.messages
+      .orderBy('hlc')
+      .reverse()
+      .until((row) => readHlc(row.hlc) !== undefined && readHlc(row.hlc)!.physical - now <= RESTORE_MAX_LEAD_MS, true)
+      .each(see)
   })
   return highest
 }

@@ -104,6 +104,7 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     clock: createHybridClock(deviceId, now, await highestStoredStamp(db, now())),
     feed: createChangeFeed(),
     syncedProjects: new Set(),
+    conversationProjects: new Set(),
     index: NO_TEXT_INDEX,
     dbDeps: { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}) },
     assertOpen,

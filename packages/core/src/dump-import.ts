@@ -10,6 +10,7 @@ import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type Proje
 import type { Dump } from './dump-validate.js'
 import { checkMergeHistory, withoutStoredCopies } from './dump-merge-check.js'
 import { messageDoc } from './messages.js'
+import { trackSync } from './projects.js'
 import { indexDocs } from './search/index-docs.js'
 import type { FactRow, MessageRow, SummaryRow } from './schema.js'
 import { USER_PROJECT, type IndexedDoc, type StoreContext } from './store-context.js'
@@ -133,7 +134,8 @@ function recordChanges(w: WriteScope, written: Change[], removed: Change[]): voi
 async function trackSyncedProjects(ctx: StoreContext): Promise<void> {
   const projects = await ctx.db.projects.toArray()
   ctx.syncedProjects.clear()
-  for (const p of projects) if (p.sync.enabled && p.archivedAt === undefined) ctx.syncedProjects.add(p.id)
+  ctx.conversationProjects.clear()
+  for (const p of projects) trackSync(ctx, p)
 }
 
 /** Every projectId a row names must be a project of the dump or the store; every message's session likewise. */

@@ -42,7 +42,7 @@ export type { Change, ChangeKind, ChangeFilter, ChangesApi, Origin } from './cha
 export type { Project, ProjectSync, ProjectsApi } from './projects.js'
 export type { ReplicationApi, PendingReplication, ApplyResult, ApplyRemoteOptions } from './replication.js'
 export { replicationOf } from './replication-seam.js'
-export { MIRRORED_KINDS, type MirroredRecord, type MirroredKind } from './synced-kind.js'
+export { MIRRORED_KINDS, CONVERSATION_KINDS, PROJECT_DOC_KINDS, type MirroredRecord, type MirroredKind, type ConversationKind } from './synced-kind.js'
 export type { Fact, FactVersion, FactsApi, SetFactOptions, ListFactsOptions } from './facts.js'
 export type { Block, BlocksApi, SetBlockOptions } from './blocks.js'
 export type { Session, SessionsApi, ListSessionsOptions, CreateSessionOptions } from './sessions.js'

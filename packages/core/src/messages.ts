@@ -13,7 +13,11 @@ import { read, write } from './write.js'
 
 /** A message's author. */
 export type Role = 'user' | 'assistant' | 'system' | 'tool'
-/** A message in a session; `seq` is gap-free per session. */
+/**
+ * A message in a session; `seq` is gap-free per session on this device. Sessions
+ * read in merged order (`tail`, `page`): the order of the messages' append stamps,
+ * the same on every device of a project whose conversations sync (message-order.ts).
+ */
 export interface Message {
   id: string
   sessionId: string
@@ -58,14 +62,29 @@ export interface MessagesApi {
    * codes of {@link MessagesApi.append}.
    */
   appendMany(sessionId: string, messages: MessageInput[]): Promise<Message[]>
-  /** The last `n` (0–10,000) messages, oldest first. @throws MemoryError `not_found` for an unknown session, `invalid_input`. */
+  /** The last `n` (0–10,000) messages in merged order, oldest first. @throws MemoryError `not_found` for an unknown session, `invalid_input`. */
   tail(sessionId: string, n: number): Promise<Message[]>
   /**
-   * Messages with `seq` > `after` (default 0), oldest first; `next` is the cursor for the
-   * following page and is absent on the last page.
+   * Messages in merged order after the message whose `seq` is `after` (default 0: from the
+   * first), oldest first; `next` is the cursor (a `seq`) for the following page and is absent
+   * on the last page. Without messages from other devices merged order is `seq` order.
    * @throws MemoryError `not_found` for an unknown session, `invalid_input`.
    */
   page(sessionId: string, options?: PageOptions<number>): Promise<Page<Message, number>>
+  /**
+   * Replaces a message's content and/or meta (`meta: null` removes it); it keeps its id, `seq`
+   * and place. Where conversations sync, the latest edit wins on every device.
+   * @example await memory.messages.edit(message.id, { content: 'Fixed typo' })
+   * @throws MemoryError `invalid_input` on a bad id or edit, `limit_exceeded` for content over 1 MiB
+   * or meta over 64 KiB, `not_found` for an unknown or deleted message.
+   */
+  edit(id: string, edit: { content?: string; meta?: Json | null }): Promise<Message>
+  /**
+   * Deletes a message: it leaves `tail`, `page` and search; later messages keep their `seq`.
+   * Where conversations sync, the deletion reaches every device.
+   * @throws MemoryError `invalid_input` on a bad id, `not_found` for an unknown or deleted message.
+   */
+  delete(id: string): Promise<void>
 }
 
 /** Largest message content, in UTF-8 bytes. */
@@ -74,7 +93,8 @@ export const MAX_CONTENT_BYTES = 1024 * 1024
 export const MAX_APPEND_MANY = 10_000
 /** Largest message meta, in bytes of its JSON text. */
 export const MAX_META_BYTES = 64 * 1024
-const ROLES = ['user', 'assistant', 'system', 'tool'] as const
+/** Every message role. */
+export const ROLES = ['user', 'assistant', 'system', 'tool'] as const
 const encoder = new TextEncoder()
 
 interface Prepared {
@@ -90,8 +110,8 @@ export function messageDoc(row: MessageRow): IndexedDoc {
   return { docId: `message:${row.id}`, kind: 'message', projectId: row.projectId, sessionId: row.sessionId, text: row.content, createdAt: row.createdAt }
 }
 
-/** Creates the messages namespace of a store. */
-export function createMessages(ctx: StoreContext): MessagesApi {
+/** Creates the messages namespace of a store (edits and deletes: message-edits.ts). */
+export function createMessages(ctx: StoreContext): Omit<MessagesApi, 'edit' | 'delete'> {
   const { db } = ctx
   const tables = ['projects', 'sessions', 'messages', 'people', ...ctx.index.tables]
 
@@ -114,6 +134,8 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       const now = ctx.now()
       const people = await Promise.all(inputs.map((p) => (p.personId === undefined ? undefined : resolvePerson(ctx, p.personId))))
       const rows = inputs.map((p, i): MessageRow => {
+        // One stamp per message: its place in the merged order of the session (message-order.ts).
+        const at = ctx.clock.tick()
         const row: MessageRow = {
           id: newId(now),
           sessionId,
@@ -123,6 +145,8 @@ export function createMessages(ctx: StoreContext): MessagesApi {
           content: p.content,
           tokens: p.tokens,
           createdAt: now,
+          at,
+          hlc: at,
         }
         if (p.meta !== undefined) row.meta = p.meta
         const personId = people[i]
@@ -136,7 +160,7 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       await indexDocs(ctx.index, w, rows.map(messageDoc), { fresh: true })
       for (const row of rows) w.change('messages', 'put', row.id, row.projectId)
       w.change('sessions', 'put', sessionId, session.projectId)
-      return rows
+      return rows.map(toMessage)
     })
   }
 
@@ -174,9 +198,15 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       checkId('sessionId', sessionId)
       checkNumber('n', n, { min: 0, max: 10_000, integer: true })
       if (n === 0) return sessionRange(sessionId, async () => [])
-      return sessionRange(sessionId, async (s) => {
-        const from = Math.max(1, s.lastSeq - n + 1)
-        return db.messages.where('[sessionId+seq]').between([sessionId, from], [sessionId, maxKey()]).limit(n).toArray()
+      return sessionRange(sessionId, async () => {
+        const newest = await db.messages
+          .where('[sessionId+at]')
+          .between([sessionId, Dexie.minKey], [sessionId, maxKey()])
+          .reverse()
+          .filter(isLive)
+          .limit(n)
+          .toArray()
+        return newest.reverse().map(toMessage)
       })
     },
 
@@ -185,16 +215,38 @@ export function createMessages(ctx: StoreContext): MessagesApi {
       const o = checkOptions('options', options, ['after', 'limit'])
       const after = o.after === undefined ? 0 : checkNumber('after', o.after, { min: 0, integer: true })
       const limit = checkLimit('limit', o.limit, 100)
-      return sessionRange(sessionId, async (s) => {
-        const items = await db.messages.where('[sessionId+seq]').between([sessionId, after], [sessionId, maxKey()], false, true).limit(limit).toArray()
+      return sessionRange(sessionId, async () => {
+        let from: string | typeof Dexie.minKey = Dexie.minKey
+        if (after > 0) {
+          const cursor = await db.messages.where('[sessionId+seq]').equals([sessionId, after]).first()
+          if (cursor?.at === undefined) return { items: [] }
+          from = cursor.at
+        }
+        const rows = await db.messages
+          .where('[sessionId+at]')
+          .between([sessionId, from], [sessionId, maxKey()], false, true)
+          .filter(isLive)
+          .limit(limit + 1)
+          .toArray()
+        const items = rows.slice(0, limit).map(toMessage)
         const last = items[items.length - 1]
-        return last !== undefined && items.length === limit && last.seq < s.lastSeq ? { items, next: last.seq } : { items }
+        return last !== undefined && rows.length > limit ? { items, next: last.seq } : { items }
       })
     },
   }
 }
 
-function checkContent(name: string, content: unknown): void {
+/** The public shape of a stored message (drops the order key and stamp). */
+export function toMessage(row: MessageRow): Message {
+  const { at: _at, hlc: _hlc, deletedAt: _deletedAt, ...message } = row
+  return message
+}
+
+/** False for a deleted message's tombstone. */
+const isLive = (row: MessageRow): boolean => row.deletedAt === undefined
+
+/** Checks message content: a string of at most {@link MAX_CONTENT_BYTES} UTF-8 bytes. @throws MemoryError `invalid_input`, `limit_exceeded`. */
+export function checkContent(name: string, content: unknown): void {
   checkString(name, content)
   const text = content as string
   // Only long strings can exceed the byte limit; most messages skip the encode.
@@ -204,7 +256,8 @@ function checkContent(name: string, content: unknown): void {
   }
 }
 
-function countTokens(ctx: StoreContext, content: string): number {
+/** Counts a message's tokens with the store's tokenizer. @throws MemoryError `internal` when the tokenizer fails. */
+export function countTokens(ctx: StoreContext, content: string): number {
   let tokens: unknown
   try {
     tokens = ctx.tokenizer.count(content)

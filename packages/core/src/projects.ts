@@ -19,6 +19,12 @@ export interface Project {
 /** Sync settings of a project. */
 export interface ProjectSync {
   enabled: boolean
+  /**
+   * Sessions and messages sync too (opt-in, off when absent): each session is one document
+   * on the relay (see docs/sessions-and-messages.md for the privacy and size trade-off).
+   * Only takes effect while `enabled` is true.
+   */
+  messages?: boolean
 }
 
 /** Projects of a store. The project `user` always exists. */
@@ -42,6 +48,14 @@ export interface ProjectsApi {
   update(id: string, changes: { name?: string; sync?: ProjectSync; spaceId?: string | null }): Promise<Project>
   /** Hides a project from lists and search; its memory stays. @throws MemoryError `not_found`, `invalid_input` for `user`. */
   archive(id: string): Promise<void>
+  /**
+   * Changes a project's sync settings, keeping those not given. `{ messages: true }` also turns
+   * the project's sync on unless `enabled: false` is given; `{ enabled: false }` stops every
+   * kind syncing and keeps the `messages` choice for later.
+   * @example await memory.projects.setSync(projectId, { messages: true })
+   * @throws MemoryError `not_found` for an unknown project, `invalid_input` on a bad setting.
+   */
+  setSync(id: string, sync: { enabled?: boolean; messages?: boolean }): Promise<Project>
 }
 
 const MAX_NAME = 200
@@ -50,10 +64,7 @@ const MAX_NAME = 200
 export function createProjects(ctx: StoreContext): ProjectsApi {
   const { db } = ctx
 
-  function track(project: ProjectRow): void {
-    if (project.sync.enabled && project.archivedAt === undefined) ctx.syncedProjects.add(project.id)
-    else ctx.syncedProjects.delete(project.id)
-  }
+  const track = (project: ProjectRow): void => trackSync(ctx, project)
 
   return {
     async create(input) {
@@ -129,16 +140,45 @@ export function createProjects(ctx: StoreContext): ProjectsApi {
       })
       track(project)
     },
+    async setSync(id, sync) {
+      checkId('id', id)
+      const { enabled, messages } = checkOptions('sync', sync, ['enabled', 'messages'])
+      if (enabled !== undefined && typeof enabled !== 'boolean') throw invalidInput('sync.enabled must be a boolean')
+      if (messages !== undefined && typeof messages !== 'boolean') throw invalidInput('sync.messages must be a boolean')
+      const project = await write(ctx, ['projects'], async (w) => {
+        const current = await db.projects.get(id)
+        if (!current) throw new MemoryError('not_found', `No project with id ${JSON.stringify(id)}`)
+        const next: ProjectRow = { ...current, sync: { ...current.sync }, updatedAt: ctx.now() }
+        if (messages !== undefined) next.sync.messages = messages
+        next.sync.enabled = enabled ?? (messages === true ? true : current.sync.enabled)
+        await db.projects.put(next)
+        w.change('projects', 'put', id, id)
+        return next
+      })
+      track(project)
+      return project
+    },
   }
+}
+
+/** Records whether a project's memory (and its conversations) go to the sync outbox. */
+export function trackSync(ctx: StoreContext, project: ProjectRow): void {
+  const live = project.sync.enabled && project.archivedAt === undefined
+  if (live) ctx.syncedProjects.add(project.id)
+  else ctx.syncedProjects.delete(project.id)
+  if (live && project.sync.messages === true) ctx.conversationProjects.add(project.id)
+  else ctx.conversationProjects.delete(project.id)
 }
 
 /** Checks a `{ enabled }` sync setting (undefined: off). @throws MemoryError `invalid_input`. */
 export function checkSync(sync: unknown): ProjectSync {
   if (sync === undefined) return { enabled: false }
   if (typeof sync !== 'object' || sync === null || typeof (sync as ProjectSync).enabled !== 'boolean') {
-    throw invalidInput('sync must be { enabled: boolean }')
+    throw invalidInput('sync must be { enabled: boolean, messages?: boolean }')
   }
-  return { enabled: (sync as ProjectSync).enabled }
+  const { messages } = sync as ProjectSync
+  if (messages !== undefined && typeof messages !== 'boolean') throw invalidInput('sync.messages must be a boolean')
+  return messages === undefined ? { enabled: (sync as ProjectSync).enabled } : { enabled: (sync as ProjectSync).enabled, messages }
 }
 
 /** Makes sure the built-in `user` project exists and loads which projects sync. */
@@ -149,9 +189,7 @@ export async function prepareProjects(ctx: StoreContext): Promise<void> {
     await ctx.db.projects.add({ id: USER_PROJECT, name: 'User', sync: { enabled: false }, createdAt: now, updatedAt: now })
     w.change('projects', 'put', USER_PROJECT, USER_PROJECT)
   })
-  for (const p of await ctx.db.projects.toArray()) {
-    if (p.sync.enabled && p.archivedAt === undefined) ctx.syncedProjects.add(p.id)
-  }
+  for (const p of await ctx.db.projects.toArray()) trackSync(ctx, p)
 }
 
 /**

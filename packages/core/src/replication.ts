@@ -1,8 +1,10 @@
+import { Dexie } from 'dexie'
 import { MemoryError } from './errors.js'
+import { maxKey } from './keys.js'
 import { checkHlc, compareHlc, type StampVerdict } from './hlc.js'
 import type { StoreContext } from './store-context.js'
 import type { SyncEngine } from './sync-api.js'
-import { MIRRORED_KINDS, type MirroredKind, type MirroredRecord } from './synced-kind.js'
+import { CONVERSATION_KINDS, MIRRORED_KINDS, type MirroredKind, type MirroredRecord } from './synced-kind.js'
 import { SYNCED_KINDS } from './synced-kinds.js'
 import { checkId, checkLimit, checkOptions } from './validate.js'
 import { read, write, type WriteScope } from './write.js'
@@ -51,10 +53,11 @@ export interface ReplicationApi {
   /** This store's device id (the HLC tie-breaker). */
   readonly deviceId: string
   /**
-   * Outbox entries, oldest first, with their records' current state.
-   * @throws MemoryError `invalid_input` on a bad limit or project id, `closed`.
+   * Outbox entries, oldest first, with their records' current state; with `doc`, only those
+   * of one document of the project ('' the project document, a session id that session's).
+   * @throws MemoryError `invalid_input` on a bad limit, project id or doc, `closed`.
    */
-  pending(options?: { projectId?: string; limit?: number }): Promise<PendingReplication[]>
+  pending(options?: { projectId?: string; doc?: string; limit?: number }): Promise<PendingReplication[]>
   /** Removes delivered outbox entries. @throws MemoryError `invalid_input`, `closed`. */
   ack(seqs: readonly number[]): Promise<void>
   /**
@@ -67,10 +70,18 @@ export interface ReplicationApi {
   /**
    * Every mirrored record of a project (tombstones included) and the outbox
    * entries of that project, read in one snapshot: acking those entries after
-   * publishing the records loses nothing.
+   * publishing the records loses nothing. With `doc`, one document's: '' the
+   * project document (its sessions too when conversations sync), a session id
+   * that session's messages.
    * @throws MemoryError `invalid_input`, `closed`.
    */
-  snapshot(projectId: string): Promise<{ records: MirroredRecord[]; outbox: number[] }>
+  snapshot(projectId: string, options?: { doc?: string }): Promise<{ records: MirroredRecord[]; outbox: number[] }>
+  /** True when the project's sessions and messages sync (`projects.setSync(id, { messages: true })`). */
+  syncsConversations(projectId: string): boolean
+  /** The session documents of a project with outbox entries waiting (ids, oldest first by id). @throws MemoryError `invalid_input`, `closed`. */
+  pendingSessions(projectId: string): Promise<string[]>
+  /** The ids of a project's `limit` most recently active sessions (purged ones left out). @throws MemoryError `invalid_input`, `closed`. */
+  recentSessions(projectId: string, limit: number): Promise<string[]>
   /** Advances this device's clock past a stamp seen from another device (if well-formed and within `maxClockLeadMs`). */
   receiveClock(hlc: string, maxClockLeadMs?: number): StampVerdict
   /** Judges a stamp against this device's wall clock without moving the clock ('malformed', 'ahead' or 'accepted'). */
@@ -85,8 +96,9 @@ export interface ReplicationApi {
 /** Creates the replication seam of a store (`replicationOf(memory)`). */
 export function createReplication(ctx: StoreContext): ReplicationApi {
   const { db } = ctx
-  const readTables = ['outbox', ...MIRRORED_KINDS]
-  const applyTables = () => [...new Set(['projects', ...MIRRORED_KINDS.flatMap((k) => SYNCED_KINDS[k].tables), ...ctx.index.tables])]
+  const allKinds = [...MIRRORED_KINDS, ...CONVERSATION_KINDS]
+  const readTables = ['outbox', ...allKinds]
+  const applyTables = () => [...new Set(['projects', ...allKinds.flatMap((k) => SYNCED_KINDS[k].tables), ...ctx.index.tables])]
 
   async function current(entry: { kind: MirroredKind; projectId: string; id: string }): Promise<MirroredRecord | undefined> {
     const kind = SYNCED_KINDS[entry.kind]
@@ -97,15 +109,19 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
   return {
     deviceId: ctx.clock.deviceId,
     async pending(options) {
-      checkOptions('options', options, ['projectId', 'limit'])
+      checkOptions('options', options, ['projectId', 'doc', 'limit'])
       options ??= {}
       const limit = checkLimit('limit', options.limit, 500)
       const projectId = options.projectId === undefined ? undefined : checkId('projectId', options.projectId)
+      const doc = options.doc === undefined ? undefined : checkDoc(options.doc)
+      if (doc !== undefined && projectId === undefined) throw new MemoryError('invalid_input', 'pending({ doc }) needs the projectId too')
       return read(ctx, readTables, async () => {
         const rows =
           projectId === undefined
             ? await db.outbox.orderBy('seq').limit(limit).toArray()
-            : await db.outbox.where('projectId').equals(projectId).limit(limit).toArray()
+            : doc === undefined
+              ? await db.outbox.where('projectId').equals(projectId).limit(limit).toArray()
+              : await db.outbox.where('[projectId+doc]').equals([projectId, doc]).limit(limit).toArray()
         const out: PendingReplication[] = []
         for (const row of rows)
           out.push({ seq: row.seq!, kind: row.kind, projectId: row.projectId, id: row.id, op: row.op, hlc: row.hlc, record: await current(row) })
@@ -156,15 +172,50 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
       )
       return result
     },
-    async snapshot(projectId) {
+    async snapshot(projectId, options) {
       checkId('projectId', projectId)
+      const { doc: given } = checkOptions('options', options, ['doc'])
+      const doc = given === undefined ? undefined : checkDoc(given)
+      const conversations = ctx.conversationProjects.has(projectId)
       return read(ctx, readTables, async () => {
+        if (doc !== undefined && doc !== '') {
+          const [outbox, messages] = await Promise.all([
+            db.outbox.where('[projectId+doc]').equals([projectId, doc]).primaryKeys(),
+            conversations ? SYNCED_KINDS.messages.readDoc!(ctx, projectId, doc) : [],
+          ])
+          return { records: messages.map(SYNCED_KINDS.messages.toRecord), outbox: outbox as number[] }
+        }
+        const kinds: MirroredKind[] = conversations ? [...MIRRORED_KINDS, 'sessions'] : [...MIRRORED_KINDS]
         const [outbox, ...perKind] = await Promise.all([
-          db.outbox.where('projectId').equals(projectId).primaryKeys(),
-          ...MIRRORED_KINDS.map(async (k) => (await SYNCED_KINDS[k].readProject(ctx, projectId)).map(SYNCED_KINDS[k].toRecord)),
+          doc === undefined
+            ? db.outbox.where('projectId').equals(projectId).primaryKeys()
+            : db.outbox.where('[projectId+doc]').equals([projectId, '']).primaryKeys(),
+          ...kinds.map(async (k) => (await SYNCED_KINDS[k].readProject(ctx, projectId)).map(SYNCED_KINDS[k].toRecord)),
         ])
         return { records: perKind.flat() as MirroredRecord[], outbox: outbox as number[] }
       })
+    },
+    syncsConversations: (projectId) => ctx.conversationProjects.has(projectId),
+    async pendingSessions(projectId) {
+      checkId('projectId', projectId)
+      const keys = await read(ctx, ['outbox'], () =>
+        db.outbox.where('[projectId+doc]').between([projectId, ''], [projectId, maxKey()], false, true).uniqueKeys(),
+      )
+      return keys.map((k) => (k as unknown as [string, string])[1])
+    },
+    async recentSessions(projectId, limit) {
+      checkId('projectId', projectId)
+      const n = checkLimit('limit', limit, 10)
+      const rows = await read(ctx, ['sessions'], () =>
+        db.sessions
+          .where('[projectId+lastActiveAt]')
+          .between([projectId, Dexie.minKey], [projectId, maxKey()])
+          .reverse()
+          .filter((s) => !s.purged)
+          .limit(n)
+          .primaryKeys(),
+      )
+      return rows
     },
     receiveClock(hlc, maxClockLeadMs) {
       return ctx.clock.receive(hlc, maxClockLeadMs)
@@ -192,5 +243,16 @@ async function applyOne(ctx: StoreContext, w: WriteScope, record: MirroredRecord
       `Project ${JSON.stringify(record.projectId)} is not synced on this device; its records are not taken from other devices`,
     )
   }
+  if ((CONVERSATION_KINDS as readonly string[]).includes(record.kind) && !ctx.conversationProjects.has(record.projectId)) {
+    throw new MemoryError(
+      'invalid_input',
+      `The conversations of project ${JSON.stringify(record.projectId)} do not sync on this device (projects.setSync(id, { messages: true })); its ${record.kind} are not taken from other devices`,
+    )
+  }
   return kind.apply(ctx, w, row)
+}
+
+/** Checks a document name of a project: '' (the project document) or a session id. @throws MemoryError `invalid_input`. */
+function checkDoc(doc: unknown): string {
+  return doc === '' ? '' : checkId('doc', doc)
 }

@@ -6,7 +6,8 @@ import type { Memory } from './memory.js'
 import { factsModule } from './modules/facts-module.js'
 import { openMemory } from './open-memory.js'
 import { isHandle } from './runtime/task-handle.js'
-import { EngramDb, SCHEMA, SCHEMA_V1 } from './schema.js'
+import { isHlc } from './hlc.js'
+import { EngramDb, SCHEMA, SCHEMA_MODULES, SCHEMA_V1, SCHEMA_V2 } from './schema.js'
 
 /*
  * Schema tests. Every Dexie version bump adds one entry to MIGRATIONS: the
@@ -145,6 +146,32 @@ const MIGRATIONS: Migration[] = [
       expect(tasks.every((t) => isHandle(t.handle))).toBe(true)
       expect(new Set(tasks.map((t) => t.handle)).size).toBe(3)
       expect(await db.table('tasks').where('handle').equals(tasks[0].handle).count()).toBe(1)
+    },
+  },
+  {
+    // Version 4 (CONVERSATIONS_VERSION): messages get a merged order key that keeps their seq order, sessions a stamp, outbox entries their document.
+    from: 3,
+    stores: { ...SCHEMA_V2, ...SCHEMA_MODULES },
+    seed: async (db) => {
+      await db.table('projects').put({ id: 'p', name: 'P', sync: { enabled: true }, createdAt: 1, updatedAt: 1 })
+      await db.table('sessions').put({ id: 's', projectId: 'p', status: 'active', startedAt: 1000, lastActiveAt: 2000, lastSeq: 3 })
+      // Same createdAt for seq 2 and 3, an earlier one for seq 1: the key must keep seq order.
+      await db.table('messages').bulkPut([
+        { id: 'm3', sessionId: 's', projectId: 'p', seq: 3, role: 'assistant', content: 'c', tokens: 1, createdAt: 2000 },
+        { id: 'm1', sessionId: 's', projectId: 'p', seq: 1, role: 'user', content: 'a', tokens: 1, createdAt: 1500 },
+        { id: 'm2', sessionId: 's', projectId: 'p', seq: 2, role: 'user', content: 'b', tokens: 1, createdAt: 2000 },
+      ])
+      await db.table('outbox').add({ kind: 'facts', projectId: 'p', id: 'f', op: 'put', hlc: '0000000001000.00000.dev' })
+    },
+    check: async (db) => {
+      const ordered = await db.messages.where('[sessionId+at]').between(['s', ''], ['s', '\uffff']).toArray()
+      expect(ordered.map((m) => m.id)).toEqual(['m1', 'm2', 'm3'])
+      expect(ordered.every((m) => isHlc(m.hlc))).toBe(true)
+      expect(isHlc((await db.sessions.get('s'))?.hlc)).toBe(true)
+      expect(await db.outbox.where('[projectId+doc]').equals(['p', '']).count()).toBe(1)
+      // A row written without an order key after the upgrade (an older dump) gets one too.
+      await db.messages.add({ id: 'm4', sessionId: 's', projectId: 'p', seq: 4, role: 'user', content: 'd', tokens: 1, createdAt: 2000 })
+      expect((await db.messages.where('[sessionId+at]').between(['s', ''], ['s', '\uffff']).last())?.id).toBe('m4')
     },
   },
 ]

@@ -1,4 +1,6 @@
 import { Dexie, type Table, type Transaction } from 'dexie'
+import { formatHlc } from './hlc.js'
+import { legacyOrder, stampOfOrder } from './message-order.js'
 import { freshHandle } from './runtime/task-handle.js'
 import type { Json } from './validate.js'
 
@@ -12,7 +14,8 @@ import type { Json } from './validate.js'
 export interface ProjectRow {
   id: string
   name: string
-  sync: { enabled: boolean }
+  /** `messages`: sessions and messages sync too (conversations-sync.ts); absent = off. */
+  sync: { enabled: boolean; messages?: boolean }
   createdAt: number
   updatedAt: number
   archivedAt?: number
@@ -88,6 +91,12 @@ export interface SessionRow {
   closedAt?: number
   lastSeq: number
   personId?: string
+  /** Hybrid logical clock stamp of the last write that travels (create, close, reopen, purge); absent on a placeholder made for messages that arrived before their session. */
+  hlc?: string
+  /** A purged session of a project whose conversations sync: a tombstone kept so the purge reaches every device. */
+  purged?: true
+  /** Made for messages that arrived before their session's record; replaced by that record. */
+  placeholder?: true
 }
 /** A message in a session. */
 export interface MessageRow {
@@ -101,6 +110,15 @@ export interface MessageRow {
   createdAt: number
   meta?: Json
   personId?: string
+  /**
+   * The merged order key (message-order.ts): the stamp of its append, the same on every device.
+   * Set on every stored row (a creating hook fills it for rows written without it).
+   */
+  at?: string
+  /** Hybrid logical clock stamp of the last write of this message. */
+  hlc?: string
+  /** A deleted message: a tombstone without content (message-edits.ts), left out of reads. */
+  deletedAt?: number
 }
 /** A session, project or rolling summary. */
 export interface SummaryRow {
@@ -126,8 +144,10 @@ export interface PassageRow {
 /** A pending replication of a mirrored record (facts, blocks, summaries) to the sync layer. */
 export interface OutboxRow {
   seq?: number
-  kind: 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts'
+  kind: 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts' | 'sessions' | 'messages'
   projectId: string
+  /** The document the entry goes to: '' for the project document, the session id for a message. */
+  doc?: string
   id: string
   op: 'put' | 'delete'
   hlc: string
@@ -182,7 +202,48 @@ export class EngramDb extends Dexie {
             taken.add(task.handle)
           })
       })
+    // Conversations that sync: messages get their merged order key and stamp, sessions a stamp, outbox entries their document.
+    this.version(CONVERSATIONS_VERSION)
+      .stores(SCHEMA_CONVERSATIONS)
+      .upgrade(async (tx) => {
+        await tx
+          .table('messages')
+          .toCollection()
+          .modify((m: MessageRow) => {
+            if (m.at === undefined) Object.assign(m, legacyOrder(m))
+          })
+        await tx
+          .table('sessions')
+          .toCollection()
+          .modify((s: SessionRow) => {
+            s.hlc ??= legacySessionStamp(s)
+          })
+        await tx
+          .table('outbox')
+          .toCollection()
+          .modify((o: OutboxRow) => {
+            o.doc ??= ''
+          })
+      })
+    // Rows written without an order key or stamp (dump import, adoption, older callers) get the legacy ones.
+    this.messages.hook('creating', (_key, row) => {
+      if (row.at === undefined) Object.assign(row, legacyOrder(row))
+      else row.hlc ??= stampOfOrder(row.at)
+    })
+    this.sessions.hook('creating', (_key, row) => {
+      if (row.hlc === undefined && !isPlaceholder(row)) row.hlc = legacySessionStamp(row)
+    })
   }
+}
+
+/** The stamp given to a session stored without one: its start, as a stamp of the legacy device. */
+export function legacySessionStamp(row: { startedAt: number }): string {
+  return formatHlc(Math.max(0, Math.min(Math.trunc(Number(row.startedAt) || 0), 9_999_999_999_999)), 0, '0')
+}
+
+/** A session row made for messages that arrived before their session (no stamp: any real record of it wins). */
+export function isPlaceholder(row: SessionRow): boolean {
+  return row.placeholder === true
 }
 
 /** The meta row an upgrade without the search module leaves: the index must be rebuilt from the records. */
@@ -253,10 +314,22 @@ export const SCHEMA_MODULES: Record<string, string> = {
   people: 'id, canonicalId',
 }
 
+/** The version that adds {@link SCHEMA_CONVERSATIONS}. */
+export const CONVERSATIONS_VERSION = 4
+
+/**
+ * What version {@link CONVERSATIONS_VERSION} changes: messages are read in merged order
+ * (`[sessionId+at]`) and found by stamp (clock restore); outbox entries name their document.
+ */
+export const SCHEMA_CONVERSATIONS: Record<string, string> = {
+  messages: 'id, [sessionId+seq], [projectId+createdAt], [sessionId+at], hlc',
+  outbox: '++seq, projectId, [projectId+doc]',
+}
+
 /** The current schema version. */
-export const SCHEMA_VERSION = MODULES_VERSION
+export const SCHEMA_VERSION = CONVERSATIONS_VERSION
 /** The tables of the current schema version: table → Dexie index spec. */
-export const SCHEMA: Record<string, string> = { ...SCHEMA_V2, ...SCHEMA_MODULES }
+export const SCHEMA: Record<string, string> = { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS }
 
 /** Every table name, for transactions that span the whole store (import, purge). */
 export const ALL_TABLES = Object.keys(SCHEMA)

@@ -8,6 +8,7 @@ import { storeSummary, MAX_SUMMARY_LENGTH } from './summaries.js'
 import { checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from './paging.js'
 import { checkId, checkNumber, checkOneOf, checkOptionalString, checkOptions, checkString, checkTime } from './validate.js'
 import { resolvePerson } from './people.js'
+import { PURGE_TABLES, purgedSession, purgeSessionMessages } from './session-purge.js'
 import { read, readOne, write } from './write.js'
 
 /** A conversation session. */
@@ -69,6 +70,14 @@ export interface SessionsApi {
   reopen(id: string): Promise<boolean>
   /** Active sessions of every project with no activity for more than `olderThanMs`, most idle first. @throws MemoryError `invalid_input`. */
   idle(olderThanMs: number): Promise<Session[]>
+  /**
+   * Deletes a session and every message of it (their search-index entries too). In a project
+   * whose conversations sync, a content-free tombstone stays and the purge reaches every device;
+   * the session's summaries, journal, runs and usage are kept.
+   * @returns how many messages were removed.
+   * @throws MemoryError `not_found` for an unknown session, `invalid_input` on a bad id.
+   */
+  purge(id: string): Promise<number>
 }
 
 /** Longest session title, in characters. */
@@ -76,9 +85,9 @@ export const MAX_TITLE_LENGTH = 1_000
 /** Longest channel name, in characters. */
 export const MAX_CHANNEL_LENGTH = 200
 
-/** The public shape of a stored session (drops the internal `lastSeq`). */
+/** The public shape of a stored session (drops the internal `lastSeq`, stamp and markers). */
 export function toSession(row: SessionRow): Session {
-  const { lastSeq: _lastSeq, ...session } = row
+  const { lastSeq: _lastSeq, hlc: _hlc, purged: _purged, placeholder: _placeholder, ...session } = row
   return session
 }
 
@@ -88,7 +97,7 @@ export function toSession(row: SessionRow): Session {
  */
 export async function requireSession(ctx: StoreContext, id: string): Promise<SessionRow> {
   const row = await ctx.db.sessions.get(id)
-  if (!row) throw new MemoryError('not_found', `No session with id ${JSON.stringify(id)}; create one with memory.sessions.create()`)
+  if (!row || row.purged) throw new MemoryError('not_found', `No session with id ${JSON.stringify(id)}; create one with memory.sessions.create()`)
   return row
 }
 
@@ -109,7 +118,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
         await requireProject(ctx, projectId)
         if (await db.sessions.get(sessionId)) throw new MemoryError('conflict', `A session with id ${JSON.stringify(sessionId)} already exists`)
         const now = ctx.now()
-        const row: SessionRow = { id: sessionId, projectId, status: 'active', startedAt: now, lastActiveAt: now, lastSeq: 0 }
+        const row: SessionRow = { id: sessionId, projectId, status: 'active', startedAt: now, lastActiveAt: now, lastSeq: 0, hlc: w.hlc() }
         if (title !== undefined) row.title = title
         if (channel !== undefined) row.channel = channel
         if (personId !== undefined) row.personId = await resolvePerson(ctx, personId)
@@ -122,7 +131,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
     async get(id) {
       checkId('id', id)
       const row = await readOne(ctx, () => db.sessions.get(id))
-      return row && toSession(row)
+      return row && !row.purged ? toSession(row) : undefined
     },
 
     async list(projectId, options) {
@@ -140,7 +149,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
           .where('[projectId+lastActiveAt]')
           .between([projectId, since], [projectId, open ? until : cursor.at], true, !open)
           .reverse()
-          .filter((s) => (status === undefined || s.status === status) && isAfterDescending(s.lastActiveAt, s.id, cursor))
+          .filter((s) => !s.purged && (status === undefined || s.status === status) && isAfterDescending(s.lastActiveAt, s.id, cursor))
           .limit(o.limit + 1)
           .toArray()
       })
@@ -155,7 +164,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
         const row = await requireSession(ctx, id)
         if (row.status === 'closed') return false
         const now = ctx.now()
-        const next: SessionRow = { ...row, status: 'closed', closedAt: now }
+        const next: SessionRow = { ...row, status: 'closed', closedAt: now, hlc: w.hlc() }
         if (summary !== undefined) {
           next.summary = summary
           await storeSummary(ctx, w, { projectId: row.projectId, sessionId: id, kind: 'session', text: summary, coversUntil: row.lastActiveAt })
@@ -172,7 +181,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
         const row = await requireSession(ctx, id)
         if (row.status === 'active') return false
         const { closedAt: _closedAt, ...rest } = row
-        await db.sessions.put({ ...rest, status: 'active', lastActiveAt: Math.max(row.lastActiveAt, ctx.now()) })
+        await db.sessions.put({ ...rest, status: 'active', lastActiveAt: Math.max(row.lastActiveAt, ctx.now()), hlc: w.hlc() })
         w.change('sessions', 'put', id, row.projectId)
         return true
       })
@@ -185,6 +194,19 @@ export function createSessions(ctx: StoreContext): SessionsApi {
         db.sessions.where('[status+lastActiveAt]').between(['active', Dexie.minKey], ['active', cutoff], true, false).toArray(),
       )
       return rows.map(toSession)
+    },
+
+    async purge(id) {
+      checkId('id', id)
+      return write(ctx, [...PURGE_TABLES, ...ctx.index.tables], async (w) => {
+        const row = await requireSession(ctx, id)
+        const removed = await purgeSessionMessages(ctx, w, id, row.projectId)
+        // Where conversations sync, the tombstone carries the purge to every device (and beats older states).
+        if (ctx.conversationProjects.has(row.projectId)) await db.sessions.put(purgedSession(row, w.hlc()))
+        else await db.sessions.delete(id)
+        w.change('sessions', 'delete', id, row.projectId)
+        return removed
+      })
     },
   }
 }

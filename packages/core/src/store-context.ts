@@ -59,6 +59,8 @@ export interface StoreContext {
   readonly feed: ChangeFeed
   /** Projects whose mirrored kinds go to the sync outbox. Kept current by projects.ts. */
   readonly syncedProjects: Set<string>
+  /** Synced projects whose sessions and messages sync too (`sync.messages`). Kept current by projects.ts. */
+  readonly conversationProjects: Set<string>
   /** The full-text index every indexed kind writes through; the search module installs it (default: keeps nothing). */
   index: TextIndex
   /** Background state and failures (`memory.status`). */

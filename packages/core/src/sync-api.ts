@@ -1,4 +1,5 @@
 import { MemoryError, type MemoryErrorCode } from './errors.js'
+import { checkId } from './validate.js'
 import type { StatusHub, SyncState, Unsubscribe } from './status.js'
 import type { MirroredKind } from './synced-kind.js'
 
@@ -25,6 +26,13 @@ export interface SyncApi {
    * @throws MemoryError `invalid_input` when sync is not running, `closed` when the store closes first.
    */
   whenSynced(projectId: string): Promise<void>
+  /**
+   * Loads one session's document of a project whose conversations sync (the most recent ones
+   * load by themselves); its messages arrive and stay on this device from then on.
+   * @throws MemoryError `invalid_input` when sync is not running, the project or its conversations
+   * do not sync, or on bad ids; `closed`.
+   */
+  openSession(projectId: string, sessionId: string): Promise<void>
   /** True while this store runs sync (in several tabs, only one does). @throws MemoryError `closed`. */
   isLeader(): Promise<boolean>
   /** Calls `listener` when this store starts or stops running sync. @throws MemoryError `invalid_input`, `closed`. */
@@ -38,6 +46,8 @@ export interface SyncEngine {
   onStatus(listener: (projectId: string, state: SyncState, details?: SyncStateDetails) => void): () => void
   flush(): void | Promise<void>
   whenSynced(projectId: string): Promise<void>
+  /** Loads one session's document (engines that sync conversations). */
+  openSession?(projectId: string, sessionId: string): Promise<void>
   details(projectId: string): SyncProjectDetails
   /** Stops it (the store calls it when it closes first). */
   close(): void | Promise<void>
@@ -134,6 +144,13 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
         if (!engine)
           throw new MemoryError('invalid_input', 'Sync is not running: start it with startSync(memory, { url, token }) or connectMemory(worker, { sync })')
         return engine.whenSynced(projectId)
+      },
+      async openSession(projectId, sessionId) {
+        checkProject(projectId)
+        checkId('sessionId', sessionId)
+        if (!engine?.openSession)
+          throw new MemoryError('invalid_input', 'Sync is not running: start it with startSync(memory, { url, token }) or connectMemory(worker, { sync })')
+        return engine.openSession(projectId, sessionId)
       },
       async isLeader() {
         assertOpen()

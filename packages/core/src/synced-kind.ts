@@ -5,10 +5,25 @@ import { checkId, type Json } from './validate.js'
 import type { WriteScope } from './write.js'
 
 /** The memory kinds that sync mirrors between devices. */
-export type MirroredKind = 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts'
+export type MirroredKind = 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts' | ConversationKind
 
-/** Every mirrored kind, in one list (the outbox, the change feed filter and the sync mirror read it). */
-export const MIRRORED_KINDS: readonly MirroredKind[] = ['facts', 'blocks', 'summaries', 'patterns', 'artifacts']
+/** The kinds that sync only in projects that opt in (`projects.setSync(id, { messages: true })`). */
+export type ConversationKind = 'sessions' | 'messages'
+
+/**
+ * The kinds every synced project mirrors, in one list (the outbox, the change feed filter,
+ * dumps, adoption and the sync mirror read it). Conversations are {@link CONVERSATION_KINDS}.
+ */
+export const MIRRORED_KINDS: readonly Exclude<MirroredKind, ConversationKind>[] = ['facts', 'blocks', 'summaries', 'patterns', 'artifacts']
+
+/**
+ * The kinds that sync only where a project opted in: sessions travel in the project
+ * document, each session's messages in a document of their own.
+ */
+export const CONVERSATION_KINDS: readonly ConversationKind[] = ['sessions', 'messages']
+
+/** Every kind of a project document: {@link MIRRORED_KINDS} and the sessions list. */
+export const PROJECT_DOC_KINDS: readonly MirroredKind[] = [...MIRRORED_KINDS, 'sessions']
 
 /**
  * One mirrored record as it travels between devices: the stored row without
@@ -37,6 +52,8 @@ export interface SyncedKind<Row> {
   read(ctx: StoreContext, projectId: string, id: string): Promise<Row | undefined>
   /** Every stored row of a project, tombstones included. */
   readProject(ctx: StoreContext, projectId: string): Promise<Row[]>
+  /** The stored rows of one session document (messages only: their document is the session's). */
+  readDoc?(ctx: StoreContext, projectId: string, doc: string): Promise<Row[]>
   /** A stored row as it travels (device-local fields dropped). */
   toRecord(row: Row): MirroredRecord
   /**

@@ -1,5 +1,7 @@
 import { syncedBlocks } from './blocks-sync.js'
 import { syncedFacts } from './facts-sync.js'
+import { syncedMessages } from './messages-sync.js'
+import { syncedSessions } from './sessions-sync.js'
 import { syncedPatterns } from './patterns-sync.js'
 import { syncedArtifacts } from './artifacts-sync.js'
 import { syncedSummaries } from './summaries-sync.js'
@@ -13,4 +15,6 @@ export const SYNCED_KINDS: Record<MirroredKind, SyncedKind<any>> = {
   summaries: syncedSummaries,
   patterns: syncedPatterns,
   artifacts: syncedArtifacts,
+  sessions: syncedSessions,
+  messages: syncedMessages,
 }

@@ -2,10 +2,13 @@ import { Dexie, type Transaction } from 'dexie'
 import type { Change, Origin } from './change-feed.js'
 import { mapError } from './map-error.js'
 import type { StoreContext } from './store-context.js'
-import { MIRRORED_KINDS, type MirroredKind } from './synced-kind.js'
+import type { OutboxRow } from './schema.js'
+import { CONVERSATION_KINDS, MIRRORED_KINDS, type MirroredKind } from './synced-kind.js'
 
 /** Kinds whose records are mirrored to other devices through the sync outbox. */
 const MIRRORED = new Set<string>(MIRRORED_KINDS)
+/** Kinds mirrored only in projects whose conversations sync. */
+const CONVERSATIONS = new Set<string>(CONVERSATION_KINDS)
 
 /** What a write function can do inside its transaction. */
 export interface WriteScope {
@@ -48,10 +51,33 @@ class Scope implements WriteScope {
   /** Local writes to mirrored kinds of synced projects go to the outbox, in this transaction. */
   async queueOutbox(): Promise<void> {
     if (this.origin !== 'local') return
-    const rows = this.changes
+    const rows: OutboxRow[] = this.changes
       .filter((c) => MIRRORED.has(c.kind) && this.ctx.syncedProjects.has(c.projectId))
-      .map((c) => ({ kind: c.kind as MirroredKind, projectId: c.projectId, id: c.id, op: c.op, hlc: this.hlc() }))
+      .map((c) => ({ kind: c.kind as MirroredKind, projectId: c.projectId, doc: '', id: c.id, op: c.op, hlc: this.hlc() }))
+    if (this.ctx.conversationProjects.size > 0) rows.push(...(await this.conversationOutbox()))
     if (rows.length > 0) await this.ctx.db.outbox.bulkAdd(rows)
+  }
+
+  /**
+   * Outbox entries of sessions and messages in projects whose conversations sync: a message
+   * goes to its session's document, a session to the project document. The session write of
+   * an append (its activity time) does not travel: the messages carry it.
+   */
+  private async conversationOutbox(): Promise<OutboxRow[]> {
+    const changes = this.changes.filter((c) => CONVERSATIONS.has(c.kind) && this.ctx.conversationProjects.has(c.projectId))
+    if (changes.length === 0) return []
+    const appended = new Set(changes.filter((c) => c.kind === 'messages' && c.op === 'put').map((c) => c.projectId))
+    const messageIds = changes.filter((c) => c.kind === 'messages' && c.op === 'put').map((c) => c.id)
+    const messages = messageIds.length === 0 ? [] : await this.ctx.db.messages.bulkGet(messageIds)
+    const sessionOf = new Map(messages.flatMap((m) => (m ? [[m.id, m.sessionId] as const] : [])))
+    const rows: OutboxRow[] = []
+    for (const c of changes) {
+      if (c.kind === 'sessions' && !(c.op === 'put' && appended.has(c.projectId)))
+        rows.push({ kind: 'sessions', projectId: c.projectId, doc: '', id: c.id, op: c.op, hlc: this.hlc() })
+      const doc = c.kind === 'messages' ? sessionOf.get(c.id) : undefined
+      if (doc !== undefined) rows.push({ kind: 'messages', projectId: c.projectId, doc, id: c.id, op: c.op, hlc: this.hlc() })
+    }
+    return rows
   }
 }
 
@@ -75,7 +101,7 @@ export async function write<T>(
   if (parent) return fn(parent)
   ctx.assertOpen()
   const scope = new Scope(ctx, options.origin ?? 'local', options.hlc)
-  const scopeTables = tables.some((t) => MIRRORED.has(t)) ? [...new Set([...tables, 'outbox'])] : [...tables]
+  const scopeTables = tables.some((t) => MIRRORED.has(t) || CONVERSATIONS.has(t)) ? [...new Set([...tables, 'outbox'])] : [...tables]
   let result: T
   try {
     result = await ctx.db.transaction('rw', scopeTables, async (tx) => {

@@ -1,5 +1,5 @@
 import type { MirroredKind, MirroredRecord } from '@engram/core'
-import { compareHlc, isHlc, MemoryError, MIRRORED_KINDS, type StampVerdict } from '@engram/core'
+import { compareHlc, isHlc, MemoryError, MIRRORED_KINDS, PROJECT_DOC_KINDS, type StampVerdict } from '@engram/core'
 import type * as Y from 'yjs'
 import { KeyValue } from './key-value.js'
 import type { ValueCipher } from './value-cipher.js'
@@ -66,7 +66,15 @@ const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
 /** The row field each kind's document id stands for; it is left out of stored values (smaller documents). */
-const IDENTITY: Record<MirroredKind, string> = { facts: 'key', blocks: 'label', summaries: 'id', patterns: 'id', artifacts: 'id' }
+const IDENTITY: Record<MirroredKind, string> = {
+  facts: 'key',
+  blocks: 'label',
+  summaries: 'id',
+  patterns: 'id',
+  artifacts: 'id',
+  sessions: 'id',
+  messages: 'id',
+}
 
 /** The identity field value of a record id: a fact id is `factId(projectId, key)`, the others are the field itself. */
 function identityOf(kind: MirroredKind, projectId: string, id: string): string | undefined {
@@ -109,22 +117,26 @@ export interface MirrorDoc {
   publish(records: readonly MirroredRecord[], options?: { replaceSuspect?: boolean }): Promise<PublishResult>
   /** Calls `listener` with the ids changed by every transaction not made by this mirror. */
   onRemoteChange(listener: (kind: MirroredKind, ids: string[]) => void): () => void
+  /** Deletes every entry of every kind in one local transaction (a purged session's document). */
+  clear(): void
 }
 
 /**
- * Wraps a project document; creates its three key-value types. With a cipher,
- * values are sealed and opened. `judge` tells which held stamps this device
- * accepts (default: every well-formed one).
+ * Wraps a project document; creates a key-value type per kind (`kinds`, default
+ * the project document's: {@link MIRRORED_KINDS} and sessions; a session
+ * document holds `messages` only). With a cipher, values are sealed and opened.
+ * `judge` tells which held stamps this device accepts (default: every well-formed one).
  */
 export function createMirrorDoc(
   doc: Y.Doc,
   projectId: string,
   cipher?: ValueCipher,
   judge: StampJudge = (hlc) => (isHlc(hlc) ? 'accepted' : 'malformed'),
+  kinds: readonly MirroredKind[] = PROJECT_DOC_KINDS,
 ): MirrorDoc {
   type Stored = DocValue | SealedDocValue
   const maps = new Map<MirroredKind, KeyValue<Stored>>()
-  for (const kind of MIRRORED_KINDS) maps.set(kind, new KeyValue<Stored>(doc.getArray(kind)))
+  for (const kind of kinds) maps.set(kind, new KeyValue<Stored>(doc.getArray(kind)))
   const kv = (kind: MirroredKind): KeyValue<Stored> => maps.get(kind)!
   /** Entries found sealed with a key this device does not have: they supersede nothing. */
   const unreadableHeld = new Set<string>()
@@ -227,7 +239,7 @@ export function createMirrorDoc(
     read: (ids) => read(ids),
     readAll() {
       const all: Array<[MirroredKind, string, Stored]> = []
-      for (const kind of MIRRORED_KINDS) for (const [id, entry] of kv(kind).map) all.push([kind, id, entry.val])
+      for (const kind of kinds) for (const [id, entry] of kv(kind).map) all.push([kind, id, entry.val])
       return read(all)
     },
     async publish(records, options = {}) {
@@ -251,7 +263,7 @@ export function createMirrorDoc(
       return write(await Promise.all(todo.map(async (r) => [r, await seal(r, cipher)] as const)), replaceSuspect)
     },
     onRemoteChange(listener) {
-      const offs = MIRRORED_KINDS.map((kind) => {
+      const offs = kinds.map((kind) => {
         const handler = (changes: Map<string, { action: string }>, tr: Y.Transaction): void => {
           if (tr.origin === LOCAL_ORIGIN) return
           const ids = [...changes].filter(([, c]) => c.action !== 'delete').map(([id]) => id)
@@ -263,6 +275,11 @@ export function createMirrorDoc(
       return () => {
         for (const off of offs) off()
       }
+    },
+    clear() {
+      doc.transact(() => {
+        for (const kind of kinds) for (const id of [...kv(kind).map.keys()]) kv(kind).delete(id)
+      }, LOCAL_ORIGIN)
     },
   }
 }

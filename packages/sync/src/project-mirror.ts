@@ -1,4 +1,4 @@
-import { compareHlc, MemoryError, type MirroredKind, type MirroredRecord, type SyncableMemory, replicationOf } from '@engram/core'
+import { compareHlc, MemoryError, type MirroredKind, type MirroredRecord, PROJECT_DOC_KINDS, type SyncableMemory, replicationOf } from '@engram/core'
 import * as Y from 'yjs'
 import type { DocPersistence } from './idb-persistence.js'
 import { checkKey, onKeyCheckChange, otherKeyCheckExists, writeKeyCheck, type KeyCheckResult } from './key-check.js'
@@ -13,6 +13,12 @@ const ACK_DELAY_MS = 20
 export interface MirrorDeps {
   readonly memory: SyncableMemory
   readonly projectId: string
+  /**
+   * Which document of the project this mirror keeps: '' (default) the project document
+   * (room `<userId>/<projectId>`), a session id that session's messages (room
+   * `<userId>/<projectId>/<sessionId>`, see session-mirrors.ts).
+   */
+  readonly session?: string
   readonly connect: Connector
   readonly persistence: (doc: Y.Doc) => DocPersistence
   readonly batchSize: number
@@ -37,6 +43,11 @@ export interface ProjectMirror {
   drain(): Promise<void>
   /** Stops everything; waits for work in flight. Deletes nothing. */
   stop(): Promise<void>
+  /**
+   * Deletes every entry of the document (a purged session): the relay and the other devices
+   * drop the content, and the stored copy is compacted.
+   */
+  clear(): Promise<void>
 }
 
 /**
@@ -49,8 +60,10 @@ export interface ProjectMirror {
 export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   const { memory, projectId } = deps
   const replication = replicationOf(memory)
+  const session = deps.session ?? ''
+  const kinds: readonly MirroredKind[] = session === '' ? PROJECT_DOC_KINDS : ['messages']
   const doc = new Y.Doc({ gc: true })
-  const mirror: MirrorDoc = createMirrorDoc(doc, projectId, deps.cipher, (hlc) => replication.checkStamp(hlc, deps.maxClockLeadMs))
+  const mirror: MirrorDoc = createMirrorDoc(doc, projectId, deps.cipher, (hlc) => replication.checkStamp(hlc, deps.maxClockLeadMs), kinds)
   const problems = new Map<string, SyncProblem>()
   let persistence: DocPersistence | undefined
   let connection: Connection | undefined
@@ -143,7 +156,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
 
   async function drainNow(): Promise<void> {
     for (;;) {
-      const entries = (await replication.pending({ projectId, limit: deps.batchSize + inFlight.size })).filter((e) => !inFlight.has(e.seq))
+      const entries = (await replication.pending({ projectId, doc: session, limit: deps.batchSize + inFlight.size })).filter((e) => !inFlight.has(e.seq))
       if (entries.length === 0 || stopped) return
       const records = entries.flatMap((e) => (e.record ? [e.record] : []))
       // A local edit replaces an entry held at a stamp set aside here (malformed, far ahead).
@@ -246,7 +259,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
 
   /** First mirroring and every restart: make Dexie and the document agree, then ack what that covered. */
   async function reconcile(): Promise<void> {
-    const { records, outbox } = await replication.snapshot(projectId)
+    const { records, outbox } = await replication.snapshot(projectId, { doc: session })
     const local = new Map(records.map((r) => [`${r.kind}\u0000${r.id}`, r]))
     const held = await mirror.readAll()
     await reportUnreadable(held.unreadable)
@@ -331,7 +344,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
 
   function connectNow(): void {
     if (stopped || refused || connection) return
-    const room = `${encodeURIComponent(memory.userId)}/${encodeURIComponent(projectId)}`
+    const room = `${encodeURIComponent(memory.userId)}/${encodeURIComponent(projectId)}${session === '' ? '' : `/${encodeURIComponent(session)}`}`
     connection = deps.connect({
       doc,
       room,
@@ -360,14 +373,23 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     doc.destroy()
   }
 
+  function clear(): Promise<void> {
+    return ready.then(() =>
+      enqueue(async () => {
+        mirror.clear()
+        await persistence!.compact()
+      }),
+    )
+  }
+
   const ready = start().catch((error: unknown) => {
     openGate()
     fail(error)
   })
-  return { projectId, ready, doc, drain: () => ready.then(drain), stop }
+  return { projectId, ready, doc, drain: () => ready.then(drain), stop, clear }
 }
 
-/** A purged fact's tombstone: once it is in the document, the stored document must lose the old content too. */
+/** A purged fact's or session's tombstone: once it is in the document, the stored document must lose the old content too. */
 function isPurge(record: MirroredRecord): boolean {
-  return record.kind === 'facts' && record.row.purged === true
+  return (record.kind === 'facts' || record.kind === 'sessions') && record.row.purged === true
 }

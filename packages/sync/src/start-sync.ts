@@ -2,6 +2,7 @@ import { DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, replicationOf, type SyncableMem
 import { noPersistence, openDocPersistence } from './idb-persistence.js'
 import { MIRRORED_KINDS } from './mirror-doc.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'
+import { createSessionMirrors } from './session-mirrors.js'
 import { createStatusRegistry } from './status-registry.js'
 import type { Connector, Sync, SyncErrorReason, SyncOptions, SyncStatus } from './sync-types.js'
 import { checkEncryptionOption, createValueCipher } from './value-cipher.js'
@@ -22,8 +23,12 @@ const SYNC_OPTIONS = [
   'maxClockLeadMs',
   'maxFrameBytes',
   'encryption',
+  'sessions',
   'onError',
 ]
+
+/** Sessions whose documents load with their project, by default. */
+const DEFAULT_EAGER_SESSIONS = 5
 
 /**
  * Starts syncing every project of `memory` whose `sync.enabled` is true: one
@@ -62,7 +67,35 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   // One cipher for every project: a passphrase is derived once per startSync.
   const cipher = options.encryption ? createValueCipher(options.encryption, memory.userId) : undefined
 
+  const eager = options.sessions?.eager ?? DEFAULT_EAGER_SESSIONS
+  if (!Number.isInteger(eager) || eager < 0 || eager > 1000) throw new MemoryError('invalid_input', 'sessions.eager must be an integer from 0 to 1000')
+  const replication = replicationOf(memory)
+
   const mirrors = new Map<string, ProjectMirror>()
+  /** Whether each running project mirror was started with its conversations syncing (a change restarts it). */
+  const conversationsOn = new Map<string, boolean>()
+  const sessions = createSessionMirrors({
+    memory,
+    eager,
+    onError,
+    start: (projectId, sessionId) =>
+      startProjectMirror({
+        memory,
+        projectId,
+        session: sessionId,
+        connect,
+        batchSize,
+        cipher,
+        maxClockLeadMs,
+        persistence: (doc) => (persist ? openDocPersistence(`${docName(projectId)}:${sessionId}`, doc) : noPersistence),
+        // A session document's failures show in its project's status; 'synced' and the rest are the project document's.
+        setStatus: (status, error, reason) => {
+          if (status === 'error') setStatus(projectId, status, error, reason)
+        },
+        setProblems: () => {},
+        onError: (error) => onError(error, projectId),
+      }),
+  })
   const statuses = createStatusRegistry()
   const stopping = new Set<Promise<void>>()
   let closed = false
@@ -91,15 +124,24 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
       onError: (error) => onError(error, projectId),
     })
     mirrors.set(projectId, mirror)
+    const conversations = replication.syncsConversations(projectId)
+    conversationsOn.set(projectId, conversations)
     setStatus(projectId, 'connecting')
+    if (conversations)
+      void mirror.ready
+        .then(() => (mirrors.get(projectId) === mirror ? sessions.refresh(projectId) : undefined))
+        .catch((error: unknown) => onError(error, projectId))
   }
 
   function stopMirror(projectId: string): void {
     const mirror = mirrors.get(projectId)
     if (!mirror) return
     mirrors.delete(projectId)
+    conversationsOn.delete(projectId)
     setStatus(projectId, 'off')
-    const done = mirror.stop().finally(() => stopping.delete(done))
+    const done = Promise.all([mirror.stop(), sessions.stopProject(projectId)])
+      .then(() => undefined)
+      .finally(() => stopping.delete(done))
     stopping.add(done)
   }
 
@@ -108,7 +150,13 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
     const projects = await memory.projects.list({ includeArchived: true })
     for (const project of projects) {
       if (projectIds && !projectIds.includes(project.id)) continue
-      if (project.sync.enabled && project.archivedAt === undefined) startMirror(project.id)
+      const on = project.sync.enabled && project.archivedAt === undefined
+      // Turning conversations on or off changes what the project document holds: mirror it afresh.
+      if (on && mirrors.has(project.id) && conversationsOn.get(project.id) !== replication.syncsConversations(project.id)) {
+        stopMirror(project.id)
+        await Promise.all([...stopping])
+      }
+      if (on) startMirror(project.id)
       else stopMirror(project.id)
     }
   }
@@ -124,6 +172,13 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
     async flush() {
       await initial
       await Promise.all([...mirrors.values()].map((m) => m.drain()))
+      await Promise.all([...mirrors.keys()].map((projectId) => sessions.drain(projectId)))
+      await sessions.drainAll()
+    },
+    async openSession(projectId, sessionId) {
+      await initial
+      if (!mirrors.has(projectId)) throw new MemoryError('invalid_input', `Project ${JSON.stringify(projectId)} does not sync on this device`)
+      await sessions.open(projectId, sessionId)
     },
     whenSynced: (projectId) => statuses.whenSynced(projectId),
     close() {
@@ -133,6 +188,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
         for (const unsubscribe of await subscriptions.catch(() => [])) await unsubscribe().catch(() => undefined)
         await initial
         for (const projectId of [...mirrors.keys()]) stopMirror(projectId)
+        await sessions.stopAll()
         statuses.close('sync closed')
         detach()
         await Promise.all([...stopping])
@@ -145,10 +201,30 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
     memory.changes.subscribe({ kinds: ['projects'] }, (batch) => {
       void refresh(batch.map((c) => c.id)).catch(report)
     }),
-    memory.changes.subscribe({ kinds: [...MIRRORED_KINDS] }, (batch) => {
-      for (const projectId of new Set(batch.filter((c) => c.origin === 'local').map((c) => c.projectId))) {
+    memory.changes.subscribe({ kinds: [...MIRRORED_KINDS, 'sessions', 'messages'] }, (batch) => {
+      // Session writes reach the project document only where conversations sync, and not the
+      // activity time of an append (a session write with messages): the messages carry it.
+      const appended = new Set(batch.filter((c) => c.kind === 'messages').map((c) => c.projectId))
+      const local = batch.filter(
+        (c) =>
+          c.origin === 'local' &&
+          c.kind !== 'messages' &&
+          (c.kind !== 'sessions' || (replication.syncsConversations(c.projectId) && !(c.op === 'put' && appended.has(c.projectId)))),
+      )
+      for (const projectId of new Set(local.map((c) => c.projectId))) {
         void mirrors.get(projectId)?.drain().catch(report)
       }
+    }),
+    memory.changes.subscribe({ kinds: ['messages', 'sessions'] }, (batch) => {
+      if (closed) return
+      // A purge (from any device) empties the session's document too.
+      for (const c of batch) if (c.kind === 'sessions' && c.op === 'delete' && mirrors.has(c.projectId)) void sessions.purge(c.projectId, c.id).catch(report)
+      const written = new Set(batch.filter((c) => c.kind === 'messages' && c.origin === 'local' && c.op === 'put').map((c) => c.projectId))
+      for (const projectId of written) if (mirrors.has(projectId)) void sessions.drain(projectId).catch(report)
+      // New sessions (made here or arriving from other devices): the most recent load eagerly.
+      // A session write that comes with messages is an append's activity time: the drain above covers it.
+      const changed = new Set(batch.filter((c) => c.kind === 'sessions' && c.op === 'put' && !written.has(c.projectId)).map((c) => c.projectId))
+      for (const projectId of changed) if (mirrors.has(projectId)) void sessions.refresh(projectId).catch(report)
     }),
   ])
   // Subscribed before the first refresh, so no project change between the two is missed.

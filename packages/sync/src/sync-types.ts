@@ -126,6 +126,12 @@ export interface SyncOptions {
    * knows it derives the same key. Give every device of the user the same option.
    */
   encryption?: EncryptionOption
+  /**
+   * Conversations (projects with `sync.messages`): each session is its own document. `eager`
+   * sessions, the most recently active, load with their project (default 5, 0–1,000); any
+   * other loads with `sync.openSession()` or when this device writes to it.
+   */
+  sessions?: { eager?: number }
   /** Called with failures that sync reports as status 'error' (or retries). Default: console.warn. */
   onError?: (error: unknown, projectId: string | undefined) => void
 }
@@ -138,8 +144,14 @@ export interface Sync {
   details(projectId: string): SyncDetails
   /** Calls `listener` on every change of a status, its reason or problems. @returns the unsubscribe function. */
   onStatus(listener: (projectId: string, status: SyncStatus, details: SyncDetails) => void): () => void
-  /** Drains the outbox of every mirrored project into its document now. */
+  /** Drains the outbox of every mirrored project (and session document) into its document now. */
   flush(): Promise<void>
+  /**
+   * Loads one session's document (a project whose conversations sync): its messages arrive
+   * from the relay and stay mirrored and offline on this device from then on.
+   * @throws MemoryError `invalid_input` when the project or its conversations do not sync here, `closed`.
+   */
+  openSession(projectId: string, sessionId: string): Promise<void>
   /** Resolves once the project is mirrored and its document synced with the relay. @throws MemoryError `closed` if sync closes first. */
   whenSynced(projectId: string): Promise<void>
   /** Stops mirroring and disconnects; nothing is deleted. Idempotent. */

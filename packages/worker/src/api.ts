@@ -18,6 +18,8 @@ export interface SyncHandle {
   whenSynced?(projectId: string): Promise<void>
   /** The project's state with its error reason and set-aside records (when the sync supports it). */
   details?(projectId: string): SyncProjectDetails
+  /** Loads one session's document of a project whose conversations sync (when the sync supports it). */
+  openSession?(projectId: string, sessionId: string): Promise<void>
   close(): void | Promise<void>
 }
 

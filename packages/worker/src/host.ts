@@ -173,6 +173,18 @@ function serveConnection(
       if (!s.election) throw new MemoryError('invalid_input', 'Sync was not requested for this store (connectMemory without the sync option)')
       return s.board.whenSynced(projectId) // a follower tab: resolved by the leader's statuses
     },
+    async openSession(projectId, sessionId) {
+      if (typeof projectId !== 'string' || projectId === '') throw new MemoryError('invalid_input', 'projectId must be a non-empty string')
+      if (typeof sessionId !== 'string' || sessionId === '') throw new MemoryError('invalid_input', 'sessionId must be a non-empty string')
+      const s = needStore()
+      if (s.sync?.openSession) return s.sync.openSession(projectId, sessionId)
+      throw new MemoryError(
+        'invalid_input',
+        s.election
+          ? 'Sessions load in the tab that leads sync (memory.sync.isLeader()); that tab loads the most recent ones by itself'
+          : 'Sync was not requested for this store (connectMemory without the sync option)',
+      )
+    },
     isLeader: async () => store?.election?.isLeader ?? false,
     async onLeaderChange(listener) {
       const off = needStore().election?.onChange(forwarder(listener)) ?? (() => {})

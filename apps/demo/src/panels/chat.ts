@@ -128,7 +128,8 @@ export function chatPanel(app: App): HTMLElement {
   })
 
   refresh()
-  app.onMemoryChange(['messages'], refresh)
+  // Chats of projects that sync them arrive from the other device as sessions and messages.
+  app.onMemoryChange(['messages', 'sessions'], refresh)
   app.onSelect(refresh)
   return section('chat', 'Chat with the scripted agent', state.element, transcript, form)
 }

@@ -65,6 +65,14 @@ export function projectsPanel(app: App): HTMLElement {
         state.error(error, 'change sync')
       })
     })
+    // Opt-in: the project's chats follow the user to the other device too.
+    const chats = el('input', { type: 'checkbox', checked: project.sync.messages === true, 'aria-label': `Sync chats of project ${project.name}` })
+    chats.addEventListener('change', () => {
+      app.memory.projects.setSync(project.id, { messages: chats.checked }).catch((error: unknown) => {
+        chats.checked = !chats.checked
+        state.error(error, 'change chat sync')
+      })
+    })
     const save = (): void => {
       const next = rename.value.trim()
       if (next === '' || next === project.name) return
@@ -99,6 +107,7 @@ export function projectsPanel(app: App): HTMLElement {
         el('button', { type: 'submit', 'aria-label': `Rename project ${project.name}` }, 'Rename'),
       ),
       el('label', { class: 'toggle' }, toggle, ' Sync'),
+      el('label', { class: 'toggle', title: 'Sessions and messages sync too (stored by the relay)' }, chats, ' Sync chats'),
       badge,
     )
   }

@@ -1,4 +1,5 @@
 import { type MemoryModule, storeOf } from '../module.js'
+import { createMessageEdits } from '../message-edits.js'
 import { createMessages } from '../messages.js'
 import { createSessions } from '../sessions.js'
 import { createSummaries } from '../summaries.js'
@@ -10,7 +11,7 @@ export function conversationsModule(): MemoryModule<'sessions' | 'messages' | 's
     tables: ['sessions', 'messages', 'summaries'],
     create(c) {
       const ctx = storeOf(c)
-      return { sessions: createSessions(ctx), messages: createMessages(ctx), summaries: createSummaries(ctx) }
+      return { sessions: createSessions(ctx), messages: { ...createMessages(ctx), ...createMessageEdits(ctx) }, summaries: createSummaries(ctx) }
     },
   }
 }

@@ -1,0 +1,124 @@
+import { MemoryError, replicationOf, type SyncableMemory } from '@engram/core'
+import type { ProjectMirror } from './project-mirror.js'
+
+/** What the session mirrors need from the sync engine. */
+export interface SessionMirrorsDeps {
+  readonly memory: SyncableMemory
+  /** How many of a project's most recently active sessions load at start (and as sessions arrive). */
+  readonly eager: number
+  /** Starts the mirror of one session document. */
+  start(projectId: string, sessionId: string): ProjectMirror
+  onError(error: unknown, projectId: string): void
+}
+
+/**
+ * The session documents of projects whose conversations sync: one Y.Doc per
+ * session (room `<userId>/<projectId>/<sessionId>`), so a project document
+ * stays small and a device loads only the conversations it uses. The most
+ * recent `eager` sessions load with the project; any other loads on
+ * {@link SessionMirrors.open} or when this device writes to it, and stays
+ * mirrored (kept offline) until sync stops.
+ */
+export interface SessionMirrors {
+  /** Starts the mirrors of the project's `eager` most recent sessions and of those with local writes waiting. */
+  refresh(projectId: string): Promise<void>
+  /** Starts (if needed) one session's mirror; resolves once it is loaded and reconciled. */
+  open(projectId: string, sessionId: string): Promise<void>
+  /** Starts and drains the mirrors of every session of the project with local writes waiting. */
+  drain(projectId: string): Promise<void>
+  /** Waits for refreshes in flight, then drains every running session mirror. */
+  drainAll(): Promise<void>
+  /** Empties a purged session's document (relay and stored copy) and stops its mirror. */
+  purge(projectId: string, sessionId: string): Promise<void>
+  /** Stops the session mirrors of a project. */
+  stopProject(projectId: string): Promise<void>
+  /** Stops every session mirror. */
+  stopAll(): Promise<void>
+  /** The running mirror of a session (tests, benchmarks). */
+  get(projectId: string, sessionId: string): ProjectMirror | undefined
+}
+
+/** Creates the session mirrors of one sync engine. */
+export function createSessionMirrors(deps: SessionMirrorsDeps): SessionMirrors {
+  const running = new Map<string, ProjectMirror & { sessionId: string }>()
+  const replication = replicationOf(deps.memory)
+  const keyOf = (projectId: string, sessionId: string): string => `${projectId}\u0000${sessionId}`
+  let stopped = false
+  /** Refreshes in flight: a flush waits for the mirrors they start. */
+  const busy = new Set<Promise<void>>()
+  function track(work: Promise<void>): Promise<void> {
+    const tracked = work.finally(() => busy.delete(tracked))
+    busy.add(tracked)
+    return tracked
+  }
+
+  function ensure(projectId: string, sessionId: string): ProjectMirror | undefined {
+    if (stopped || !replication.syncsConversations(projectId)) return undefined
+    const key = keyOf(projectId, sessionId)
+    let mirror = running.get(key)
+    if (!mirror) {
+      mirror = Object.assign(deps.start(projectId, sessionId), { sessionId })
+      running.set(key, mirror)
+    }
+    return mirror
+  }
+
+  async function stop(key: string): Promise<void> {
+    const mirror = running.get(key)
+    if (!mirror) return
+    running.delete(key)
+    await mirror.stop()
+  }
+
+  const forProject = (projectId: string): string[] => [...running.entries()].filter(([, m]) => m.projectId === projectId).map(([k]) => k)
+
+  return {
+    refresh(projectId) {
+      return track(
+        (async () => {
+          if (stopped || !replication.syncsConversations(projectId)) return
+          const recent = deps.eager > 0 ? await replication.recentSessions(projectId, deps.eager) : []
+          const waiting = await replication.pendingSessions(projectId)
+          for (const sessionId of new Set([...recent, ...waiting])) ensure(projectId, sessionId)
+          await Promise.all(waiting.map((sessionId) => running.get(keyOf(projectId, sessionId))?.drain()))
+        })(),
+      )
+    },
+    async open(projectId, sessionId) {
+      const mirror = ensure(projectId, sessionId)
+      if (!mirror)
+        throw new MemoryError(
+          stopped ? 'closed' : 'invalid_input',
+          stopped ? 'Sync is closed' : `The conversations of project ${JSON.stringify(projectId)} do not sync; turn them on with memory.projects.setSync()`,
+        )
+      await mirror.ready
+    },
+    async drain(projectId) {
+      if (stopped || !replication.syncsConversations(projectId)) return
+      const waiting = await replication.pendingSessions(projectId)
+      await Promise.all(waiting.map((sessionId) => ensure(projectId, sessionId)?.drain()))
+    },
+    async drainAll() {
+      while (busy.size > 0) await Promise.all([...busy])
+      await Promise.all([...running.values()].map((m) => m.drain()))
+    },
+    async purge(projectId, sessionId) {
+      const mirror = ensure(projectId, sessionId)
+      if (!mirror) return
+      try {
+        await mirror.clear()
+      } catch (error) {
+        deps.onError(error, projectId)
+      }
+      await stop(keyOf(projectId, sessionId))
+    },
+    async stopProject(projectId) {
+      await Promise.all(forProject(projectId).map(stop))
+    },
+    async stopAll() {
+      stopped = true
+      await Promise.all([...running.keys()].map(stop))
+    },
+    get: (projectId, sessionId) => running.get(keyOf(projectId, sessionId)),
+  }
+}
