@@ -12,7 +12,8 @@ export function replicationOnUse(ctx: StoreContext): ReplicationApi {
   const load = loadOnUse('replication', async () => (await import('./replication.js')).createReplication(ctx))
   return {
     deviceId: ctx.clock.deviceId,
-    ...methodsOnUse(load, ['pending', 'ack', 'applyRemote', 'snapshot']),
+    ...methodsOnUse(load, ['pending', 'ack', 'applyRemote', 'snapshot', 'pendingSessions', 'recentSessions']),
+    syncsConversations: (projectId) => ctx.conversationProjects.has(projectId),
     receiveClock: (hlc, maxClockLeadMs) => ctx.clock.receive(hlc, maxClockLeadMs),
     checkStamp: (hlc, maxClockLeadMs) => checkHlc(hlc, ctx.now(), maxClockLeadMs),
     attachSync: (engine) => ctx.sync.attach(engine),
