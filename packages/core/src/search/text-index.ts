@@ -35,7 +35,7 @@ export interface TextIndexOptions {
   analyzer?: Analyzer
   /** Internal (benchmarks only): `false` gives a store without a full-text index. */
   textIndex?: boolean
-  /** Internal (tests, benchmarks): unmerged documents that start a merge at once (default 512). */
+  /** Internal (tests, benchmarks): unmerged documents that start a merge at once, writes or not (default 8,192). */
   mergeAt?: number
   /** Internal (tests, benchmarks): quiet time after the last write before the tail is merged (ms, default 250; `Infinity`: only on `mergeAt`). */
   mergeDelayMs?: number
@@ -71,6 +71,12 @@ const EMBEDDED_KINDS = new Set(['message', 'passage'])
 export const INDEX_TABLES = ['textDocs', 'textBlocks', 'textCorpus', 'vectors', 'embedQueue', 'meta'] as const
 /** Documents in one batch that are merged in the writing transaction (imports) rather than later. */
 const INLINE_MERGE_AT = 2000
+/**
+ * Unmerged documents that start a merge while writes go on. Below it merges wait for a quiet
+ * moment: a merge rewrites the open block of every term it touches, so one merge of many
+ * documents costs far less than many of few, and a burst of writes is not slowed by merges.
+ */
+const MERGE_AT = 8192
 /** Documents folded per merge transaction, so a background merge never holds the store long. */
 const MERGE_BATCH = 4000
 
@@ -120,7 +126,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   const enabled = opts.textIndex !== false
   const analyzer = opts.analyzer ?? englishAnalyzer
   const embedder = opts.embedder
-  const mergeAt = opts.mergeAt ?? 512
+  const mergeAt = opts.mergeAt ?? MERGE_AT
   const mergeDelayMs = opts.mergeDelayMs ?? 250
   const state = new IndexState()
   const vectors = new VectorCache()
@@ -278,7 +284,10 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       void merge()
       return
     }
-    if (timer !== undefined || !Number.isFinite(mergeDelayMs)) return
+    // Each write restarts the wait: the merge runs once writes have gone quiet.
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+    if (!Number.isFinite(mergeDelayMs)) return
     timer = setTimeout(() => {
       timer = undefined
       void merge()
