@@ -110,6 +110,12 @@ export function docRowOf(analyzer: Analyzer, doc: IndexedDoc, q: number): TextDo
   return row
 }
 
+/** The stored row of a document merged as it is written: its terms live in the posting blocks only. */
+function mergedRowOf(row: TextDocRow): TextDocRow {
+  const { f: _frequencies, ...rest } = row
+  return { ...rest, t: '' }
+}
+
 /**
  * Creates the full-text index kept in IndexedDB. `put`, `putMany` and
  * `remove` run inside the caller's write transaction, so a document commits
@@ -237,7 +243,10 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     // Older copies are looked up before the new rows are added (requests run in order), in one round trip.
     const older = fresh ? undefined : ids.length === 1 ? t.textDocs.where('d').equals(ids[0]!).toArray() : olderCopies(ids, new Set(qs))
     const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
-    const added = t.textDocs.bulkAdd(rows, { allKeys: true })
+    // A batch merged in this transaction is stored without its terms: its postings go straight into
+    // blocks, and nothing reads the terms of a merged document's row again.
+    const inline = rows.length >= INLINE_MERGE_AT
+    const added = t.textDocs.bulkAdd(inline ? rows.map(mergedRowOf) : rows, { allKeys: true })
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
     if (embedder) {
@@ -255,7 +264,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const [keys, old] = (await Promise.all([added, older, ...writes])) as [number[], TextDocRow[] | undefined]
     rows.forEach((row, i) => {
       row.n = keys[i]!
-      log.changes.added.push(tailDocOf(row))
+      if (!inline) log.changes.added.push(tailDocOf(row))
     })
     if (old && old.length > 0) {
       const fresh = new Set(keys)
@@ -265,7 +274,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         mark!,
       )
     }
-    if (rows.length >= INLINE_MERGE_AT) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
+    if (inline) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
   }
 
   /** Stored rows of these document ids; none are looked up in projects that hold no document yet (a first import). */
