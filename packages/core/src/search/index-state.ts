@@ -82,8 +82,8 @@ export class IndexState {
   private loading: Promise<void> | undefined
 
   constructor(
-    private readonly maxCachedPostings = 400_000,
-    private readonly maxCachedDocs = 50_000,
+    private readonly maxCachedPostings = 1_000_000,
+    private readonly maxCachedDocs = 100_000,
   ) {}
 
   /**
