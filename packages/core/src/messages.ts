@@ -130,14 +130,10 @@ export function createMessages(ctx: StoreContext): MessagesApi {
         return row
       })
       const next: SessionRow = { ...session, lastSeq: session.lastSeq + rows.length, lastActiveAt: Math.max(session.lastActiveAt, now) }
-      // Issued together, the index entries included, to save round trips; a thrown error below still rolls all of it back.
-      const [project] = await Promise.all([
-        db.projects.get(session.projectId),
-        db.messages.bulkAdd(rows),
-        db.sessions.put(next),
-        indexDocs(ctx.index, w, rows.map(messageDoc), { fresh: true }),
-      ])
+      // Issued together to save round trips; a thrown error below still rolls all of it back.
+      const [project] = await Promise.all([db.projects.get(session.projectId), db.messages.bulkAdd(rows), db.sessions.put(next)])
       if (!project || project.archivedAt !== undefined) throw new MemoryError('not_found', `The project of session ${JSON.stringify(sessionId)} is archived`)
+      await indexDocs(ctx.index, w, rows.map(messageDoc), { fresh: true })
       for (const row of rows) w.change('messages', 'put', row.id, row.projectId)
       w.change('sessions', 'put', sessionId, session.projectId)
       return rows
