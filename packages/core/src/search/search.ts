@@ -81,19 +81,13 @@ export function createSearch(ctx: StoreContext): SearchFn {
     // The in-memory part of the index loads once, in its own transaction, before this query's.
     if (mode !== 'vector' && terms.length > 0 && !engine.state.ready) await engine.ready()
     return read(ctx, SEARCH_TABLES, async () => {
-      const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
-      const loaded = new Map<string, Hit>()
-      // The project check and the index reads go out together (one round trip fewer); the hits of a
-      // missing or archived project are dropped.
-      const [project, text, vector] = await Promise.all([
-        ctx.db.projects.get(projectId),
-        mode !== 'vector' && terms.length > 0 ? rerankText(ctx.db, engine, projectId, query, terms, filter, depth, loaded) : undefined,
-        queryVector ? vectorCandidates(engine, projectId, queryVector, filter, depth) : undefined,
-      ])
+      const project = await ctx.db.projects.get(projectId)
       if (!project || project.archivedAt !== undefined) return []
+      const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
       const lists: Candidate[][] = []
-      if (text) lists.push(text)
-      if (vector) lists.push(vector)
+      const loaded = new Map<string, Hit>()
+      if (mode !== 'vector' && terms.length > 0) lists.push(await rerankText(ctx.db, engine, projectId, query, terms, filter, depth, loaded))
+      if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
       const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
       const hits = await resolveRanked(ctx.db, projectId, ranked, loaded)
       if (ADJACENT && (!kinds || kinds.has('message'))) return withAdjacentTurns(ctx.db, projectId, hits, limit)
