@@ -26,8 +26,8 @@ export interface AnalyzerOptions {
 // Thai and other scripts they are vowels and part of the word ("हिन्दी" keeps its signs).
 const ACCENTS = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{M}+/gu
 const ASCII_WORD = /^[a-z0-9]+$/
-/** Text of ASCII characters only: folding it is lower-casing (no accents to drop, nothing to normalize). */
-const ASCII_TEXT = /^[\x00-\x7f]*$/
+/** A character outside ASCII; text without one folds by lower-casing alone (no accents to drop, nothing to normalize). */
+const NON_ASCII = /[\u0080-\uffff]/
 /** Stems kept per analyzer: words follow a Zipf curve, so a small cache answers most of them. */
 const STEM_CACHE_SIZE = 20_000
 
@@ -36,7 +36,7 @@ const STEM_CACHE_SIZE = 20_000
  * (NFKD, accents dropped, NFC): "Crème" → "creme"; other scripts keep their marks.
  */
 export function foldText(text: string): string {
-  if (ASCII_TEXT.test(text)) return text.toLowerCase()
+  if (!NON_ASCII.test(text)) return text.toLowerCase()
   return text.normalize('NFKD').replace(ACCENTS, '$1').normalize('NFC').toLowerCase()
 }
 
