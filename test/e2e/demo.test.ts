@@ -194,7 +194,8 @@ describe('demo: two devices of one user, syncing through the relay', () => {
       page.evaluate(async () => ({ quota: (await navigator.storage.estimate()).quota!, persisted: await navigator.storage.persisted() }))
     await expect.poll(() => storage.locator('#storage-meter').evaluate((m: HTMLMeterElement) => m.value)).toBeGreaterThan(0)
     const [used, quota] = await storage.locator('#storage-meter').evaluate((m: HTMLMeterElement) => [m.value, m.max])
-    expect(quota).toBe((await estimate()).quota)
+    // The quota follows the disk's free space, so two readings a moment apart may differ a little.
+    expect(Math.abs(quota! - (await estimate()).quota) / quota!).toBeLessThan(0.01)
     expect(used!).toBeLessThan(quota!)
     expect(await storage.locator('#storage-used').textContent()).toMatch(/^[\d.]+ (bytes|kB|MB|GB) used of [\d.]+ (kB|MB|GB|TB) quota \([\d.]+%\)$/)
     if (!(await estimate()).persisted) await storage.getByRole('button', { name: 'Keep data (persist)' }).click()
