@@ -18,7 +18,7 @@ const suites = (process.env.BROWSER_BENCH_SUITES ?? 'storage,writes').split(',')
 const storageSizes = smoke ? [2_000] : [5_000, 20_000]
 const config: BrowserBenchConfig = smoke
   ? { writes: 100, appendMany: 2_000, importN, searchSizes: [2_000, importN], queries: 50, builds: 10 }
-  : { writes: 1_000, appendMany: 10_000, importN, searchSizes: [5_000, 20_000, importN], queries: 300, builds: 50 }
+  : { writes: 1_000, appendMany: 10_000, importN, searchSizes: [...new Set([5_000, 20_000, importN])], queries: 300, builds: 50 }
 type Bench = { run(c: BrowserBenchConfig): Promise<BrowserBenchResult>; storage(v: StorageVariant, n: number): Promise<number> }
 
 /** Storage per message of each variant, each written in a fresh origin of the same profile. */

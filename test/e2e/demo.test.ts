@@ -188,6 +188,22 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     await expect.poll(() => search.locator('.hit-group[data-kind="fact"] .hit').count()).toBeGreaterThan(0)
     expect(await search.locator('.hit-group[data-kind="fact"]').textContent()).toContain('Lisbon')
 
+    // Storage: bytes used of the origin's quota, as the browser estimates them, and whether the data is persistent.
+    const storage = page.locator('#storage')
+    const estimate = (): Promise<{ quota: number; persisted: boolean }> =>
+      page.evaluate(async () => ({ quota: (await navigator.storage.estimate()).quota!, persisted: await navigator.storage.persisted() }))
+    await expect.poll(() => storage.locator('#storage-meter').evaluate((m: HTMLMeterElement) => m.value)).toBeGreaterThan(0)
+    const [used, quota] = await storage.locator('#storage-meter').evaluate((m: HTMLMeterElement) => [m.value, m.max])
+    // The quota follows the disk's free space, so two readings a moment apart may differ a little.
+    expect(Math.abs(quota! - (await estimate()).quota) / quota!).toBeLessThan(0.01)
+    expect(used!).toBeLessThan(quota!)
+    expect(await storage.locator('#storage-used').textContent()).toMatch(/^[\d.]+ (bytes|kB|MB|GB) used of [\d.]+ (kB|MB|GB|TB) quota \([\d.]+%\)$/)
+    if (!(await estimate()).persisted) await storage.getByRole('button', { name: 'Keep data (persist)' }).click()
+    // The badge says what the browser decided (it may grant or refuse by its own rules).
+    const badgeAgrees = async (): Promise<boolean> =>
+      (await storage.locator('#storage-persisted').textContent()) === ((await estimate()).persisted ? 'persistent' : 'best effort (may be evicted)')
+    await expect.poll(badgeAgrees).toBe(true)
+
     // A small budget: the preview stays within it and lists what it left out.
     const preview = page.locator('#context')
     await preview.getByLabel('Prompt').fill('colour')

@@ -10,6 +10,7 @@ import { factsPanel } from './panels/facts.js'
 import { projectsPanel } from './panels/projects.js'
 import { searchPanel } from './panels/search.js'
 import { sessionsPanel } from './panels/sessions.js'
+import { storagePanel } from './panels/storage.js'
 import { syncStatusOf } from './sync-status.js'
 
 const root = document.getElementById('app')!
@@ -109,6 +110,7 @@ async function start(): Promise<void> {
         context.element,
         searchPanel(app),
         sessionsPanel(app),
+        storagePanel(app),
       ),
     ),
   )

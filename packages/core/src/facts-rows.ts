@@ -2,6 +2,7 @@ import { Dexie } from 'dexie'
 import type { Fact } from './facts.js'
 import { appendVersion, deleteVersionsOf } from './facts-history.js'
 import type { FactRow } from './schema.js'
+import { indexDocs } from './search/index-docs.js'
 import type { StoreContext } from './store-context.js'
 import type { Origin } from './change-feed.js'
 import type { Json } from './validate.js'
@@ -83,13 +84,15 @@ export function factText(key: string, value: Json): string {
 /**
  * Writes a new state of a fact inside a write transaction: the row, its
  * history version (closing the previous one), the search index entry and the
- * change. `row.version` must be the stored version + 1.
+ * change. `row.version` must be the stored version + 1; `fresh` says no row of
+ * this fact was stored before, so the index looks up no older entry to replace.
  */
-export async function storeFactRow(ctx: StoreContext, w: WriteScope, row: FactRow, origin: Origin): Promise<void> {
+export async function storeFactRow(ctx: StoreContext, w: WriteScope, row: FactRow, origin: Origin, fresh = false): Promise<void> {
   await Dexie.Promise.all([ctx.db.facts.put(row), appendVersion(ctx, row, origin)])
   const docId = `fact:${row.id}`
   if (row.deletedAt === undefined) {
-    await ctx.index.put(w, { docId, kind: 'fact', projectId: row.projectId, text: factText(row.key, row.value), createdAt: row.updatedAt })
+    const doc = { docId, kind: 'fact' as const, projectId: row.projectId, text: factText(row.key, row.value), createdAt: row.updatedAt }
+    await indexDocs(ctx.index, w, [doc], { fresh })
     w.change('facts', 'put', row.id, row.projectId)
   } else {
     await ctx.index.remove(w, docId)

@@ -126,7 +126,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
         const stored = await storedInProject(projectId, key)
         // A purged key starts over as a new fact (only its version number continues).
         const row = nextRow(stored?.purged ? { ...stored, createdAt: ctx.now() } : stored, input, w.hlc())
-        await storeFactRow(ctx, w, row, 'local')
+        await storeFactRow(ctx, w, row, 'local', stored === undefined)
         return toFact(row)
       })
     },

@@ -33,6 +33,32 @@ describe('messages.appendMany', () => {
     memory.close()
   })
 
+  it('a batch merged as it is written keeps its terms in blocks only, and stays searchable after reopening', async () => {
+    const memory = await openTestMemory()
+    await memory.projects.create({ name: 'P', id: 'p' })
+    await memory.sessions.create('p', { id: 's' })
+    await memory.messages.append('s', { role: 'user', content: 'lanterns before the batch' })
+    const batch = Array.from({ length: 2100 }, (_, i) => ({ role: 'user' as const, content: `note ${i} ${i % 5 === 0 ? 'lanterns lanterns' : 'rivers'}` }))
+    await memory.messages.appendMany('s', batch)
+    const raw = await new Dexie(`engram:test:${memory.userId}`, { indexedDB: memory.indexedDB, IDBKeyRange }).open()
+    const rows = await raw.table('textDocs').toArray()
+    raw.close()
+    expect(rows).toHaveLength(2101)
+    // The single message before the batch was merged with it; every batch row is stored without terms.
+    expect(rows.filter((r) => r.t === '' && r.f === undefined)).toHaveLength(2100)
+    const count = async (m: typeof memory) => (await m.search('p', 'lanterns', { limit: 1000 })).filter((h) => h.text.includes('lanterns')).length
+    expect(await count(memory)).toBe(1 + 420)
+    memory.close()
+    const reopened = await openTestMemory({ indexedDB: memory.indexedDB, userId: memory.userId } as Record<string, unknown>)
+    expect(await count(reopened)).toBe(1 + 420)
+    await reopened.messages.append('s', { role: 'assistant', content: 'lanterns after the batch' })
+    expect(await count(reopened)).toBe(2 + 420)
+    // Term frequencies of the batch reached the blocks: a doubled word outranks a single one of equal length.
+    const [best] = await reopened.search('p', 'lanterns', { limit: 1 })
+    expect(best!.text).toMatch(/^note \d+ lanterns lanterns$/)
+    reopened.close()
+  })
+
   it('checks every message first: one bad message writes nothing', async () => {
     const memory = await openTestMemory()
     await memory.projects.create({ name: 'P', id: 'p' })

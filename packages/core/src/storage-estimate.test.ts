@@ -18,6 +18,31 @@ describe('storage estimate and persistence', () => {
     memory.close()
   })
 
+  it('says whether the data is persistent, as navigator.storage.persisted() answers', async () => {
+    let granted = false
+    vi.stubGlobal('navigator', {
+      storage: {
+        estimate: async () => ({ usage: 10, quota: 100 }),
+        persisted: async () => granted,
+        persist: async () => (granted = true),
+      },
+    })
+    const memory = await openTestMemory()
+    expect((await memory.stats()).storage).toEqual({ usedBytes: 10, quotaBytes: 100, persisted: false })
+    expect(await memory.persist()).toBe(true)
+    expect((await memory.stats()).storage).toEqual({ usedBytes: 10, quotaBytes: 100, persisted: true })
+    vi.stubGlobal('navigator', {
+      storage: {
+        estimate: async () => ({ usage: 10, quota: 100 }),
+        persisted: async () => {
+          throw new Error('refused')
+        },
+      },
+    })
+    expect((await memory.stats()).storage).toEqual({ usedBytes: 10, quotaBytes: 100 })
+    memory.close()
+  })
+
   it('leaves the estimate out and answers false without a storage manager, or when it refuses', async () => {
     vi.stubGlobal('navigator', undefined)
     const memory = await openTestMemory()

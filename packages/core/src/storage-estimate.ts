@@ -11,9 +11,15 @@ export interface StorageEstimate {
   usedBytes: number
   /** Bytes the origin may use before writes fail with `quota_exceeded`. */
   quotaBytes: number
+  /** Whether the browser keeps the origin's data under storage pressure (`navigator.storage.persisted()`); absent where it cannot tell. */
+  persisted?: boolean
 }
 
-type StorageManagerLike = { estimate?: () => Promise<{ usage?: number; quota?: number }>; persist?: () => Promise<boolean> }
+type StorageManagerLike = {
+  estimate?: () => Promise<{ usage?: number; quota?: number }>
+  persist?: () => Promise<boolean>
+  persisted?: () => Promise<boolean>
+}
 
 function storageManager(): StorageManagerLike | undefined {
   return (globalThis as { navigator?: { storage?: StorageManagerLike } }).navigator?.storage
@@ -24,11 +30,24 @@ export async function estimateStorage(): Promise<StorageEstimate | undefined> {
   const estimate = storageManager()?.estimate
   if (typeof estimate !== 'function') return undefined
   try {
-    const e = await estimate.call(storageManager())
+    const [e, persisted] = await Promise.all([estimate.call(storageManager()), isPersisted()])
     if (typeof e.usage !== 'number' || typeof e.quota !== 'number') return undefined
-    return { usedBytes: e.usage, quotaBytes: e.quota }
+    const out: StorageEstimate = { usedBytes: e.usage, quotaBytes: e.quota }
+    if (persisted !== undefined) out.persisted = persisted
+    return out
   } catch {
     // Opaque origins and some embedded contexts refuse: the estimate is then simply unknown.
+    return undefined
+  }
+}
+
+/** Whether the origin's data is persistent, when the browser says (`navigator.storage.persisted()`). */
+async function isPersisted(): Promise<boolean | undefined> {
+  const persisted = storageManager()?.persisted
+  if (typeof persisted !== 'function') return undefined
+  try {
+    return (await persisted.call(storageManager())) === true
+  } catch {
     return undefined
   }
 }

@@ -16,7 +16,7 @@ export interface Analyzer {
 export interface AnalyzerOptions {
   /** Words dropped after case folding (before stemming). Default: English. */
   stopWords?: ReadonlySet<string>
-  /** Maps a folded word to its stem. Default: Porter for words of Latin letters and digits, others as they are. */
+  /** Maps a folded word to its stem; a pure function (its answers are cached per word). Default: Porter for words of Latin letters and digits, others as they are. */
   stem?: (word: string) => string
   /** Longest term kept (characters); longer runs are cut. Default 40. */
   maxTermLength?: number
@@ -26,12 +26,17 @@ export interface AnalyzerOptions {
 // Thai and other scripts they are vowels and part of the word ("हिन्दी" keeps its signs).
 const ACCENTS = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{M}+/gu
 const ASCII_WORD = /^[a-z0-9]+$/
+/** A character outside ASCII; text without one folds by lower-casing alone (no accents to drop, nothing to normalize). */
+const NON_ASCII = /[\u0080-\uffff]/
+/** Stems kept per analyzer: words follow a Zipf curve, so a small cache answers most of them. */
+const STEM_CACHE_SIZE = 20_000
 
 /**
  * Lower-cases and strips diacritics from Latin, Greek and Cyrillic letters
  * (NFKD, accents dropped, NFC): "Crème" → "creme"; other scripts keep their marks.
  */
 export function foldText(text: string): string {
+  if (!NON_ASCII.test(text)) return text.toLowerCase()
   return text.normalize('NFKD').replace(ACCENTS, '$1').normalize('NFC').toLowerCase()
 }
 
@@ -52,13 +57,25 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const stopWords = options.stopWords ?? ENGLISH_STOP_WORDS
   const stem = options.stem ?? defaultStem
   const maxLength = options.maxTermLength ?? 40
+  // Terms of words already seen ('' for none); an app's stem function must be pure, as every analyzer's is.
+  let cache = new Map<string, string>()
+  const termOf = (word: string): string => {
+    let term = cache.get(word)
+    if (term === undefined) {
+      const stemmed = stem(word)
+      term = stemmed.length > maxLength ? stemmed.slice(0, maxLength) : stemmed
+      if (cache.size >= STEM_CACHE_SIZE) cache = new Map()
+      cache.set(word, term)
+    }
+    return term
+  }
   return {
     terms(text) {
       const out: string[] = []
       for (const word of segmentWords(foldText(text))) {
         if (stopWords.has(word)) continue
-        const term = stem(word)
-        if (term.length > 0) out.push(term.length > maxLength ? term.slice(0, maxLength) : term)
+        const term = termOf(word)
+        if (term.length > 0) out.push(term)
       }
       return out
     },

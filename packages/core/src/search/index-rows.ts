@@ -34,7 +34,7 @@ export interface TextDocRow {
   a: number
   /** Length in terms. */
   l: number
-  /** Distinct terms, joined by {@link TERM_SEPARATOR}. */
+  /** Distinct terms, joined by {@link TERM_SEPARATOR}; `''` for a document merged as it was written (a bulk write), whose terms live in blocks only. */
   t: string
   /** Term frequencies, in the order of `t`; absent when every one is 1. */
   f?: Uint16Array

@@ -49,6 +49,8 @@ interface CachedList {
 }
 
 const statKey = (q: number) => q
+/** What a cached list counts against the bound: its postings, and one for an empty list (a term known absent). */
+const cost = (list: PostingList) => Math.max(1, list.count)
 
 /**
  * The in-memory side of the index: the unmerged tail (documents numbered above
@@ -80,8 +82,8 @@ export class IndexState {
   private loading: Promise<void> | undefined
 
   constructor(
-    private readonly maxCachedPostings = 400_000,
-    private readonly maxCachedDocs = 50_000,
+    private readonly maxCachedPostings = 1_000_000,
+    private readonly maxCachedDocs = 100_000,
   ) {}
 
   /**
@@ -164,13 +166,13 @@ export class IndexState {
   keepList(key: string, list: PostingList, blockEpoch: number): void {
     if (blockEpoch !== this.blockEpoch || list.count > this.maxCachedPostings / 4) return
     const old = this.lists.get(key)
-    if (old) this.cachedPostings -= old.list.count
+    if (old) this.cachedPostings -= cost(old.list)
     this.lists.set(key, { list, blockEpoch })
-    this.cachedPostings += list.count
+    this.cachedPostings += cost(list)
     for (const [k, victim] of this.lists) {
       if (this.cachedPostings <= this.maxCachedPostings) break
       this.lists.delete(k)
-      this.cachedPostings -= victim.list.count
+      this.cachedPostings -= cost(victim.list)
     }
   }
 

@@ -35,7 +35,7 @@ export interface TextIndexOptions {
   analyzer?: Analyzer
   /** Internal (benchmarks only): `false` gives a store without a full-text index. */
   textIndex?: boolean
-  /** Internal (tests, benchmarks): unmerged documents that start a merge at once (default 512). */
+  /** Internal (tests, benchmarks): unmerged documents that start a merge at once, writes or not (default 8,192). */
   mergeAt?: number
   /** Internal (tests, benchmarks): quiet time after the last write before the tail is merged (ms, default 250; `Infinity`: only on `mergeAt`). */
   mergeDelayMs?: number
@@ -71,6 +71,12 @@ const EMBEDDED_KINDS = new Set(['message', 'passage'])
 export const INDEX_TABLES = ['textDocs', 'textBlocks', 'textCorpus', 'vectors', 'embedQueue', 'meta'] as const
 /** Documents in one batch that are merged in the writing transaction (imports) rather than later. */
 const INLINE_MERGE_AT = 2000
+/**
+ * Unmerged documents that start a merge while writes go on. Below it merges wait for a quiet
+ * moment: a merge rewrites the open block of every term it touches, so one merge of many
+ * documents costs far less than many of few, and a burst of writes is not slowed by merges.
+ */
+const MERGE_AT = 8192
 /** Documents folded per merge transaction, so a background merge never holds the store long. */
 const MERGE_BATCH = 4000
 
@@ -104,6 +110,12 @@ export function docRowOf(analyzer: Analyzer, doc: IndexedDoc, q: number): TextDo
   return row
 }
 
+/** The stored row of a document merged as it is written: its terms live in the posting blocks only. */
+function mergedRowOf(row: TextDocRow): TextDocRow {
+  const { f: _frequencies, ...rest } = row
+  return { ...rest, t: '' }
+}
+
 /**
  * Creates the full-text index kept in IndexedDB. `put`, `putMany` and
  * `remove` run inside the caller's write transaction, so a document commits
@@ -120,7 +132,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   const enabled = opts.textIndex !== false
   const analyzer = opts.analyzer ?? englishAnalyzer
   const embedder = opts.embedder
-  const mergeAt = opts.mergeAt ?? 512
+  const mergeAt = opts.mergeAt ?? MERGE_AT
   const mergeDelayMs = opts.mergeDelayMs ?? 250
   const state = new IndexState()
   const vectors = new VectorCache()
@@ -231,7 +243,10 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     // Older copies are looked up before the new rows are added (requests run in order), in one round trip.
     const older = fresh ? undefined : ids.length === 1 ? t.textDocs.where('d').equals(ids[0]!).toArray() : olderCopies(ids, new Set(qs))
     const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
-    const added = t.textDocs.bulkAdd(rows, { allKeys: true })
+    // A batch merged in this transaction is stored without its terms: its postings go straight into
+    // blocks, and nothing reads the terms of a merged document's row again.
+    const inline = rows.length >= INLINE_MERGE_AT
+    const added = t.textDocs.bulkAdd(inline ? rows.map(mergedRowOf) : rows, { allKeys: true })
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
     if (embedder) {
@@ -249,7 +264,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const [keys, old] = (await Promise.all([added, older, ...writes])) as [number[], TextDocRow[] | undefined]
     rows.forEach((row, i) => {
       row.n = keys[i]!
-      log.changes.added.push(tailDocOf(row))
+      if (!inline) log.changes.added.push(tailDocOf(row))
     })
     if (old && old.length > 0) {
       const fresh = new Set(keys)
@@ -259,7 +274,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         mark!,
       )
     }
-    if (rows.length >= INLINE_MERGE_AT) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
+    if (inline) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
   }
 
   /** Stored rows of these document ids; none are looked up in projects that hold no document yet (a first import). */
@@ -278,7 +293,10 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       void merge()
       return
     }
-    if (timer !== undefined || !Number.isFinite(mergeDelayMs)) return
+    // Each write restarts the wait: the merge runs once writes have gone quiet.
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+    if (!Number.isFinite(mergeDelayMs)) return
     timer = setTimeout(() => {
       timer = undefined
       void merge()

@@ -53,17 +53,20 @@ export async function textCandidates(
   }
 }
 
-/** The merged postings of a term (cached while the blocks do not change). */
+/**
+ * The merged postings of a term (cached while the blocks do not change; a
+ * term without blocks is cached as an empty list, so the derived word forms a
+ * query tries and the corpus lacks cost no read the next time).
+ */
 async function mergedList(engine: SearchEngine, q: number, w: string): Promise<PostingList | undefined> {
   const key = `${q}\u0001${w}`
   const cached = engine.state.list(key)
-  if (cached) return cached
+  if (cached) return cached.count > 0 ? cached : undefined
   const blockEpoch = engine.state.blockEpoch
   const blocks = await engine.t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, maxKey()]).toArray()
-  if (blocks.length === 0) return undefined
   const list = decodeBlocks(inTermOrder(blocks))
   engine.state.keepList(key, list, blockEpoch)
-  return list
+  return list.count > 0 ? list : undefined
 }
 
 /** Scored documents: numbers, scores, kind codes and lengths, in no particular order. */
