@@ -34,7 +34,10 @@ const op = (replicas: number, hostile: boolean): fc.Arbitrary<Op> => {
     { weight: 2, arbitrary: fc.record({ t: fc.constantFrom('delete' as const, 'restore' as const), r, key }) },
     { weight: 2, arbitrary: fc.record({ t: fc.constant('block' as const), r, label, value: fc.string({ maxLength: 8 }) }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant('blockDelete' as const), r, label }) },
-    { weight: 1, arbitrary: fc.record({ t: fc.constant('summary' as const), r, text: fc.string({ minLength: 1, maxLength: 8 }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ t: fc.constant('summary' as const), r, text: fc.string({ minLength: 1, maxLength: 8 }).filter((s) => s.trim() !== '') }),
+    },
     { weight: 2, arbitrary: fc.record({ t: fc.constant('advance' as const), r, ms: fc.integer({ min: 0, max: 50 }) }) },
     { weight: 2, arbitrary: fc.record({ t: fc.constantFrom('cut' as const, 'heal' as const), r }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant('restart' as const), r }) },
