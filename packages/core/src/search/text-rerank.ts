@@ -8,7 +8,6 @@ import type { SearchEngine } from './text-index.js'
 import { textCandidates } from './text-query.js'
 import { mixVariants, variantTerms } from './word-variants.js'
 import { queryTimeWindow } from './time-expressions.js'
-import { FEEDBACK_DOCS, FEEDBACK_MIN_DOCS, FEEDBACK_WEIGHT, feedbackTerms } from './feedback.js'
 import { boostTimeWindow, TIME_DEPTH, withoutTimeTerms } from './time-boost.js'
 
 /** Whether derived word forms of the query's words are searched too. */
@@ -16,9 +15,6 @@ export const VARIANTS = true
 
 /** Whether a query naming a time ("in May", "last week") lifts what was written then. */
 export const TIME = true
-
-/** Whether the words the best hits share are searched too (pseudo-relevance feedback). */
-export const FEEDBACK = true
 
 /** Whether candidates whose text holds query terms side by side move up. */
 export const PROXIMITY = true
@@ -60,36 +56,13 @@ export async function rerankText(
   const variants = VARIANTS ? variantTerms(engine.analyzer, query, new Set(tokens)) : []
   if (variants.length > 0) ranked = topCandidates(mixVariants(ranked, await textCandidates(engine, projectId, variants, filter, deep)), deep)
   if (when) ranked = boostTimeWindow(ranked, when)
-  // Texts of the best candidates, read once for feedback and proximity.
-  const texts = new Map<string, string>()
-  const keyOf = (c: Candidate) => `${c.kind}:${recordIdOf(c.docId, c.kind)}`
-  const textsOf = async (window: readonly Candidate[]) => {
-    const found = await resolveHits(
-      db,
-      projectId,
-      window.filter((c) => !texts.has(keyOf(c))),
-    )
-    for (const h of found) {
-      loaded?.set(`${h.kind}:${h.id}`, h)
-      texts.set(`${h.kind}:${h.id}`, h.text)
-    }
-  }
-  if (FEEDBACK && ranked.length >= FEEDBACK_MIN_DOCS) {
-    const fb = ranked.slice(0, FEEDBACK_DOCS)
-    await textsOf(fb)
-    const docs = fb.flatMap((c) => {
-      const text = texts.get(keyOf(c))
-      return text === undefined ? [] : [{ text, score: c.score }]
-    })
-    const expansion = feedbackTerms(engine.analyzer, docs, new Set([...tokens, ...variants]))
-    if (expansion.length > 0)
-      ranked = topCandidates(mixVariants(ranked, await textCandidates(engine, projectId, expansion, filter, deep), FEEDBACK_WEIGHT), deep)
-  }
   if (PROXIMITY && tokens.length >= 2 && ranked.length > 1) {
     const window = ranked.slice(0, RERANK_WINDOW)
-    await textsOf(window)
+    const found = await resolveHits(db, projectId, window)
+    for (const h of found) loaded?.set(`${h.kind}:${h.id}`, h)
+    const texts = new Map(found.map((h) => [`${h.kind}:${h.id}`, h.text]))
     const boosted = window.map((c) => {
-      const text = texts.get(keyOf(c))
+      const text = texts.get(`${c.kind}:${recordIdOf(c.docId, c.kind)}`)
       return text === undefined ? c : { ...c, score: c.score * (1 + PROXIMITY_WEIGHT * proximityShare(engine.analyzer, tokens, text)) }
     })
     ranked = [...boosted.sort(compareCandidates), ...ranked.slice(RERANK_WINDOW)]
