@@ -28,8 +28,11 @@ const YEAR = '((?:19|20)\\d\\d)'
 const PATTERNS: readonly { re: RegExp; window: (m: RegExpExecArray, now: number) => [number, number] | undefined }[] = [
   // 14 March 2026, 14th of March, on 3 May
   { re: new RegExp(`\\b${ORDINAL} (?:of )?${MONTH}(?:,? ${YEAR})?\\b`, 'i'), window: (m, now) => day(now, m[2]!, Number(m[1]), m[3]) },
-  // March 14, 2026 / May 3rd
-  { re: new RegExp(`\\b${MONTH} ${ORDINAL}(?:,? ${YEAR})?\\b(?! ?(?:am|pm|:))`, 'i'), window: (m, now) => day(now, m[1]!, Number(m[2]), m[3]) },
+  // March 14, 2026 / May 3rd ("may 3" in lower case is a verb and a number)
+  {
+    re: new RegExp(`\\b${MONTH} ${ORDINAL}(?:,? ${YEAR})?\\b(?! ?(?:am|pm|:))`, 'i'),
+    window: (m, now) => (m[1] === 'may' ? undefined : day(now, m[1]!, Number(m[2]), m[3])),
+  },
   // May 2026, in March of 2025
   { re: new RegExp(`\\b${MONTH},? (?:of )?${YEAR}\\b`, 'i'), window: (m, now) => month(now, m[1]!, m[2]) },
   // in May, during March, early June: the latest such month up to now ("may" alone is a verb, so it needs a preposition)

@@ -6,7 +6,7 @@ import { irregularForms } from './irregular-verbs.js'
 export const VARIANT_WEIGHT = 0.3
 /** At most this many variant terms per query (each costs a document-frequency read). */
 export const MAX_VARIANTS = 12
-const SUFFIXES = ['', 'e', 'y', 'ies', 'ic', 'ical', 'ion', 'ation', 'ing', 'ed', 'er', 's', 'es', 'ly', 'ment', 'ness', 'ity', 'al', 'ous', 'ive']
+const SUFFIXES = ['', 'e', 'y', 'ies', 'ied', 'ic', 'ical', 'ion', 'ation', 'ing', 'ed', 'er', 's', 'es', 'ly', 'ment', 'ness', 'ity', 'al', 'ous', 'ive']
 
 /**
  * Derived word forms of the query's words (allergy → allergic, adopt →
@@ -22,6 +22,9 @@ export function variantTerms(analyzer: Analyzer, query: string, queryTerms: Read
   for (const word of query.toLowerCase().match(/\p{L}+/gu) ?? []) {
     if (analyzer.terms(word).length === 0) continue
     for (const form of irregularForms(word)) for (const t of analyzer.terms(form)) if (!queryTerms.has(t)) irregular.add(t)
+    // Short verbs in -y: the stemmer keeps "try" apart from "tried" and "tries".
+    if (word.length < 5 && /[^aeiou]y$/.test(word))
+      for (const form of [`${word.slice(0, -1)}ied`, `${word.slice(0, -1)}ies`]) for (const t of analyzer.terms(form)) if (!queryTerms.has(t)) irregular.add(t)
     if (word.length < 5) continue
     const suffix = [...SUFFIXES].sort((a, b) => b.length - a.length).find((s) => s !== '' && word.endsWith(s) && word.length - s.length >= 4) ?? ''
     const root = word.slice(0, word.length - suffix.length)
