@@ -128,4 +128,30 @@ describe('recalled section depth', () => {
     for (const a of answers) expect(recalled).toContain(`Yes, this time it got ${a}.`)
     await memory.close()
   })
+
+  it('brings the answer two turns after a hit (after a follow-up question) at a larger budget, the reply first', async () => {
+    const { memory, say } = await store()
+    for (let i = 0; i < 6; i++) await say('user', `Filler ${i}: the weather, groceries and a long walk in the park.`)
+    await say('user', 'We put an offer on a house today.')
+    await say('assistant', 'Exciting, where is it?')
+    await say('user', 'In Haarlem, a narrow brick one by the canal.')
+    for (let i = 0; i < 6; i++) await say('user', `Filler ${i + 6}: more weather, more groceries, another walk.`)
+    const query = 'Where is the house we made an offer on?'
+    const lines = recalledLines(await memory.context.build('p1', { query, budget: 2000 }))
+    const at = (text: string) => lines.findIndex((l) => l.includes(text))
+    expect(at('In Haarlem')).toBeGreaterThan(at('Exciting, where is it?'))
+    expect(at('Exciting, where is it?')).toBeGreaterThan(at('We put an offer'))
+    expect(at('We put an offer')).toBeGreaterThanOrEqual(0)
+    // As the budget grows the nearer neighbour comes first: never the answer two turns on without the reply between.
+    let replyOnly = 0
+    for (let budget = 20; budget <= 200; budget += 5) {
+      const some = recalledLines(await memory.context.build('p1', { query, budget, sections: ['recalled'] }))
+      const reply = some.some((l) => l.includes('Exciting, where is it?'))
+      const answer = some.some((l) => l.includes('In Haarlem'))
+      if (answer) expect(reply, `at ${budget}`).toBe(true)
+      if (reply && !answer) replyOnly++
+    }
+    expect(replyOnly).toBeGreaterThan(0)
+    await memory.close()
+  })
 })
