@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Memory } from '@engram/core'
 import { generateDialogues } from '../../../../test/fixtures/dialogues.js'
+import { generateLongChats } from '../../../../test/fixtures/long-chats.js'
 import { evaluateRecall, loadFixture } from '../../../../test/fixtures/recall-harness.js'
 import { openTestMemory, testClock } from '../../../../test/support/memory.js'
 
@@ -33,6 +34,21 @@ describe('recalled section depth', () => {
     expect(r.inContext[4000]!).toBeGreaterThanOrEqual(1.15 * r.greedyInContext[4000]!)
     expect(r.inContext[1000]!).toBeLessThanOrEqual(r.inContext[2000]!)
     expect(r.inContext[2000]!).toBeLessThanOrEqual(r.inContext[4000]!)
+    await loaded.memory.close()
+  }, 120_000)
+
+  it('beats the naive baselines on held-out long chats with dates, and evidence in context grows from 1k to 4k', async () => {
+    const loaded = await loadFixture(generateLongChats(200, 60))
+    const r = await evaluateRecall(loaded)
+    console.log(
+      `long chats seed 200: recall@10 ${r.recallAt10.toFixed(2)} (MiniSearch ${r.miniRecallAt10.toFixed(2)}), in context 1k/2k/4k ${[1000, 2000, 4000].map((b) => r.inContext[b]!.toFixed(2)).join('/')} (greedy ${[1000, 2000, 4000].map((b) => r.greedyInContext[b]!.toFixed(2)).join('/')})`,
+    )
+    expect(r.recallAt10).toBeGreaterThanOrEqual(1.25 * r.miniRecallAt10)
+    expect(r.inContext[4000]!).toBeGreaterThanOrEqual(1.15 * r.greedyInContext[4000]!)
+    expect(r.inContext[1000]!).toBeLessThanOrEqual(r.inContext[2000]!)
+    expect(r.inContext[2000]!).toBeLessThanOrEqual(r.inContext[4000]!)
+    // Temporal questions: the month named in the question finds the turn told then.
+    expect(r.byKind.temporal!.inContext[4000] ?? 0).toBeGreaterThan(0)
     await loaded.memory.close()
   }, 120_000)
 
