@@ -66,4 +66,21 @@ describe('ranking above BM25', () => {
     expect(hits[0]!.text).toBe('passport: the blue folder, found it later today')
     await memory.close()
   })
+
+  it('lets the turn two after a hit (the answer after a follow-up question) in, below the reply', async () => {
+    const memory = await store([
+      'Groceries again, and the weather turned.',
+      'We put an offer on a house today.',
+      'Exciting, where is it?',
+      'In Haarlem, a narrow brick one by the canal.',
+      'Unrelated: the cat knocked over a plant.',
+    ])
+    const hits = await memory.search('p1', 'offer on a house', { limit: 5 })
+    const score = (text: string) => hits.find((h) => h.text === text)?.score ?? 0
+    expect(hits[0]!.text).toBe('We put an offer on a house today.')
+    expect(score('In Haarlem, a narrow brick one by the canal.')).toBeGreaterThan(0)
+    expect(score('Exciting, where is it?')).toBeGreaterThan(score('In Haarlem, a narrow brick one by the canal.'))
+    expect(score('Unrelated: the cat knocked over a plant.')).toBe(0)
+    await memory.close()
+  })
 })
