@@ -8,7 +8,6 @@ import { fitBudget, SECTION_ORDER, type Draft, type FittedSection } from './fit-
 import { deepenRecall, neighbourSeeds, recallDepth } from './recall-plan.js'
 import { neighbourTurns } from './neighbour-turns.js'
 import { clampLine, draftSections, type Gathered } from './section-drafts.js'
-import { read } from '../write.js'
 
 /** A section of a built context. */
 export type SectionName = 'blocks' | 'facts' | 'recalled' | 'summaries' | 'recent' | 'lessons' | 'limitations' | 'patterns'
