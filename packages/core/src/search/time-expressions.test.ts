@@ -36,6 +36,8 @@ describe('time expressions in a query', () => {
   it('finds nothing in a query without a time, and "may" the verb is not a month', () => {
     expect(queryTimeWindow('What is the name of my cat?', now)).toBeUndefined()
     expect(queryTimeWindow('Which book may I borrow?', now)).toBeUndefined()
+    // "since March" is not the month of March: no window rather than a wrong one.
+    expect(queryTimeWindow('What changed since March?', now)).toBeUndefined()
     expect(queryTimeWindow('I may 3 times have said it', now)?.text).toBeUndefined()
   })
 })

@@ -52,7 +52,7 @@ const PATTERNS: readonly { re: RegExp; window: (m: RegExpExecArray, now: number)
   { re: new RegExp(`\\b${MONTH},? (?:of )?${YEAR}\\b`, 'i'), window: (m, now) => month(now, m[1]!, m[2]) },
   // in May, during March, early June: the latest such month up to now ("may" alone is a verb, so it needs a preposition)
   {
-    re: new RegExp(`\\b(?:in|during|early|mid|late|since|of|this|last|until) (?:early |mid |late |-)?${MONTH}\\b`, 'i'),
+    re: new RegExp(`\\b(?:in|during|early|mid|late|of|this|last) (?:early |mid |late |-)?${MONTH}\\b`, 'i'),
     window: (m, now) => month(now, m[1]!),
   },
   { re: /\b(?:in|during) ((?:19|20)\d\d)\b/i, window: (m) => [Date.UTC(Number(m[1]), 0, 1), Date.UTC(Number(m[1]) + 1, 0, 1)] },
