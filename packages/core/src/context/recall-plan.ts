@@ -122,11 +122,11 @@ interface Placed {
 
 /**
  * Draft items of the recalled section. Priority (the order items are kept in
- * when the budget runs short): every selected hit by rank, then the
- * neighbours of strong message hits, by their hit's rank (near-duplicate
- * neighbours dropped too). Display: by time,
- * so a hit and its neighbours read as one passage, and the same memory and
- * query give the same order at every budget.
+ * when the budget runs short): every selected hit by rank, then the turns
+ * next to strong message hits by their hit's rank, then the turns two away
+ * (near-duplicate neighbours dropped too). Display: by time, so a hit and
+ * its neighbours read as one passage, and the same memory and query give
+ * the same order at every budget.
  */
 export function recalledItems(
   hits: readonly Hit[],
