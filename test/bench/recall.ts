@@ -58,11 +58,15 @@ export const LONG_CHAT_SETS = [
   ['long chats (held out, seed 300, 400 sessions)', () => generateLongChats(300, 400)],
 ] as const
 
-/** Runs every fixture and prints their tables (`RECALL_SETS=long` runs the long chat sets only). */
+/**
+ * Runs every fixture and prints their tables (`RECALL_SETS=long` runs the
+ * long chat sets only, `RECALL_SETS=templates` the others).
+ */
 export async function runRecallBench(): Promise<void> {
+  const only = process.env.RECALL_SETS
   const sets: (readonly [string, () => ConversationFixture])[] = [
-    ...LONG_CHAT_SETS,
-    ...(process.env.RECALL_SETS === 'long'
+    ...(only === 'templates' ? [] : LONG_CHAT_SETS),
+    ...(only === 'long'
       ? []
       : ([
           ['dialogues (tuning set, seed 11, 40 sessions)', () => generateDialogues(11, 40)],
