@@ -6,7 +6,7 @@ const DAY = 24 * 3600 * 1000
 /** A candidate written inside the query's time window scores this much more (×(1 + weight)). */
 export const TIME_WEIGHT = 1
 /** How many BM25 candidates a dated query weighs: the window can lift one from deep in the list. */
-export const TIME_DEPTH = 1000
+export const TIME_DEPTH = 300
 /** Events are told after they happen ("yesterday we…"): a window stretches this far past its end. */
 export const TOLD_AFTER = 3 * DAY
 /** …and this far before its start (plans, time zones). */
