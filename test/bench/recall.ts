@@ -7,7 +7,8 @@
  * twice the sessions (same planted exchanges, other filler and places);
  * each held-out style again with far more sessions, where depth matters.
  */
-import { generateConversations } from '../fixtures/conversations.js'
+import { generateConversations, type ConversationFixture } from '../fixtures/conversations.js'
+import { generateLongChats } from '../fixtures/long-chats.js'
 import { generateDialogues } from '../fixtures/dialogues.js'
 import { BUDGETS, evaluateRecall, loadFixture, type RecallReport } from '../fixtures/recall-harness.js'
 import { printRows } from './stats.js'
@@ -32,19 +33,51 @@ export function printRecall(name: string, r: RecallReport): void {
       ]),
     ],
   )
+  const kinds = Object.entries(r.byKind)
+  if (kinds.length > 1)
+    printRows(
+      `By question kind — ${name}`,
+      ['kind', 'questions', 'recall@10 (MiniSearch)', ...BUDGETS.map((b) => `in context ${b / 1000}k (greedy)`)],
+      kinds.map(([kind, k]) => [
+        kind,
+        String(k.questions),
+        `${k.recallAt10} (${k.miniRecallAt10})`,
+        ...BUDGETS.map((b) => `${k.inContext[b] ?? 0} (${k.greedyInContext[b] ?? 0})`),
+      ]),
+    )
   if (r.missed.length > 0) console.log(`\nsearch@10 missed: ${r.missed.join(' | ')}`)
 }
 
-/** Runs both fixtures and prints their tables. */
+/**
+ * The long multi-session chat sets: seed 100 is tuned on, seeds 200 and 300
+ * (other names, dates, events and placement) are reported.
+ */
+export const LONG_CHAT_SETS = [
+  ['long chats (tuning set, seed 100, 120 sessions)', () => generateLongChats(100, 120)],
+  ['long chats (held out, seed 200, 200 sessions)', () => generateLongChats(200, 200)],
+  ['long chats (held out, seed 300, 400 sessions)', () => generateLongChats(300, 400)],
+] as const
+
+/**
+ * Runs every fixture and prints their tables (`RECALL_SETS=long` runs the
+ * long chat sets only, `RECALL_SETS=templates` the others).
+ */
 export async function runRecallBench(): Promise<void> {
-  for (const [name, fixture] of [
-    ['dialogues (tuning set, seed 11, 40 sessions)', generateDialogues(11, 40)],
-    ['conversations (held out, seed 7, 120 sessions)', generateConversations(7, 120)],
-    ['dialogues (held out seed 23, 80 sessions)', generateDialogues(23, 80)],
-    ['conversations (held out, seed 7, 400 sessions)', generateConversations(7, 400)],
-    ['dialogues (held out seed 23, 300 sessions)', generateDialogues(23, 300)],
-  ] as const) {
-    const loaded = await loadFixture(fixture)
+  const only = process.env.RECALL_SETS
+  const sets: (readonly [string, () => ConversationFixture])[] = [
+    ...(only === 'templates' ? [] : LONG_CHAT_SETS),
+    ...(only === 'long'
+      ? []
+      : ([
+          ['dialogues (tuning set, seed 11, 40 sessions)', () => generateDialogues(11, 40)],
+          ['conversations (held out, seed 7, 120 sessions)', () => generateConversations(7, 120)],
+          ['dialogues (held out seed 23, 80 sessions)', () => generateDialogues(23, 80)],
+          ['conversations (held out, seed 7, 400 sessions)', () => generateConversations(7, 400)],
+          ['dialogues (held out seed 23, 300 sessions)', () => generateDialogues(23, 300)],
+        ] as const)),
+  ]
+  for (const [name, make] of sets) {
+    const loaded = await loadFixture(make())
     printRecall(name, await evaluateRecall(loaded))
     await loaded.memory.close()
   }

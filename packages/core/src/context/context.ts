@@ -6,10 +6,8 @@ import { checkId, checkNumber, checkOneOf, checkOptions, checkString } from '../
 import { escapeMemoryText, SECTION_SEPARATOR } from './escape.js'
 import { fitBudget, SECTION_ORDER, type Draft, type FittedSection } from './fit-budget.js'
 import { deepenRecall, neighbourSeeds, recallDepth } from './recall-plan.js'
+import { neighbourTurns } from './neighbour-turns.js'
 import { clampLine, draftSections, type Gathered } from './section-drafts.js'
-import { read } from '../write.js'
-import type { Message } from '../messages.js'
-import type { Hit } from '../search/search.js'
 
 /** A section of a built context. */
 export type SectionName = 'blocks' | 'facts' | 'recalled' | 'summaries' | 'recent' | 'lessons' | 'limitations' | 'patterns'
@@ -200,29 +198,6 @@ async function gather(
     lessons,
     limitations,
     patterns: [...userPatterns, ...patterns],
-    neighbours: m && has('recalled') ? await adjacentTurns(ctx, neighbourSeeds(hits.filter((h) => h.kind !== 'fact'))) : new Map(),
+    neighbours: m && has('recalled') ? await neighbourTurns(ctx, neighbourSeeds(hits.filter((h) => h.kind !== 'fact'))) : new Map(),
   }
-}
-
-/** The turns just before and after each message hit in its session, by hit id. */
-async function adjacentTurns(ctx: StoreContext, seeds: readonly Hit[]): Promise<Map<string, Message[]>> {
-  const out = new Map<string, Message[]>()
-  if (seeds.length === 0) return out
-  return read(ctx, ['messages'], async () => {
-    const rows = await ctx.db.messages.bulkGet(seeds.map((h) => h.id))
-    const wanted: [string, number][] = []
-    for (const row of rows) if (row) wanted.push([row.sessionId, row.seq - 1], [row.sessionId, row.seq + 1])
-    // One keyed get per slot: a multi-range anyOf walks the index with a cursor, much slower here.
-    const found = await Promise.all(wanted.map(([sid, seq]) => ctx.db.messages.where('[sessionId+seq]').equals([sid, seq]).first()))
-    const bySlot = new Map(found.flatMap((m) => (m ? [[`${m.sessionId}\u0001${m.seq}`, m as Message] as const] : [])))
-    for (const row of rows) {
-      if (!row) continue
-      const around = [bySlot.get(`${row.sessionId}\u0001${row.seq - 1}`), bySlot.get(`${row.sessionId}\u0001${row.seq + 1}`)]
-      out.set(
-        row.id,
-        around.filter((m): m is Message => m !== undefined),
-      )
-    }
-    return out
-  })
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Memory } from '@engram/core'
 import { generateDialogues } from '../../../../test/fixtures/dialogues.js'
+import { generateLongChats } from '../../../../test/fixtures/long-chats.js'
 import { evaluateRecall, loadFixture } from '../../../../test/fixtures/recall-harness.js'
 import { openTestMemory, testClock } from '../../../../test/support/memory.js'
 
@@ -33,6 +34,21 @@ describe('recalled section depth', () => {
     expect(r.inContext[4000]!).toBeGreaterThanOrEqual(1.15 * r.greedyInContext[4000]!)
     expect(r.inContext[1000]!).toBeLessThanOrEqual(r.inContext[2000]!)
     expect(r.inContext[2000]!).toBeLessThanOrEqual(r.inContext[4000]!)
+    await loaded.memory.close()
+  }, 120_000)
+
+  it('beats the naive baselines on held-out long chats with dates, and evidence in context grows from 1k to 4k', async () => {
+    const loaded = await loadFixture(generateLongChats(200, 60))
+    const r = await evaluateRecall(loaded)
+    console.log(
+      `long chats seed 200: recall@10 ${r.recallAt10.toFixed(2)} (MiniSearch ${r.miniRecallAt10.toFixed(2)}), in context 1k/2k/4k ${[1000, 2000, 4000].map((b) => r.inContext[b]!.toFixed(2)).join('/')} (greedy ${[1000, 2000, 4000].map((b) => r.greedyInContext[b]!.toFixed(2)).join('/')})`,
+    )
+    expect(r.recallAt10).toBeGreaterThanOrEqual(1.25 * r.miniRecallAt10)
+    expect(r.inContext[4000]!).toBeGreaterThanOrEqual(1.15 * r.greedyInContext[4000]!)
+    expect(r.inContext[1000]!).toBeLessThanOrEqual(r.inContext[2000]!)
+    expect(r.inContext[2000]!).toBeLessThanOrEqual(r.inContext[4000]!)
+    // Temporal questions: the month named in the question finds the turn told then.
+    expect(r.byKind.temporal!.inContext[4000] ?? 0).toBeGreaterThan(0)
     await loaded.memory.close()
   }, 120_000)
 
@@ -126,6 +142,32 @@ describe('recalled section depth', () => {
     expect(answers.filter((a) => found.includes(`Yes, this time it got ${a}.`)).length).toBeGreaterThanOrEqual(3)
     const recalled = (await memory.context.build('p1', { query, budget: 2000 })).sections.find((s) => s.name === 'recalled')?.text ?? ''
     for (const a of answers) expect(recalled).toContain(`Yes, this time it got ${a}.`)
+    await memory.close()
+  })
+
+  it('brings the answer two turns after a hit (after a follow-up question) at a larger budget, the reply first', async () => {
+    const { memory, say } = await store()
+    for (let i = 0; i < 6; i++) await say('user', `Filler ${i}: the weather, groceries and a long walk in the park.`)
+    await say('user', 'We put an offer on a house today.')
+    await say('assistant', 'Exciting, where is it?')
+    await say('user', 'In Haarlem, a narrow brick one by the canal.')
+    for (let i = 0; i < 6; i++) await say('user', `Filler ${i + 6}: more weather, more groceries, another walk.`)
+    const query = 'Where is the house we made an offer on?'
+    const lines = recalledLines(await memory.context.build('p1', { query, budget: 2000 }))
+    const at = (text: string) => lines.findIndex((l) => l.includes(text))
+    expect(at('In Haarlem')).toBeGreaterThan(at('Exciting, where is it?'))
+    expect(at('Exciting, where is it?')).toBeGreaterThan(at('We put an offer'))
+    expect(at('We put an offer')).toBeGreaterThanOrEqual(0)
+    // As the budget grows the nearer neighbour comes first: never the answer two turns on without the reply between.
+    let replyOnly = 0
+    for (let budget = 20; budget <= 200; budget += 5) {
+      const some = recalledLines(await memory.context.build('p1', { query, budget, sections: ['recalled'] }))
+      const reply = some.some((l) => l.includes('Exciting, where is it?'))
+      const answer = some.some((l) => l.includes('In Haarlem'))
+      if (answer) expect(reply, `at ${budget}`).toBe(true)
+      if (reply && !answer) replyOnly++
+    }
+    expect(replyOnly).toBeGreaterThan(0)
     await memory.close()
   })
 })

@@ -3,6 +3,7 @@ import type { Hit } from '../search/search.js'
 import type { Tokenizer } from '../token-estimate.js'
 import { escapeMemoryText, formatTime } from './escape.js'
 import type { DraftItem } from './fit-budget.js'
+import { NEIGHBOUR_RADIUS, type Neighbour } from './neighbour-turns.js'
 
 /** Hits below this fraction of the best hit's score end the recalled section (the score cliff). */
 export const SCORE_FLOOR = 0.1
@@ -121,15 +122,15 @@ interface Placed {
 
 /**
  * Draft items of the recalled section. Priority (the order items are kept in
- * when the budget runs short): every selected hit by rank, then the
- * neighbours of strong message hits, by their hit's rank (near-duplicate
- * neighbours dropped too). Display: by time,
- * so a hit and its neighbours read as one passage, and the same memory and
- * query give the same order at every budget.
+ * when the budget runs short): every selected hit by rank, then the turns
+ * next to strong message hits by their hit's rank, then the turns two away
+ * (near-duplicate neighbours dropped too). Display: by time, so a hit and
+ * its neighbours read as one passage, and the same memory and query give
+ * the same order at every budget.
  */
 export function recalledItems(
   hits: readonly Hit[],
-  neighbours: ReadonlyMap<string, readonly Message[]>,
+  neighbours: ReadonlyMap<string, readonly Neighbour[]>,
   hidden: ReadonlySet<string>,
   tokenizer: Tokenizer,
   clamp: (line: string, max?: number) => string,
@@ -151,11 +152,16 @@ export function recalledItems(
   const selected = selectHits(visible, texts)
   for (const h of selected) add(h, `${h.kind}:${h.id}`, () => clamp(`- (${formatTime(h.createdAt)}, ${h.kind}) ${escapeMemoryText(h.text)}`))
   // Neighbours of near-duplicates too: the same question asked twice has two different answers.
-  for (const h of aboveCliff(visible)) {
-    for (const m of neighbours.get(h.id) ?? []) {
-      const key = `message:${m.id}`
-      if (seen.has(key) || !texts.admit(m)) continue
-      add(m, key, () => clamp(`- (${formatTime(m.createdAt)}) ${m.role}: ${escapeMemoryText(m.content)}`, NEIGHBOUR_TOKENS))
+  // The nearest of every hit first, then the next ring: a small budget keeps the replies.
+  const strong = aboveCliff(visible)
+  for (let distance = 1; distance <= NEIGHBOUR_RADIUS; distance++) {
+    for (const h of strong) {
+      for (const n of neighbours.get(h.id) ?? []) {
+        const m = n.message
+        const key = `message:${m.id}`
+        if (n.distance !== distance || seen.has(key) || !texts.admit(m)) continue
+        add(m, key, () => clamp(`- (${formatTime(m.createdAt)}) ${m.role}: ${escapeMemoryText(m.content)}`, NEIGHBOUR_TOKENS))
+      }
     }
   }
   const display = [...placed].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))

@@ -1,6 +1,6 @@
 import type { Fact } from '../facts.js'
 import type { Memory } from '../memory.js'
-import type { Message } from '../messages.js'
+import type { Neighbour } from './neighbour-turns.js'
 import { recalledItems } from './recall-plan.js'
 import type { Hit } from '../search/search.js'
 import { USER_PROJECT } from '../store-context.js'
@@ -21,8 +21,8 @@ export interface Gathered {
   limitations: Awaited<ReturnType<Memory['limitations']['open']>>
   /** Patterns at or above the threshold, the user's first. */
   patterns: Awaited<ReturnType<Memory['patterns']['list']>>
-  /** Turns adjacent to strong message hits, by hit id. */
-  neighbours: ReadonlyMap<string, readonly Message[]>
+  /** Turns near strong message hits, nearest first, by hit id. */
+  neighbours: ReadonlyMap<string, readonly Neighbour[]>
 }
 
 const valueText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))

@@ -86,7 +86,7 @@ export function createSearch(ctx: StoreContext): SearchFn {
       const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
       const lists: Candidate[][] = []
       const loaded = new Map<string, Hit>()
-      if (mode !== 'vector' && terms.length > 0) lists.push(await rerankText(ctx.db, engine, projectId, query, terms, filter, depth, loaded))
+      if (mode !== 'vector' && terms.length > 0) lists.push(await rerankText(ctx.db, engine, projectId, query, terms, filter, depth, loaded, ctx.now()))
       if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
       const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
       const hits = await resolveRanked(ctx.db, projectId, ranked, loaded)

@@ -7,9 +7,14 @@ import { proximityShare, PROXIMITY_WEIGHT } from './proximity.js'
 import type { SearchEngine } from './text-index.js'
 import { textCandidates } from './text-query.js'
 import { mixVariants, variantTerms } from './word-variants.js'
+import { queryTimeWindow } from './time-expressions.js'
+import { boostTimeWindow, TIME_DEPTH, withoutTimeTerms } from './time-boost.js'
 
 /** Whether derived word forms of the query's words are searched too. */
 export const VARIANTS = true
+
+/** Whether a query naming a time ("in May", "last week") lifts what was written then. */
+export const TIME = true
 
 /** Whether candidates whose text holds query terms side by side move up. */
 export const PROXIMITY = true
@@ -23,9 +28,11 @@ export const RERANK_WINDOW = 30
 
 /**
  * Full-text candidates for the query's analyzed `tokens`, best `depth` first:
- * BM25 from the index, then a proximity bonus above it. Records it loads
- * are added to `loaded` (by `kind:id`) so the caller need not read them again.
- * Runs inside the caller's read transaction.
+ * BM25 from the index (with derived word forms), the time window the query
+ * names against `now` (its words taken out of the terms), then a proximity
+ * bonus above it. Records it loads are added to `loaded` (by `kind:id`) so
+ * the caller need not read them again. Runs inside the caller's read
+ * transaction.
  */
 export async function rerankText(
   db: EngramDb,
@@ -36,14 +43,19 @@ export async function rerankText(
   filter: PostingFilter,
   depth: number,
   loaded?: Map<string, Hit>,
+  now?: number,
 ): Promise<Candidate[]> {
-  let ranked = await textCandidates(engine, projectId, tokens, filter, Math.max(depth, RERANK_WINDOW))
+  const when = TIME && now !== undefined ? queryTimeWindow(query, now) : undefined
+  if (when) {
+    tokens = withoutTimeTerms(engine.analyzer, tokens, when)
+    query = query.replace(when.text, ' ')
+  }
+  // A dated query weighs a fixed, deeper list, so its window can lift a candidate from far down.
+  const deep = Math.max(depth, RERANK_WINDOW, when ? TIME_DEPTH : 0)
+  let ranked = await textCandidates(engine, projectId, tokens, filter, deep)
   const variants = VARIANTS ? variantTerms(engine.analyzer, query, new Set(tokens)) : []
-  if (variants.length > 0)
-    ranked = topCandidates(
-      mixVariants(ranked, await textCandidates(engine, projectId, variants, filter, Math.max(depth, RERANK_WINDOW))),
-      Math.max(depth, RERANK_WINDOW),
-    )
+  if (variants.length > 0) ranked = topCandidates(mixVariants(ranked, await textCandidates(engine, projectId, variants, filter, deep)), deep)
+  if (when) ranked = boostTimeWindow(ranked, when)
   if (PROXIMITY && tokens.length >= 2 && ranked.length > 1) {
     const window = ranked.slice(0, RERANK_WINDOW)
     const found = await resolveHits(db, projectId, window)
@@ -55,7 +67,7 @@ export async function rerankText(
     })
     ranked = [...boosted.sort(compareCandidates), ...ranked.slice(RERANK_WINDOW)]
   }
-  return ranked
+  return ranked.slice(0, Math.max(depth, RERANK_WINDOW))
 }
 
 /** Loads the records of ranked candidates, reusing those already `loaded`; hits in rank order with the final scores. */
