@@ -6,6 +6,7 @@ import { createSearch } from '../search/search.js'
 import { englishAnalyzer } from '../search/analyzer.js'
 import { finishIndexRebuild, rebuildIndex } from '../search/index-rebuild.js'
 import { createTextIndex, INDEX_TABLES } from '../search/text-index.js'
+import { keyedAnalyzer } from '../encryption/slot.js'
 import type { Embedder } from '../store-context.js'
 
 /** Options of {@link searchModule}. */
@@ -40,11 +41,13 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
     tables: INDEX_TABLES,
     database: { rebuildIndex: (tx) => rebuildIndex(tx, analyzer ?? englishAnalyzer) },
     async open(c) {
-      await finishIndexRebuild(storeOf(c), analyzer ?? englishAnalyzer)
+      const ctx = storeOf(c)
+      await finishIndexRebuild(ctx, keyedAnalyzer(analyzer ?? englishAnalyzer, ctx.crypto))
     },
     install(c) {
       const ctx = storeOf(c)
-      ctx.index = createTextIndex(ctx.db, options)
+      // With at-rest encryption on, the index stores and queries keyed hashes of the analyzer's terms.
+      ctx.index = createTextIndex(ctx.db, { ...options, analyzer: keyedAnalyzer(analyzer ?? englishAnalyzer, ctx.crypto) })
       ctx.status.enable('embedder', options.embedder !== undefined)
     },
     create: (ctx) => ({ search: createSearch(storeOf(ctx)) }),
