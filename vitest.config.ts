@@ -51,7 +51,7 @@ export default defineConfig({
         test: {
           name: 'encrypted',
           environment: 'node',
-          include: ['packages/core/src/**/*.test.ts'],
+          include: ['packages/core/src/**/*.test.ts', 'packages/sync/src/**/*.test.ts', 'packages/worker/src/**/*.test.ts'],
           env: { ENGRAM_TEST_ENCRYPTION: '1' },
           testTimeout: 30_000,
           hookTimeout: 60_000,

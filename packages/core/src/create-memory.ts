@@ -227,7 +227,18 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     }
   }
   registerReplication(memory, createReplication(ctx))
-  registerAtRest(memory, () => encryption?.cipher)
+  registerAtRest(memory, {
+    cipher: () => encryption?.cipher,
+    async verify(key) {
+      if (key === undefined) {
+        if (encryption?.active) throw new MemoryError('crypto', `The memory store ${name} is encrypted: open it with encryption: { key }`)
+        return
+      }
+      checkKey('encryption.key', key)
+      if (encryption?.active) await encryption.verify(key)
+      else await (memory as Memory).encryption.enable(key)
+    },
+  })
   for (const module of modules) Object.assign(memory, module.create(moduleCtx, memory))
   return memory as Memory
 }

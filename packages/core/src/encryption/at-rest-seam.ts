@@ -17,15 +17,31 @@ export interface AtRestCipher {
   onKeysChanged(listener: () => void): () => void
 }
 
-const seams = new WeakMap<object, () => AtRestCipher | undefined>()
+/** What a store made in this thread registers. */
+export interface AtRestSeam {
+  cipher(): AtRestCipher | undefined
+  /** Checks `key` against the store as `openMemory` would (a second tab joining a store open in a SharedWorker). */
+  verify(key: CryptoKey | undefined): Promise<void>
+}
 
-/** Registers where a store made in this thread keeps its at-rest cipher. */
-export function registerAtRest(memory: object, cipher: () => AtRestCipher | undefined): void {
-  seams.set(memory, cipher)
+const seams = new WeakMap<object, AtRestSeam>()
+
+/** Registers the at-rest seam of a store made in this thread. */
+export function registerAtRest(memory: object, seam: AtRestSeam): void {
+  seams.set(memory, seam)
 }
 
 /** The at-rest cipher of a store opened in this thread, when its encryption is on; undefined otherwise. Not for apps. */
 export function atRestCipherOf(memory: object): AtRestCipher | undefined {
-  const cipher = seams.get(memory)?.()
+  const cipher = seams.get(memory)?.cipher()
   return cipher?.active() ? cipher : undefined
+}
+
+/**
+ * Checks `encryption.key` of a connection that joins a store already open (in a worker host) the way
+ * `openMemory` checks it. Not for apps.
+ * @throws MemoryError `crypto` when the store is encrypted and the key is missing or wrong.
+ */
+export async function verifyAtRestKey(memory: object, key: CryptoKey | undefined): Promise<void> {
+  await seams.get(memory)?.verify(key)
 }

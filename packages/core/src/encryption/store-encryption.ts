@@ -136,6 +136,13 @@ export class StoreEncryption {
     return true
   }
 
+  /** @throws MemoryError `crypto` unless `key` unwraps the store's key bundle. */
+  async verify(key: CryptoKey): Promise<void> {
+    const row = await this.db.meta.get(ENCRYPTION_META_KEY)
+    if (!isStoredBundle(row?.value)) throw new MemoryError('crypto', 'The key bundle of this store is missing or damaged')
+    await unwrapBundle(key, row.value)
+  }
+
   /** True once the store has data keys (encrypted or being encrypted). */
   get active(): boolean {
     return this.state !== undefined
