@@ -237,7 +237,8 @@ export class StoreEncryption {
     } finally {
       this.busy = false
     }
-    if (wait) await this.running
+    // A store with one batch or less (a new one) is done before open returns.
+    if (wait || this.progress.total <= this.batchSize) await this.running
     else this.running.catch((error: unknown) => (this.stopped ? undefined : reportError(error)))
   }
 
