@@ -54,7 +54,11 @@ async function writeCanaries(m: Memory, projectId: string): Promise<string[]> {
   // Agent runtime: journal, runs (checkpoints, tool events, status), tasks, usage, lessons, outcomes, turns.
   const s2 = await m.sessions.create(projectId)
   await m.journal.append(s2.id, { kind: w('journalkind'), payload: { text: w('journalpayload') }, idempotencyKey: w('journalidempotency') })
-  await m.runs.setCheckpoint('run-1', w('checkpointphase'), { status: w('checkpointstatus'), output: { text: w('checkpointoutput') }, error: w('checkpointerror') })
+  await m.runs.setCheckpoint('run-1', w('checkpointphase'), {
+    status: w('checkpointstatus'),
+    output: { text: w('checkpointoutput') },
+    error: w('checkpointerror'),
+  })
   await m.runs.appendToolEvent('run-1', { tool: w('tooleventtool'), input: { q: w('tooleventinput') }, output: { a: w('tooleventoutput') }, status: 'ok' })
   await m.runs.setStatus('run-1', { status: 'done', summary: w('runsummary') })
   await m.tasks.create(projectId, { description: `task ${w('taskdescription')}`, dueAt: Date.now() + 60_000, kind: w('taskkind') })
@@ -133,7 +137,7 @@ describe('at-rest encryption, as an attacker reads the disk', () => {
       expect(Object.keys(dump).some((part) => part.endsWith(`/store:${table}`))).toBe(true)
     // Plain words of the content are not there either (search terms are keyed hashes).
     for (const word of ['question', 'answer', 'passage', 'summary']) expect(whereFound(dump, word), word).toEqual([])
-    const found = Object.fromEntries(canaries.map((c) => [c, whereFound(dump, c)]).filter(([, where]) => where.length > 0))
+    const found = Object.fromEntries(canaries.map((c) => [c, whereFound(dump, c)] as const).filter(([, where]) => where.length > 0))
     expect(found).toEqual({})
   })
 })

@@ -1,5 +1,15 @@
 import * as Comlink from 'comlink'
-import { reportError, databaseName, openMemory, verifyAtRestKey, type Embedder, type Extractor, type Memory, type MemoryOptions, type Summarizer } from '@engram/core'
+import {
+  reportError,
+  databaseName,
+  openMemory,
+  verifyAtRestKey,
+  type Embedder,
+  type Extractor,
+  type Memory,
+  type MemoryOptions,
+  type Summarizer,
+} from '@engram/core'
 import type { OpenRequest, StartSync, SyncHandle } from './api.js'
 import { relayChanges, type CrossTabChanges } from './cross-tab-changes.js'
 import { electLeader, type Election } from './election.js'

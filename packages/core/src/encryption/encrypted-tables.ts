@@ -504,11 +504,13 @@ export function encryptedTable(down: DBCoreTable, keys: () => KeyState): DBCoreT
       // A row of the generation being migrated from would shadow (or duplicate) the new one.
       const old = pkInfo.anyHashed && k.previous !== undefined && req.type === 'put' ? req.values.flatMap((v) => pkForms(extractPk(v)).slice(1)) : []
       const cleared = old.length > 0 ? down.mutate({ trans: req.trans, type: 'delete', keys: old }) : resolved(undefined)
-      return cleared.then(() => down.mutate({ ...req, values } as DBCoreMutateRequest)).then((res) => {
-        if (!pkInfo.anyHashed) return res
-        const results = req.values.map((v, i) => (res.failures[i] ? undefined : extractPk(v)))
-        return { ...res, results, lastResult: results[results.length - 1] }
-      }) as Promise<DBCoreMutateResponse>
+      return cleared
+        .then(() => down.mutate({ ...req, values } as DBCoreMutateRequest))
+        .then((res) => {
+          if (!pkInfo.anyHashed) return res
+          const results = req.values.map((v, i) => (res.failures[i] ? undefined : extractPk(v)))
+          return { ...res, results, lastResult: results[results.length - 1] }
+        }) as Promise<DBCoreMutateResponse>
     }
     if (req.type === 'delete') {
       if (!pkInfo.anyHashed) return down.mutate(req)
@@ -518,7 +520,10 @@ export function encryptedTable(down: DBCoreTable, keys: () => KeyState): DBCoreT
     }
     const p = plan(pkInfo, req.range)
     if (p.native) {
-      return p.ranges.reduce<PromiseLike<DBCoreMutateResponse | undefined>>((chain, range) => chain.then(() => down.mutate({ ...req, range })), resolved(undefined)) as Promise<DBCoreMutateResponse>
+      return p.ranges.reduce<PromiseLike<DBCoreMutateResponse | undefined>>(
+        (chain, range) => chain.then(() => down.mutate({ ...req, range })),
+        resolved(undefined),
+      ) as Promise<DBCoreMutateResponse>
     }
     return entries(req.trans, pkInfo, req.range, p, false, false).then((list) =>
       down.mutate({ trans: req.trans, type: 'delete', keys: list.map((e) => extractPk(e.raw)) }),

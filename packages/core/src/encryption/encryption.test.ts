@@ -155,7 +155,10 @@ describe('openMemory({ encryption })', () => {
     const hmac = await crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
     await expect(s.open({ encryption: { key: cbc } })).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/AES-GCM/) })
     await expect(s.open({ encryption: { key: hmac } })).rejects.toMatchObject({ code: 'invalid_input' })
-    await expect(s.open({ encryption: { key: await newKey(['encrypt']) } })).rejects.toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/usages/) })
+    await expect(s.open({ encryption: { key: await newKey(['encrypt']) } })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/usages/),
+    })
     expect(await s.indexedDB.databases()).toEqual([])
   })
 

@@ -36,7 +36,8 @@ function subtle(): SubtleCrypto {
  * @throws MemoryError `invalid_input` for an empty passphrase or a salt that is not a Uint8Array of at least 16 bytes, `crypto` without WebCrypto.
  */
 export async function deriveMemoryKey(passphrase: string, salt: Uint8Array): Promise<CryptoKey> {
-  if (typeof passphrase !== 'string' || passphrase.length === 0) throw new MemoryError('invalid_input', 'deriveMemoryKey: passphrase must be a non-empty string')
+  if (typeof passphrase !== 'string' || passphrase.length === 0)
+    throw new MemoryError('invalid_input', 'deriveMemoryKey: passphrase must be a non-empty string')
   if (!(salt instanceof Uint8Array) || salt.byteLength < MIN_SALT_BYTES)
     throw new MemoryError('invalid_input', `deriveMemoryKey: salt must be a Uint8Array of at least ${MIN_SALT_BYTES} random bytes`)
   const s = subtle()

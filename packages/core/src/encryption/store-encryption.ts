@@ -92,7 +92,6 @@ function isStoredBundle(value: unknown): value is StoredBundle {
   return typeof v === 'object' && v !== null && v.v === 1 && v.iv instanceof Uint8Array && v.sealed instanceof Uint8Array
 }
 
-
 /** The at-rest encryption of one open store. */
 export class StoreEncryption {
   private state: KeyState | undefined
@@ -150,7 +149,7 @@ export class StoreEncryption {
 
   private install(): void {
     this.slot.impl = {
-      table: (name, down) => encryptedTable(down, () => this.state!),
+      table: (_name, down) => encryptedTable(down, () => this.state!),
       hashTerms: (terms) => {
         const g = this.state!.current
         return terms.map((t) => g.hashTerm(t))
@@ -203,7 +202,10 @@ export class StoreEncryption {
 
   private async begin(key: CryptoKey, kind: 'enable' | 'rekey', wait: boolean): Promise<void> {
     if (this.busy || this.state?.previous !== undefined)
-      throw new MemoryError('conflict', `An ${this.state?.previous === 'plain' ? 'enable' : 'rekey'} run is in progress: wait for it (memory.encryption.subscribe)`)
+      throw new MemoryError(
+        'conflict',
+        `An ${this.state?.previous === 'plain' ? 'enable' : 'rekey'} run is in progress: wait for it (memory.encryption.subscribe)`,
+      )
     this.busy = true
     try {
       const before = this.state
