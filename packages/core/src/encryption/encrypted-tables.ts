@@ -14,7 +14,6 @@ import {
 import { MemoryError } from '../errors.js'
 import { maxKey } from '../keys.js'
 import { type Generation, generationOf, pack, unpack, utf8 } from './codec.js'
-import { isEncryptionMetaKey } from './slot.js'
 
 /*
  * How rows look on disk with encryption on. Per table, the fields IndexedDB
@@ -58,8 +57,19 @@ export const CLEAR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   artifacts: ['data'],
 }
 
-/** Tables stored as they are: posting blocks of hashed terms and per-project counts. */
-export const PLAIN_TABLES: ReadonlySet<string> = new Set(['textBlocks', 'textCorpus'])
+/**
+ * Values of a hashed field that are hashed: the search index's document ids only when they name a
+ * fact (`fact:<project>/<key>` holds the key); ids of messages, summaries and passages are random.
+ */
+const HASH_WHEN: Readonly<Record<string, (value: string) => boolean>> = {
+  'textDocs.d': (value) => value.startsWith('fact:'),
+}
+
+/**
+ * Tables stored as they are: posting blocks of hashed terms, per-project counts, and `meta` (the
+ * store's own state — device id, merge mark, adoption counts — and the key bundle; no user text).
+ */
+export const PLAIN_TABLES: ReadonlySet<string> = new Set(['textBlocks', 'textCorpus', 'meta'])
 
 /** The field holding a row's sealed fields. */
 export const SEALED = '_c'
@@ -130,7 +140,7 @@ export function tableSpec(table: DBCoreTable): TableSpec {
 /** Hashes a value of a hashed field (each entry of an array: multi-entry tags). */
 function hashValue(form: Form, domain: string, value: unknown): unknown {
   if (form === 'plain') return value
-  if (typeof value === 'string') return form.hashField(domain, value)
+  if (typeof value === 'string') return HASH_WHEN[domain] && !HASH_WHEN[domain](value) ? value : form.hashField(domain, value)
   if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? form.hashField(domain, v) : v))
   return value
 }
@@ -138,7 +148,6 @@ function hashValue(form: Form, domain: string, value: unknown): unknown {
 /** A row as stored, written with generation `gen`. */
 export function encodeRow(spec: TableSpec, row: Record<string, unknown>, gen: Generation): Record<string, unknown> {
   if (spec.plain || row === null || typeof row !== 'object') return row
-  if (spec.name === 'meta' && isEncryptionMetaKey(row.key)) return row
   const out: Record<string, unknown> = {}
   const packed: Record<string, unknown> = {}
   let sealed = false
@@ -149,6 +158,10 @@ export function encodeRow(spec: TableSpec, row: Record<string, unknown>, gen: Ge
       continue
     }
     if (value === undefined) continue
+    if (spec.hashed.has(field) && typeof value === 'string' && !needsHash(spec, field, value)) {
+      out[field] = value
+      continue
+    }
     packed[field] = value
     sealed = true
     if (spec.hashed.has(field)) out[field] = hashValue(gen, `${spec.name}.${field}`, value)
@@ -175,17 +188,24 @@ export function decodeRow(spec: TableSpec, raw: unknown, keys: KeyState): unknow
   }
   const fields = unpack(g.open(sealed as Uint8Array, spec.context))
   const out: Record<string, unknown> = {}
-  for (const field in stored) if (field !== SEALED && !spec.hashed.has(field)) out[field] = stored[field]
+  // Hashed fields come back from the sealed fields (which hold every field that was hashed).
+  for (const field in stored) if (field !== SEALED) out[field] = stored[field]
   return Object.assign(out, fields)
+}
+
+/** False for a value of a hashed field that stays clear (HASH_WHEN). */
+function needsHash(spec: TableSpec, field: string, value: string): boolean {
+  const when = HASH_WHEN[`${spec.name}.${field}`]
+  return when === undefined || when(value)
 }
 
 /** True when a stored row is sealed with `gen` (or, for a table kept plain, always). */
 export function isCurrent(spec: TableSpec, raw: Record<string, unknown>, gen: number): boolean {
-  if (spec.plain || (spec.name === 'meta' && isEncryptionMetaKey(raw.key))) return true
+  if (spec.plain) return true
   const sealed = raw[SEALED]
   if (sealed === undefined) {
     // A row with nothing to seal (all its fields are clear) is as good as current.
-    return Object.keys(raw).every((f) => spec.clear.has(f))
+    return Object.keys(raw).every((f) => spec.clear.has(f) || (spec.hashed.has(f) && typeof raw[f] === 'string' && !needsHash(spec, f, raw[f] as string)))
   }
   return generationOf(sealed) === gen
 }
@@ -452,6 +472,7 @@ export function encryptedTable(down: DBCoreTable, keys: () => KeyState): DBCoreT
 
   /** Reads every stored row of `p`'s ranges and returns the plain entries in `range`, ordered as the plain index would. */
   function entries(trans: DBCoreTransaction, info: IndexInfo, range: DBCoreKeyRange, p: Plan, reverse: boolean, unique: boolean): PromiseLike<Entry[]> {
+    if ((globalThis as any).__trace) console.log('ENTRIES', spec.name, info.index.name, JSON.stringify(range), new Error().stack?.split('\n').slice(2, 9).join('\n'))
     return all(p.ranges.map((r) => down.query({ trans, values: true, query: { index: info.index, range: r } }))).then((results) => {
       const multi = info.index.multiEntry === true
       const seen = multi ? new Set<string>() : undefined
