@@ -118,7 +118,10 @@ export async function runBrowserBench(): Promise<void> {
     for (const note of result.notes) console.log(`\n> ${note}`)
     if (suites.includes('encryption')) {
       const rows = await page.evaluate((c) => (window as unknown as { bench: Bench }).bench.encryption(c), encryptionConfig)
-      printTable(`at-rest encryption on vs off in Chromium (dedicated worker, ${encryptionConfig.corpus.toLocaleString('en')} messages for search and context)`, rows)
+      printTable(
+        `at-rest encryption on vs off in Chromium (dedicated worker, ${encryptionConfig.corpus.toLocaleString('en')} messages for search and context)`,
+        rows,
+      )
     }
   } finally {
     await profile.close()

@@ -18,8 +18,7 @@ let stores = 0
 
 export async function runEncryptionBench(): Promise<void> {
   const figures = await encryptionFigures(
-    (key) =>
-      openMemory({ appId: 'bench-enc', userId: `u${++stores}`, indexedDB: new IDBFactory(), IDBKeyRange, ...(key ? { encryption: { key } } : {}) }),
+    (key) => openMemory({ appId: 'bench-enc', userId: `u${++stores}`, indexedDB: new IDBFactory(), IDBKeyRange, ...(key ? { encryption: { key } } : {}) }),
     { writes, corpus, queries: 200 },
     (text) => console.error(`[bench] ${text}`),
     () => {
