@@ -62,6 +62,11 @@ export interface StoreContext {
   readonly syncedProjects: Set<string>
   /** The full-text index every indexed kind writes through; the search module installs it (default: keeps nothing). */
   index: TextIndex
+  /**
+   * Rebuilds the whole full-text index from the records inside `w` (the search module sets it; at-rest
+   * encryption uses it when it switches keys). Vectors and queued embeddings are kept.
+   */
+  rebuildIndex?: (w: WriteScope) => Promise<void>
   /** At-rest encryption's seam (installed once the store's keys are unlocked); absent in bare test contexts. */
   readonly crypto?: CryptoSlot
   /** Background state and failures (`memory.status`). */

@@ -3,8 +3,6 @@ import { MemoryError } from '../errors.js'
 import { mapError } from '../map-error.js'
 import { reportError } from '../report-error.js'
 import { type EngramDb, INDEX_REBUILD_KEY } from '../schema.js'
-import { rebuildIndex } from '../search/index-rebuild.js'
-import { searchEngineOf } from '../search/text-index.js'
 import type { StoreContext } from '../store-context.js'
 import { write } from '../write.js'
 import type { EncryptionStatus } from './api.js'
@@ -251,20 +249,15 @@ export class StoreEncryption {
   private async switchKeys(stored: StoredBundle, progress: Progress): Promise<void> {
     const ctx = this.ctx!
     const db = ctx.db
-    const engine = searchEngineOf(ctx.index)
     const tables = ['meta', 'messages', 'facts', 'summaries', 'passages', 'textDocs', 'textBlocks', 'textCorpus', 'vectors', 'embedQueue']
     await write(ctx, tables, async (w) => {
       await db.meta.bulkPut([
         { key: ENCRYPTION_META_KEY, value: stored as never },
         { key: PROGRESS_META_KEY, value: progress as never },
       ])
-      if (engine?.enabled && ctx.index.reset) {
-        // Vectors and queued embeddings survive (they are re-encrypted by the run); only terms are rebuilt.
-        const [vectors, queue] = await Promise.all([db.table('vectors').toArray(), db.table('embedQueue').toArray()])
-        await ctx.index.reset(w)
-        await db.table('textCorpus').clear()
-        await rebuildIndex(w.tx, engine.analyzer)
-        await Promise.all([vectors.length ? db.table('vectors').bulkPut(vectors) : undefined, queue.length ? db.table('embedQueue').bulkPut(queue) : undefined])
+      if (ctx.rebuildIndex) {
+        // Vectors and queued embeddings survive (the run re-encrypts them); the terms are rebuilt, hashed with the new keys.
+        await ctx.rebuildIndex(w)
       } else {
         // No search module in this store: drop the index; the search module rebuilds it (hashed) when a store with it opens.
         const had = await db.table('textDocs').count()

@@ -47,7 +47,17 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
     install(c) {
       const ctx = storeOf(c)
       // With at-rest encryption on, the index stores and queries keyed hashes of the analyzer's terms.
-      ctx.index = createTextIndex(ctx.db, { ...options, analyzer: keyedAnalyzer(analyzer ?? englishAnalyzer, ctx.crypto) })
+      const engine = createTextIndex(ctx.db, { ...options, analyzer: keyedAnalyzer(analyzer ?? englishAnalyzer, ctx.crypto) })
+      ctx.index = engine
+      ctx.rebuildIndex = async (w) => {
+        if (!engine.enabled) return
+        const db = ctx.db
+        const [vectors, queue] = await Promise.all([db.table('vectors').toArray(), db.table('embedQueue').toArray()])
+        await engine.reset!(w)
+        await db.table('textCorpus').clear()
+        await rebuildIndex(w.tx, engine.analyzer)
+        await Promise.all([vectors.length ? db.table('vectors').bulkPut(vectors) : undefined, queue.length ? db.table('embedQueue').bulkPut(queue) : undefined])
+      }
       ctx.status.enable('embedder', options.embedder !== undefined)
     },
     create: (ctx) => ({ search: createSearch(storeOf(ctx)) }),
