@@ -110,6 +110,7 @@ export async function runBrowserBench(): Promise<void> {
     }
     for (const [key, title] of Object.entries(tables)) {
       const rows = result.figures.filter((f: Figure) => f.table === key)
+      if (rows.length === 0) continue
       printTable(
         title,
         rows.map((f) => ({ ...f, goal: [f.goal, f.today ? `today: ${f.today}` : ''].filter(Boolean).join('; ') })),
