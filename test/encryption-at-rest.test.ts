@@ -141,3 +141,63 @@ describe('at-rest encryption, as an attacker reads the disk', () => {
     expect(found).toEqual({})
   })
 })
+
+/** The key generations of the sealed updates in the sync documents whose names start with `prefix` (0: a plain update). */
+async function docGenerations(prefix: string): Promise<number[]> {
+  const out: number[] = []
+  for (const { name } of await indexedDB.databases()) {
+    if (!name?.startsWith(prefix)) continue
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open(name)
+      r.onsuccess = () => resolve(r.result)
+      r.onerror = () => reject(r.error)
+    })
+    const values = await new Promise<unknown[]>((resolve, reject) => {
+      const r = db.transaction('updates').objectStore('updates').getAll()
+      r.onsuccess = () => resolve(r.result)
+      r.onerror = () => reject(r.error)
+    })
+    for (const v of values) out.push(v instanceof Uint8Array ? 0 : ((v as { s: Uint8Array }).s[1] ?? -1))
+    db.close()
+  }
+  return out
+}
+
+describe('sync documents of an encrypted store', () => {
+  it('are re-sealed with the new keys when a rekey finishes, and reopen with them', async () => {
+    const { memory, user } = await scenario({ encrypted: true })
+    const prefix = `at-rest-doc-${user}`
+    expect(new Set(await docGenerations(prefix))).toEqual(new Set([1]))
+    await memory.encryption.rekey(await newKey())
+    await expect.poll(async () => [...new Set(await docGenerations(prefix))]).toEqual([2])
+    // Sync starts again on the re-sealed document: it loads (nothing to re-push), the store reads as before.
+    await cleanups[1]!()
+    const errors: unknown[] = []
+    const network = createLoopbackNetwork()
+    const again = startSync(memory, { connect: network.connector('a'), docName: (p) => `${prefix}:${p}`, onError: (e) => errors.push(e) })
+    cleanups.push(() => again.close())
+    await memory.sync.whenSynced('p')
+    await again.flush()
+    expect(errors).toEqual([])
+    expect(new Set(await docGenerations(prefix))).toEqual(new Set([2]))
+    await readBack(memory, 'p')
+  })
+
+  it('kept plain before the store was encrypted are re-written sealed when sync starts again', async () => {
+    const { memory, user, canaries } = await scenario({ encrypted: false })
+    const prefix = `at-rest-doc-${user}`
+    expect(await docGenerations(prefix)).toContain(0)
+    // Stop sync (the scenario's cleanup closes it again, harmlessly), encrypt the store, start sync again.
+    await cleanups[1]!()
+    await memory.encryption.enable(await newKey())
+    const network = createLoopbackNetwork()
+    const again = startSync(memory, { connect: network.connector('a'), docName: (p) => `${prefix}:${p}`, onError: () => {} })
+    cleanups.push(() => again.close())
+    await memory.sync.whenSynced('p')
+    await again.flush()
+    expect(new Set(await docGenerations(prefix))).toEqual(new Set([1]))
+    const dump = await rawDump(indexedDB, (name) => name === databaseName('at-rest', user) || name.startsWith(prefix))
+    expect(canaries.filter((c) => whereFound(dump, c).length > 0)).toEqual([])
+    expect((await memory.facts.get('p', canary('factkey')))?.value).toEqual({ note: canary('factvalue') })
+  })
+})
