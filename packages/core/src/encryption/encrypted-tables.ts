@@ -472,8 +472,6 @@ export function encryptedTable(down: DBCoreTable, keys: () => KeyState): DBCoreT
 
   /** Reads every stored row of `p`'s ranges and returns the plain entries in `range`, ordered as the plain index would. */
   function entries(trans: DBCoreTransaction, info: IndexInfo, range: DBCoreKeyRange, p: Plan, reverse: boolean, unique: boolean): PromiseLike<Entry[]> {
-    if ((globalThis as any).__trace)
-      console.log('ENTRIES', spec.name, info.index.name, JSON.stringify(range), new Error().stack?.split('\n').slice(2, 9).join('\n'))
     return all(p.ranges.map((r) => down.query({ trans, values: true, query: { index: info.index, range: r } }))).then((results) => {
       const multi = info.index.multiEntry === true
       const seen = multi ? new Set<string>() : undefined
