@@ -337,3 +337,21 @@ describe('memory.encryption', () => {
     expect(await readAll(m)).toEqual(EXPECTED)
   })
 })
+
+describe('adopt', () => {
+  it('refuses to adopt another user database that is encrypted at rest (crypto), and an encrypted store adopts a plain one', async () => {
+    const indexedDB = new IDBFactory()
+    const key = await newKey()
+    const other = await openMemory({ appId: 'adopt', userId: 'anon', indexedDB, IDBKeyRange, encryption: { key } })
+    await other.facts.set('user', 'k', 'secret value')
+    await other.close()
+    const plain = await openMemory({ appId: 'adopt', userId: 'plain', indexedDB, IDBKeyRange })
+    await plain.facts.set('user', 'k2', 'adopted value')
+    await plain.close()
+    const me = await openMemory({ appId: 'adopt', userId: 'me', indexedDB, IDBKeyRange, encryption: { key } })
+    open.push(me)
+    await expect(me.adopt('anon')).rejects.toMatchObject({ code: 'crypto' })
+    await me.adopt('plain')
+    expect((await me.facts.get('user', 'k2'))?.value).toBe('adopted value')
+  })
+})
