@@ -97,7 +97,9 @@ async function readBack(m: Memory, projectId: string): Promise<void> {
 async function scenario(options: { encrypted: boolean; e2e?: boolean }) {
   const user = `attacker${++counter}`
   const key = await newKey()
-  const memory = await openMemory({ appId: 'at-rest', userId: user, ...(options.encrypted ? { encryption: { key } } : {}) })
+  // An embedder, so that queued texts and stored vectors are on disk too.
+  const embedder = { dimensions: 4, embed: async (texts: string[]) => texts.map((t) => Float32Array.from([t.length, 1, 2, 3])) }
+  const memory = await openMemory({ appId: 'at-rest', userId: user, embedder, ...(options.encrypted ? { encryption: { key } } : {}) })
   cleanups.push(() => memory.close())
   await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: true } })
   const network = createLoopbackNetwork()
@@ -115,26 +117,32 @@ async function scenario(options: { encrypted: boolean; e2e?: boolean }) {
   await network.settle()
   await sync.flush()
   await readBack(memory, 'p')
+  // Wait until the background embedder has stored the vectors of the messages and passages.
+  await expect.poll(async () => (await memory.search('p', canary('passagetext'), { mode: 'vector' })).length, { timeout: 10_000 }).toBeGreaterThan(0)
   const dump = await rawDump(indexedDB, (name) => name === databaseName('at-rest', user) || name.startsWith(docPrefix))
   return { canaries, dump, memory, key, user }
 }
 
 describe('at-rest encryption, as an attacker reads the disk', () => {
   it('a plain store shows every canary in its raw IndexedDB (the scan sees what is there)', async () => {
-    const { canaries, dump } = await scenario({ encrypted: false })
+    const { canaries, dump, user } = await scenario({ encrypted: false })
     const missing = canaries.filter((c) => whereFound(dump, c).length === 0)
     expect(missing).toEqual([])
+    expect(dump[`${databaseName('at-rest', user)}/store:vectors`]).toMatch(/(^|\n)vector(\n|$)/)
   })
 
   it.each([
     ['without end-to-end sync encryption', false],
     ['with end-to-end sync encryption', true],
   ])('an encrypted store shows none in any object store or index, nor in the sync documents (%s)', async (_label, e2e) => {
-    const { canaries, dump } = await scenario({ encrypted: true, e2e })
+    const { canaries, dump, user } = await scenario({ encrypted: true, e2e })
     // The store's database (every table, the search index among them) and the sync document were scanned.
     expect(Object.keys(dump).some((part) => part.includes(':p/store:updates'))).toBe(true)
     for (const table of ['facts', 'factVersions', 'blocks', 'messages', 'textDocs', 'textBlocks', 'journal', 'people'])
       expect(Object.keys(dump).some((part) => part.endsWith(`/store:${table}`))).toBe(true)
+    // Stored vectors are sealed: no row of the vectors table keeps a vector field in clear.
+    expect(dump[`${databaseName('at-rest', user)}/store:vectors`]).not.toMatch(/(^|\n)vector(\n|$)/)
+    expect(dump[`${databaseName('at-rest', user)}/store:vectors`]).toContain('_c')
     // Plain words of the content are not there either (search terms are keyed hashes).
     for (const word of ['question', 'answer', 'hello', 'always', 'likes']) expect(whereFound(dump, word), word).toEqual([])
     const found = Object.fromEntries(canaries.map((c) => [c, whereFound(dump, c)] as const).filter(([, where]) => where.length > 0))

@@ -56,14 +56,16 @@ function request<T>(req: IDBRequest<T>): Promise<T> {
   })
 }
 
+const latin1 = new TextDecoder('latin1')
+
 /** Values and keys flattened to text; bytes read as Latin-1 (UTF-8 text inside them shows). */
 async function flatten(value: unknown, out: string[]): Promise<void> {
   if (value === null || value === undefined) return
   if (typeof value === 'string') out.push(value)
   else if (typeof value !== 'object') out.push(String(value))
   else if (value instanceof Blob) await flatten(new Uint8Array(await value.arrayBuffer()), out)
-  else if (ArrayBuffer.isView(value)) out.push(String.fromCharCode(...new Uint8Array(value.buffer, value.byteOffset, value.byteLength)))
-  else if (value instanceof ArrayBuffer) out.push(String.fromCharCode(...new Uint8Array(value)))
+  else if (ArrayBuffer.isView(value)) out.push(latin1.decode(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)))
+  else if (value instanceof ArrayBuffer) out.push(latin1.decode(new Uint8Array(value)))
   else if (Array.isArray(value)) for (const v of value) await flatten(v, out)
   else
     for (const [k, v] of Object.entries(value)) {
