@@ -4,7 +4,7 @@ import { databaseName, refuseNewerSchema } from './create-memory.js'
 import { importDump } from './dump-import.js'
 import { MEMORY_TABLES } from './dump-scope.js'
 import { DUMP_FORMAT, DUMP_VERSION, type Dump, validateDump } from './dump-validate.js'
-import { ENCRYPTION_META_KEY } from './encryption/slot.js'
+import { createCryptoSlot, cryptoMiddleware, ENCRYPTION_META_KEY } from './encryption/slot.js'
 import { invalidInput, MemoryError } from './errors.js'
 import { mapError } from './map-error.js'
 import { linkPerson } from './people.js'
@@ -94,15 +94,20 @@ async function readOtherStore(ctx: StoreContext, otherUserId: string): Promise<R
     }
     await refuseNewerSchema(factory, name, ctx.db.verno)
     const other = new EngramDb(name, ctx.dbDeps ?? {})
+    const crypto = createCryptoSlot()
+    other.use(cryptoMiddleware(crypto))
     try {
       await other.open()
+      // A database encrypted at rest opens with this store's key (WebCrypto: before the read transaction).
+      if ((await other.meta.get(ENCRYPTION_META_KEY)) !== undefined) {
+        if (!ctx.crypto?.unlockOther)
+          throw new MemoryError('crypto', `The database of user ${JSON.stringify(otherUserId)} is encrypted at rest: open this store with its key to adopt it`)
+        await ctx.crypto.unlockOther(other, crypto)
+      }
       return await other.transaction('r', [...MEMORY_TABLES, 'meta'], async () => {
         // Without databases() to ask, an empty database made by opening it means there was none.
         if (!(await other.meta.get('deviceId')))
           throw new MemoryError('not_found', `No database of user ${JSON.stringify(otherUserId)} for app ${JSON.stringify(ctx.appId)} on this device`)
-        // Its rows are sealed with keys this store does not have.
-        if ((await other.meta.get(ENCRYPTION_META_KEY)) !== undefined)
-          throw new MemoryError('crypto', `The database of user ${JSON.stringify(otherUserId)} is encrypted at rest: it cannot be adopted`)
         const out: Record<string, Row[]> = {}
         for (const table of MEMORY_TABLES) out[table] = await other.table(table).toArray()
         return out

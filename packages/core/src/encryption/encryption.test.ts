@@ -339,19 +339,26 @@ describe('memory.encryption', () => {
 })
 
 describe('adopt', () => {
-  it('refuses to adopt another user database that is encrypted at rest (crypto), and an encrypted store adopts a plain one', async () => {
+  it('adopts a database encrypted with the same key or a plain one; another key, or a plain store adopting an encrypted one, is crypto', async () => {
     const indexedDB = new IDBFactory()
     const key = await newKey()
-    const other = await openMemory({ appId: 'adopt', userId: 'anon', indexedDB, IDBKeyRange, encryption: { key } })
-    await other.facts.set('user', 'k', 'secret value')
-    await other.close()
-    const plain = await openMemory({ appId: 'adopt', userId: 'plain', indexedDB, IDBKeyRange })
-    await plain.facts.set('user', 'k2', 'adopted value')
-    await plain.close()
+    const make = async (userId: string, value: string, encryption?: { key: CryptoKey }) => {
+      const m = await openMemory({ appId: 'adopt', userId, indexedDB, IDBKeyRange, ...(encryption ? { encryption } : {}) })
+      await m.facts.set('user', userId, value)
+      await m.close()
+    }
+    await make('same', 'same key value', { key })
+    await make('other', 'other key value', { key: await newKey() })
+    await make('plain', 'plain value')
     const me = await openMemory({ appId: 'adopt', userId: 'me', indexedDB, IDBKeyRange, encryption: { key } })
     open.push(me)
-    await expect(me.adopt('anon')).rejects.toMatchObject({ code: 'crypto' })
+    await expect(me.adopt('other')).rejects.toMatchObject({ code: 'crypto' })
+    await me.adopt('same')
     await me.adopt('plain')
-    expect((await me.facts.get('user', 'k2'))?.value).toBe('adopted value')
+    expect((await me.facts.get('user', 'same'))?.value).toBe('same key value')
+    expect((await me.facts.get('user', 'plain'))?.value).toBe('plain value')
+    const plainStore = await openMemory({ appId: 'adopt', userId: 'me2', indexedDB, IDBKeyRange })
+    open.push(plainStore)
+    await expect(plainStore.adopt('same')).rejects.toMatchObject({ code: 'crypto' })
   })
 })

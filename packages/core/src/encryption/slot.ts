@@ -1,4 +1,4 @@
-import type { DBCore, DBCoreTable, DBCoreTransaction, Middleware } from 'dexie'
+import type { DBCore, DBCoreTable, DBCoreTransaction, Dexie, Middleware } from 'dexie'
 import type { Analyzer } from '../search/analyzer.js'
 
 /*
@@ -19,6 +19,11 @@ export interface EncryptedTables {
 /** Per store: the installed encryption, if any. */
 export interface CryptoSlot {
   impl: EncryptedTables | undefined
+  /**
+   * Unlocks another database of the app (`adopt`) whose middleware uses `slot`, with this store's key.
+   * @throws MemoryError `crypto` when its key is another one.
+   */
+  unlockOther?: (db: Dexie, slot: CryptoSlot) => Promise<void>
   /** Transactions that read and write rows as stored (the migration of `enable` and `rekey`). */
   readonly raw: WeakSet<object>
 }

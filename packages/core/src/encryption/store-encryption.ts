@@ -146,6 +146,10 @@ export class StoreEncryption {
   }
 
   private install(): void {
+    this.slot.unlockOther = async (db, slot) => {
+      if (!this.appKey) throw new MemoryError('crypto', 'This store has no key to open another encrypted database with')
+      await new StoreEncryption(db as EngramDb, slot, () => {}).unlock(this.appKey)
+    }
     this.slot.impl = {
       table: (_name, down) => encryptedTable(down, () => this.state!),
       hashTerms: (terms) => {
