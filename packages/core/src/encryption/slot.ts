@@ -86,9 +86,5 @@ export function keyedAnalyzer(analyzer: Analyzer, slot: CryptoSlot | undefined):
   }
 }
 
-/** The meta row that marks an encrypted store (kept clear: it holds the wrapped keys and the key check). */
+/** The meta row that marks an encrypted store: the wrapped keys, which are the key check (`meta` is never encrypted). */
 export const ENCRYPTION_META_KEY = 'encryption'
-/** Meta rows that stay clear: the key bundle and the progress of `enable` / `rekey`. */
-export function isEncryptionMetaKey(key: unknown): boolean {
-  return typeof key === 'string' && (key === ENCRYPTION_META_KEY || key.startsWith(`${ENCRYPTION_META_KEY}.`))
-}
