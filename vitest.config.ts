@@ -46,6 +46,18 @@ export default defineConfig({
         },
       },
       {
+        // The store's own tests again, every store encrypted at rest (test/support/memory.ts): encryption must change nothing they see.
+        extends: true,
+        test: {
+          name: 'encrypted',
+          environment: 'node',
+          include: ['packages/core/src/**/*.test.ts', 'packages/sync/src/**/*.test.ts', 'packages/worker/src/**/*.test.ts'],
+          env: { ENGRAM_TEST_ENCRYPTION: '1' },
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'e2e',

@@ -4,9 +4,11 @@
  * run the SDK, beside raw Dexie and MiniSearch doing the same work in the same
  * worker and run. Sizes: BROWSER_BENCH_IMPORT messages for import and the large
  * search store (default 100,000); BROWSER_BENCH_SMOKE=1 runs everything small;
- * BROWSER_BENCH_SUITES=storage, writes (writes and search) or search runs a part.
+ * BROWSER_BENCH_SUITES=storage, writes (writes and search), search or encryption
+ * (at-rest encryption on vs off) runs a part; the default runs storage, writes and encryption.
  */
 import type { BrowserBenchConfig, BrowserBenchResult, Figure, StorageVariant } from '../e2e/pages/bench-browser.worker.js'
+import type { EncryptionBenchConfig, EncryptionFigure } from '../e2e/pages/bench-encryption.js'
 import { buildTestPages } from '../e2e/support/build-pages.js'
 import { launchProfile } from '../e2e/support/chromium.js'
 import { serveStatic } from '../e2e/support/static-server.js'
@@ -14,12 +16,17 @@ import { printTable } from './stats.js'
 
 const smoke = process.env.BROWSER_BENCH_SMOKE === '1'
 const importN = Number(process.env.BROWSER_BENCH_IMPORT ?? (smoke ? 5_000 : 100_000))
-const suites = (process.env.BROWSER_BENCH_SUITES ?? 'storage,writes').split(',')
+const suites = (process.env.BROWSER_BENCH_SUITES ?? 'storage,writes,encryption').split(',')
 const storageSizes = smoke ? [2_000] : [5_000, 20_000]
 const config: BrowserBenchConfig = smoke
   ? { writes: 100, appendMany: 2_000, importN, searchSizes: [2_000, importN], queries: 50, builds: 10 }
   : { writes: 1_000, appendMany: 10_000, importN, searchSizes: [...new Set([5_000, 20_000, importN])], queries: 300, builds: 50 }
-type Bench = { run(c: BrowserBenchConfig): Promise<BrowserBenchResult>; storage(v: StorageVariant, n: number): Promise<number> }
+type Bench = {
+  run(c: BrowserBenchConfig): Promise<BrowserBenchResult>
+  storage(v: StorageVariant, n: number): Promise<number>
+  encryption(c: EncryptionBenchConfig): Promise<EncryptionFigure[]>
+}
+const encryptionConfig: EncryptionBenchConfig = smoke ? { writes: 50, corpus: 2_000, queries: 30 } : { writes: 500, corpus: 20_000, queries: 200 }
 
 /** Storage per message of each variant, each written in a fresh origin of the same profile. */
 async function storageFigures(root: string, profile: Awaited<ReturnType<typeof launchProfile>>): Promise<Figure[]> {
@@ -103,12 +110,20 @@ export async function runBrowserBench(): Promise<void> {
     }
     for (const [key, title] of Object.entries(tables)) {
       const rows = result.figures.filter((f: Figure) => f.table === key)
+      if (rows.length === 0) continue
       printTable(
         title,
         rows.map((f) => ({ ...f, goal: [f.goal, f.today ? `today: ${f.today}` : ''].filter(Boolean).join('; ') })),
       )
     }
     for (const note of result.notes) console.log(`\n> ${note}`)
+    if (suites.includes('encryption')) {
+      const rows = await page.evaluate((c) => (window as unknown as { bench: Bench }).bench.encryption(c), encryptionConfig)
+      printTable(
+        `at-rest encryption on vs off in Chromium (dedicated worker, ${encryptionConfig.corpus.toLocaleString('en')} messages for search and context)`,
+        rows,
+      )
+    }
   } finally {
     await profile.close()
     await server.close()

@@ -8,6 +8,7 @@ import { cpus } from 'node:os'
 const suites: Record<string, () => Promise<void>> = {
   core: async () => (await import('./core.js')).runCoreBench(),
   search: async () => (await import('./search.js')).runSearchBench(),
+  encryption: async () => (await import('./encryption.js')).runEncryptionBench(),
   recall: async () => (await import('./recall.js')).runRecallBench(),
   runtime: async () => (await import('./runtime.js')).runRuntimeBench(),
   sync: async () => (await import('./sync.js')).runSyncBench(),

@@ -13,6 +13,7 @@ export async function openTestMemory(options: Partial<MemoryOptions> = {}): Prom
   const memory = await openMemory({
     appId: 'test',
     userId: `u${++counter}`,
+    ...(await testEncryption()),
     ...options,
     indexedDB,
     IDBKeyRange,
@@ -27,8 +28,20 @@ export async function openTestMemory(options: Partial<MemoryOptions> = {}): Prom
  */
 async function openOnGlobals(options: Partial<MemoryOptions>): Promise<Memory & { indexedDB: IDBFactory }> {
   const { indexedDB: _given, IDBKeyRange: _range, ...rest } = options
-  const memory = await openMemory({ appId: 'test', userId: `u${++counter}`, ...rest })
+  const memory = await openMemory({ appId: 'test', userId: `u${++counter}`, ...(await testEncryption()), ...rest })
   return Object.assign(memory, { indexedDB: globalThis.indexedDB })
+}
+
+let sharedKey: Promise<CryptoKey> | undefined
+
+/**
+ * With ENGRAM_TEST_ENCRYPTION=1 (the `encrypted` test project) every store a test opens is
+ * encrypted at rest with one key: the store's own tests then check that encryption changes nothing they see.
+ */
+async function testEncryption(): Promise<{ encryption?: { key: CryptoKey } }> {
+  if ((globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.ENGRAM_TEST_ENCRYPTION !== '1') return {}
+  sharedKey ??= crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'])
+  return { encryption: { key: await sharedKey } }
 }
 
 /** A clock for tests: starts at `start` and moves only when told. */

@@ -4,6 +4,7 @@ import { databaseName, refuseNewerSchema } from './create-memory.js'
 import { importDump } from './dump-import.js'
 import { MEMORY_TABLES } from './dump-scope.js'
 import { DUMP_FORMAT, DUMP_VERSION, type Dump, validateDump } from './dump-validate.js'
+import { createCryptoSlot, cryptoMiddleware, ENCRYPTION_META_KEY } from './encryption/slot.js'
 import { invalidInput, MemoryError } from './errors.js'
 import { mapError } from './map-error.js'
 import { linkPerson } from './people.js'
@@ -93,8 +94,16 @@ async function readOtherStore(ctx: StoreContext, otherUserId: string): Promise<R
     }
     await refuseNewerSchema(factory, name, ctx.db.verno)
     const other = new EngramDb(name, ctx.dbDeps ?? {})
+    const crypto = createCryptoSlot()
+    other.use(cryptoMiddleware(crypto))
     try {
       await other.open()
+      // A database encrypted at rest opens with this store's key (WebCrypto: before the read transaction).
+      if ((await other.meta.get(ENCRYPTION_META_KEY)) !== undefined) {
+        if (!ctx.crypto?.unlockOther)
+          throw new MemoryError('crypto', `The database of user ${JSON.stringify(otherUserId)} is encrypted at rest: open this store with its key to adopt it`)
+        await ctx.crypto.unlockOther(other, crypto)
+      }
       return await other.transaction('r', [...MEMORY_TABLES, 'meta'], async () => {
         // Without databases() to ask, an empty database made by opening it means there was none.
         if (!(await other.meta.get('deviceId')))

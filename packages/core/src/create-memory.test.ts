@@ -18,7 +18,7 @@ let counter = 0
 const base = () => ({ appId: 'compose', userId: `u${++counter}`, indexedDB: new IDBFactory(), IDBKeyRange })
 
 /** Every namespace and member a store has whatever its modules. */
-const BASE = ['appId', 'userId', 'deviceId', 'mode', 'projects', 'changes', 'status', 'sync', 'stats', 'export', 'persist', 'close', 'closed']
+const BASE = ['appId', 'userId', 'deviceId', 'mode', 'projects', 'changes', 'status', 'sync', 'encryption', 'stats', 'export', 'persist', 'close', 'closed']
 /** The members each module adds. */
 const ADDS: Record<string, string[]> = {
   facts: ['facts', 'blocks'],
@@ -106,6 +106,7 @@ describe('createMemory', () => {
       | 'changes'
       | 'status'
       | 'sync'
+      | 'encryption'
       | 'stats'
       | 'export'
       | 'persist'

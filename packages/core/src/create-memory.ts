@@ -1,5 +1,10 @@
 import { createChangeFeed } from './change-feed.js'
 import { highestStoredStamp } from './clock-restore.js'
+import type { EncryptionApi, EncryptionStatus } from './encryption/api.js'
+import { registerAtRest } from './encryption/at-rest-seam.js'
+import { checkEncryptionOption, checkKey, type EncryptionOptions } from './encryption/key-option.js'
+import { createCryptoSlot, cryptoMiddleware, ENCRYPTION_META_KEY } from './encryption/slot.js'
+import type { StoreEncryption } from './encryption/store-encryption.js'
 import { MemoryError } from './errors.js'
 import { createHybridClock } from './hlc.js'
 import { newId } from './ids.js'
@@ -13,6 +18,7 @@ import { replicationOnUse } from './replication-on-use.js'
 import { registerReplication } from './replication-seam.js'
 import { EngramDb } from './schema.js'
 import { createStatusHub } from './status.js'
+import { reportError } from './report-error.js'
 import { requestPersistence } from './storage-estimate.js'
 import type { StoreContext } from './store-context.js'
 import { subscribeChanges } from './subscribe-changes.js'
@@ -32,6 +38,12 @@ export interface BaseMemoryOptions {
   tokenizer?: Tokenizer
   /** The clock (epoch ms); inject in tests. */
   now?: () => number
+  /**
+   * Encrypts the store at rest with the app's AES-GCM key (see docs/encryption.md): every
+   * row a user wrote is ciphertext on disk. A plain store opened with it is encrypted in
+   * the background (like `memory.encryption.enable`).
+   */
+  encryption?: EncryptionOptions
 }
 
 /** Options of {@link createMemory}: the base options and the modules to compose. */
@@ -40,7 +52,7 @@ export interface CreateMemoryOptions<M extends readonly AnyModule[]> extends Bas
 }
 
 /** The option names {@link createMemory} accepts. */
-export const BASE_OPTIONS = ['appId', 'userId', 'indexedDB', 'IDBKeyRange', 'tokenizer', 'now'] as const
+export const BASE_OPTIONS = ['appId', 'userId', 'indexedDB', 'IDBKeyRange', 'tokenizer', 'now', 'encryption'] as const
 
 /** The name of the IndexedDB database that holds one app's memory for one user. */
 export function databaseName(appId: string, userId: string): string {
@@ -55,7 +67,8 @@ export function databaseName(appId: string, userId: string): string {
  * @example
  * const memory = await createMemory({ appId: 'my-agent', userId: 'u_123', modules: [factsModule(), searchModule()] })
  * @throws MemoryError `invalid_input` on bad or unknown options or modules (a module listed twice, one whose
- * requirement is missing), `conflict` when the database was written by a newer version, `quota_exceeded`.
+ * requirement is missing), `conflict` when the database was written by a newer version, `quota_exceeded`,
+ * `crypto` when the store is encrypted and the key is wrong or missing (nothing is read or written then).
  */
 export async function createMemory<const M extends readonly AnyModule[]>(options: CreateMemoryOptions<M>): Promise<ComposedMemory<M>> {
   const opts = checkOptions('options', options, [...BASE_OPTIONS, 'modules'])
@@ -69,6 +82,7 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   const modules = checkModules(opts.modules)
   if (opts.tokenizer !== undefined && typeof opts.tokenizer?.count !== 'function') throw new MemoryError('invalid_input', 'tokenizer must have count(text)')
   if (opts.now !== undefined && typeof opts.now !== 'function') throw new MemoryError('invalid_input', 'now must be a function returning epoch milliseconds')
+  if (opts.encryption !== undefined) checkEncryptionOption(opts.encryption)
   const name = databaseName(appId, userId)
   const rebuildIndex = modules.find((m) => m.database?.rebuildIndex)?.database?.rebuildIndex
   const db = new EngramDb(name, {
@@ -76,10 +90,36 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}),
     ...(rebuildIndex ? { rebuildIndex } : {}),
   })
+  const crypto = createCryptoSlot()
+  db.use(cryptoMiddleware(crypto))
+  const encryptionListeners = new Set<(status: EncryptionStatus) => void>()
+  const onEncryptionStatus = (status: EncryptionStatus) => {
+    for (const listener of [...encryptionListeners]) {
+      try {
+        listener(status)
+      } catch (error) {
+        reportError(error)
+      }
+    }
+  }
+  // Only stores that use encryption load its code (and its cipher libraries).
+  const loadEncryption = async (): Promise<StoreEncryption> => {
+    const { StoreEncryption } = await import('./encryption/store-encryption.js')
+    return new StoreEncryption(db, crypto, onEncryptionStatus, encryptionBatch(opts.encryption))
+  }
+  const encryptionCode = opts.encryption ? loadEncryption() : undefined
+  let encryption: StoreEncryption | undefined
   try {
     // Dexie 4 would open (and extend) a database that a newer schema wrote; refuse first.
     await refuseNewerSchema(opts.indexedDB ?? globalThis.indexedDB, name, db.verno)
     await db.open()
+    // The key check, before any other row is read or written.
+    if (encryptionCode) {
+      encryption = await encryptionCode
+      await encryption.unlock(opts.encryption!.key)
+    } else if ((await db.meta.get(ENCRYPTION_META_KEY)) !== undefined) {
+      throw new MemoryError('crypto', `The memory store ${name} is encrypted: open it with encryption: { key } (nothing was read or written)`)
+    }
   } catch (error) {
     db.close()
     throw mapError(error)
@@ -106,6 +146,7 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     syncedProjects: new Set(),
     conversationProjects: new Set(),
     index: NO_TEXT_INDEX,
+    crypto,
     dbDeps: { ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}), ...(opts.IDBKeyRange ? { IDBKeyRange: opts.IDBKeyRange } : {}) },
     assertOpen,
     onClose: [],
@@ -113,6 +154,18 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   const moduleCtx = ctx as unknown as ModuleContext
   for (const module of modules) module.install?.(moduleCtx)
   for (const module of modules) await module.open?.(moduleCtx)
+  encryption?.bind(ctx)
+  if (encryption?.active) encryption.resume()
+  else if (encryption && opts.encryption) {
+    try {
+      // A plain store opened with a key: new rows are encrypted from now on, old ones in the background.
+      await encryption.enable(opts.encryption.key, { wait: false })
+    } catch (error) {
+      for (const stop of ctx.onClose.splice(0)) stop()
+      db.close()
+      throw mapError(error)
+    }
+  }
   await prepareProjects(ctx)
   // stats and export read every table: their code loads on first call.
   const loadDump = loadOnUse('export', async () => (await import('./dump.js')).createDump(ctx))
@@ -129,18 +182,74 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     stats: (projectId) => dump.stats(projectId),
     export: (projectId) => dump.export(projectId),
     persist: () => requestPersistence(),
+    encryption: encryptionApi(),
     async close() {
       if (closed) return
       closed = true
+      encryption?.stop()
       sync.shutdown()
       for (const stop of ctx.onClose.splice(0)) stop()
       db.close()
     },
   }
   Object.defineProperty(memory, 'closed', { get: () => closed, enumerable: true })
+
+  function encryptionApi(): EncryptionApi {
+    let loading: Promise<StoreEncryption> | undefined
+    return {
+      async status() {
+        assertOpen()
+        return encryption ? encryption.status() : { state: 'plain', generation: 0 }
+      },
+      async enable(key) {
+        assertOpen()
+        checkKey('enable(key)', key)
+        if (!encryption) {
+          loading ??= loadEncryption().then((e) => {
+            e.bind(ctx)
+            return e
+          })
+          encryption = await loading
+        }
+        await encryption.enable(key)
+      },
+      async rekey(key) {
+        assertOpen()
+        checkKey('rekey(newKey)', key)
+        if (!encryption?.active) throw new MemoryError('conflict', 'This store is not encrypted: use memory.encryption.enable(key) first')
+        await encryption.rekey(key)
+      },
+      async subscribe(listener) {
+        assertOpen()
+        if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'encryption.subscribe(listener): listener must be a function')
+        encryptionListeners.add(listener)
+        return async () => {
+          encryptionListeners.delete(listener)
+        }
+      },
+    }
+  }
   registerReplication(memory, replicationOnUse(ctx))
+  registerAtRest(memory, {
+    cipher: () => encryption?.cipher,
+    async verify(key) {
+      if (key === undefined) {
+        if (encryption?.active) throw new MemoryError('crypto', `The memory store ${name} is encrypted: open it with encryption: { key }`)
+        return
+      }
+      checkKey('encryption.key', key)
+      if (encryption?.active) await encryption.verify(key)
+      else await (memory as Memory).encryption.enable(key)
+    },
+  })
   for (const module of modules) Object.assign(memory, module.create(moduleCtx, memory))
   return memory as Memory
+}
+
+/** Rows per migration transaction (`encryption.batchSize`, for tests). */
+function encryptionBatch(option: EncryptionOptions | undefined): number | undefined {
+  const size = (option as { batchSize?: unknown } | undefined)?.batchSize
+  return typeof size === 'number' && Number.isInteger(size) && size > 0 ? size : undefined
 }
 
 function checkModules(value: unknown): readonly AnyModule[] {

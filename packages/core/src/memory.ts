@@ -2,6 +2,7 @@ import type { ArchiveApi } from './archive.js'
 import type { BlocksApi } from './blocks.js'
 import type { ChangesApi } from './change-feed.js'
 import type { ContextApi } from './context/context.js'
+import type { EncryptionApi } from './encryption/api.js'
 import type { Dump, Stats } from './dump.js'
 import type { FactsApi } from './facts.js'
 import type { MessagesApi } from './messages.js'
@@ -73,6 +74,8 @@ export interface Memory {
   readonly changes: ChangesApi
   /** Background state (embedder, summarizer, extractor, sync) and its failures, in one place. */
   readonly status: StatusApi
+  /** At-rest encryption of the local store: status, `enable`, `rekey` (docs/encryption.md). */
+  readonly encryption: EncryptionApi
   /** Sync state; sync is started by `startSync` (page) or `connectMemory({ sync })` (worker). */
   readonly sync: SyncApi
   /** Counts and UTF-8 size of one project or the whole store. @throws MemoryError `not_found` (project), `invalid_input`, `closed`. */

@@ -24,6 +24,7 @@ export type BaseKeys =
   | 'changes'
   | 'status'
   | 'sync'
+  | 'encryption'
   | 'stats'
   | 'export'
   | 'persist'

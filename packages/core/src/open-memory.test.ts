@@ -29,10 +29,10 @@ describe('openMemory', () => {
     await memory.close()
   })
 
-  it('refuses at-rest encryption it cannot provide instead of storing plain text silently', async () => {
+  it('refuses an encryption option it cannot use (a passphrase instead of a key) before creating anything', async () => {
     const indexedDB = new IDBFactory()
     const error = await openMemory({ appId: 'a', userId: 'u', indexedDB, IDBKeyRange, encryption: { passphrase: 'secret' } } as never).catch((e: unknown) => e)
-    expect(error).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/not supported.*startSync/s) })
+    expect(error).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/encryption\.passphrase is not an option/) })
     expect(await indexedDB.databases()).toEqual([])
   })
 

@@ -1,6 +1,5 @@
 import type { Summarizer } from './context/context.js'
 import { BASE_OPTIONS, type BaseMemoryOptions, composeMemory } from './create-memory.js'
-import { MemoryError } from './errors.js'
 import type { Memory } from './memory.js'
 import { archiveModule } from './modules/archive-module.js'
 import { contextModule } from './modules/context-module.js'
@@ -49,18 +48,15 @@ const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extract
  * @example
  * const memory = await openMemory({ appId: 'my-agent', userId: 'u_123' })
  * await memory.facts.set('user', 'name', 'Ada')
- * @throws MemoryError `invalid_input` on bad or unknown options (a misspelt option is named; `encryption`
- * is refused: at-rest encryption is not supported yet), `conflict` when the database was written by a newer
- * version, `quota_exceeded` when storage is full.
+ * @example
+ * // Encrypted at rest (docs/encryption.md): keep the salt with the app's settings.
+ * const key = await deriveMemoryKey(passphrase, salt)
+ * const memory = await openMemory({ appId: 'my-agent', userId: 'u_123', encryption: { key } })
+ * @throws MemoryError `invalid_input` on bad or unknown options (a misspelt option is named), `conflict` when the
+ * database was written by a newer version, `quota_exceeded` when storage is full, `crypto` when the store is
+ * encrypted and the key is wrong or missing (nothing is read or written then).
  */
 export async function openMemory(options: MemoryOptions): Promise<Memory> {
-  if ((options as { encryption?: unknown } | undefined)?.encryption !== undefined) {
-    // Ignoring it would leave the user believing their memory is encrypted on disk.
-    throw new MemoryError(
-      'invalid_input',
-      'openMemory({ encryption }): at-rest encryption of the local store is not supported yet (rows are stored as plain data in IndexedDB); remove the option, and use startSync(memory, { encryption }) of @engram/sync to encrypt what leaves the device',
-    )
-  }
   const opts = checkOptions('options', options, OPTIONS as unknown as (keyof MemoryOptions)[]) as MemoryOptions &
     Record<(typeof INTERNAL_OPTIONS)[number], unknown>
   const search = {

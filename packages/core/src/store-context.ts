@@ -1,4 +1,5 @@
 import type { ChangeFeed } from './change-feed.js'
+import type { CryptoSlot } from './encryption/slot.js'
 import type { HybridClock } from './hlc.js'
 import type { EngramDb } from './schema.js'
 import type { StatusHub } from './status.js'
@@ -63,6 +64,14 @@ export interface StoreContext {
   readonly conversationProjects: Set<string>
   /** The full-text index every indexed kind writes through; the search module installs it (default: keeps nothing). */
   index: TextIndex
+  /**
+   * Loads the rebuild of the whole full-text index; call it before the transaction opens, then run the
+   * function it gives inside `w` (the search module sets it; at-rest encryption uses it when it switches
+   * keys). Vectors and queued embeddings are kept.
+   */
+  rebuildIndex?: () => Promise<(w: WriteScope) => Promise<void>>
+  /** At-rest encryption's seam (installed once the store's keys are unlocked); absent in bare test contexts. */
+  readonly crypto?: CryptoSlot
   /** Background state and failures (`memory.status`). */
   readonly status: StatusHub
   /** `memory.sync` and the seam a sync engine attaches through. */

@@ -1,5 +1,7 @@
+import type { AtRestCipher } from '@engram/core'
 import { IndexeddbPersistence } from 'y-indexeddb'
 import * as Y from 'yjs'
+import { openEncryptedDocPersistence } from './encrypted-persistence.js'
 
 /** A project document kept in IndexedDB. */
 export interface DocPersistence {
@@ -19,13 +21,15 @@ export interface DocPersistence {
 export const noPersistence: DocPersistence = { whenLoaded: async () => {}, whenPersisted: async () => {}, compact: async () => {}, destroy() {} }
 
 /**
- * Keeps `doc` in IndexedDB through y-indexeddb (the global `indexedDB`).
+ * Keeps `doc` in IndexedDB through y-indexeddb (the global `indexedDB`); for a
+ * store encrypted at rest (`cipher`), as sealed updates instead (encrypted-persistence.ts).
  * y-indexeddb stores each update in its own readwrite transaction as the update
  * happens; IndexedDB runs a later transaction over the same store only after
  * earlier readwrite ones finished, so an empty read transaction opened now
  * completes only after every update issued before it is durable.
  */
-export function openDocPersistence(name: string, doc: Y.Doc): DocPersistence {
+export function openDocPersistence(name: string, doc: Y.Doc, cipher?: AtRestCipher): DocPersistence {
+  if (cipher) return openEncryptedDocPersistence(name, doc, cipher)
   const persistence = new IndexeddbPersistence(name, doc)
   return {
     whenLoaded: async () => {

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, replicationOf, type SyncableMemory } from '@engram/core'
+import { atRestCipherOf, DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, replicationOf, type SyncableMemory } from '@engram/core'
 import { noPersistence, openDocPersistence } from './idb-persistence.js'
 import { MIRRORED_KINDS } from './mirror-doc.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'
@@ -116,7 +116,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
       batchSize,
       cipher,
       maxClockLeadMs,
-      persistence: (doc) => (persist ? openDocPersistence(docName(projectId), doc) : noPersistence),
+      persistence: (doc) => (persist ? openDocPersistence(docName(projectId), doc, atRestCipherOf(memory)) : noPersistence),
       setStatus: (status, error, reason) => setStatus(projectId, status, error, reason),
       setProblems: (problems) => {
         if (mirrors.has(projectId)) statuses.setProblems(projectId, problems)

@@ -53,6 +53,11 @@ export interface ConnectOptions {
   userId: string
   /** Start sync in the worker (only the elected tab runs it; see `memory.sync.isLeader()`). */
   sync?: ConnectSyncOptions
+  /**
+   * At-rest encryption of the store (as `openMemory({ encryption })`): the AES-GCM key crosses to the
+   * worker by structured clone (a non-extractable key stays non-extractable there).
+   */
+  encryption?: { key: CryptoKey }
   /** Runs in the UI thread; the worker calls it through a proxy. */
   embedder?: Embedder
   /** Runs in the UI thread; the worker calls it through a proxy. */
@@ -72,6 +77,8 @@ export interface OpenRequest {
   /** Name of a Web Lock the host holds while it serves this connection; the client watches it to notice a dead worker. */
   hostLock?: string
   sync?: { url: string; encryption?: SyncEncryption }
+  /** At-rest encryption of the store (the key is structured-cloned). */
+  encryption?: { key: CryptoKey }
   embedderDimensions?: number
   summarizer?: boolean
   extractor?: boolean

@@ -12,6 +12,7 @@ const NAMESPACES = [
   'changes',
   'status',
   'sync',
+  'encryption',
   'projects',
   'facts',
   'blocks',
@@ -67,6 +68,7 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
     clientLock,
     hostLock,
     ...(options.sync ? { sync: { url: options.sync.url, ...(options.sync.encryption ? { encryption: options.sync.encryption } : {}) } } : {}),
+    ...(options.encryption ? { encryption: { key: options.encryption.key } } : {}),
     ...(options.embedder ? { embedderDimensions: options.embedder.dimensions } : {}),
     ...(options.summarizer ? { summarizer: true } : {}),
     ...(options.extractor ? { extractor: true } : {}),
@@ -245,7 +247,7 @@ function endpointOf(target: MemoryTarget): { endpoint: Comlink.Endpoint; end: ()
   return { endpoint: port, end: () => port.close?.() }
 }
 
-const CONNECT_OPTIONS = ['appId', 'userId', 'sync', 'embedder', 'summarizer', 'extractor']
+const CONNECT_OPTIONS = ['appId', 'userId', 'sync', 'encryption', 'embedder', 'summarizer', 'extractor']
 const SYNC_OPTIONS = ['url', 'token', 'encryption']
 
 /** Refuses fields outside `allowed`, naming the first one (a misspelt option must not be ignored). */
@@ -267,6 +269,11 @@ function checkConnectOptions(options: ConnectOptions): void {
   if (options.summarizer !== undefined && typeof options.summarizer.summarize !== 'function')
     throw new MemoryError('invalid_input', 'summarizer must have summarize(texts, maxTokens)')
   if (options.extractor !== undefined && typeof options.extractor !== 'function') throw new MemoryError('invalid_input', 'extractor must be a function')
+  if (options.encryption !== undefined) {
+    if (typeof options.encryption !== 'object' || options.encryption === null) throw new MemoryError('invalid_input', 'encryption must be { key: CryptoKey }')
+    refuseUnknown('connectMemory options.encryption', options.encryption, ['key'])
+    // The key itself is checked in the worker, as openMemory checks it.
+  }
   if (options.sync !== undefined && (typeof options.sync.url !== 'string' || typeof options.sync.token !== 'function')) {
     throw new MemoryError('invalid_input', 'sync must be { url: string, token: () => Promise<string> }')
   }

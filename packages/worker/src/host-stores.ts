@@ -1,5 +1,15 @@
 import * as Comlink from 'comlink'
-import { reportError, databaseName, openMemory, type Embedder, type Extractor, type Memory, type MemoryOptions, type Summarizer } from '@engram/core'
+import {
+  reportError,
+  databaseName,
+  openMemory,
+  verifyAtRestKey,
+  type Embedder,
+  type Extractor,
+  type Memory,
+  type MemoryOptions,
+  type Summarizer,
+} from '@engram/core'
 import type { OpenRequest, StartSync, SyncHandle } from './api.js'
 import { relayChanges, type CrossTabChanges } from './cross-tab-changes.js'
 import { electLeader, type Election } from './election.js'
@@ -49,6 +59,7 @@ export function createHostStores(settings: StoreSettings): HostStores {
       ...settings.memory,
       appId: request.appId,
       userId: request.userId,
+      ...(request.encryption ? { encryption: request.encryption } : {}),
       ...(request.embedderDimensions ? { embedder: remoteEmbedder(pool, request.embedderDimensions) } : {}),
       ...(request.summarizer ? { summarizer: remoteSummarizer(pool) } : {}),
       ...(request.extractor ? { extractor: remoteExtractor(pool) } : {}),
@@ -70,12 +81,15 @@ export function createHostStores(settings: StoreSettings): HostStores {
     async acquire(request) {
       const key = databaseName(request.appId, request.userId)
       let pending = stores.get(key)
+      const joining = pending !== undefined
       if (!pending) {
         pending = open(request)
         stores.set(key, pending)
         pending.catch(() => stores.delete(key))
       }
       const store = await pending
+      // A connection joining a store another one opened shows its key as if it opened the store itself.
+      if (joining) await verifyAtRestKey(store.memory, request.encryption?.key)
       store.refs++
       return store
     },

@@ -1,5 +1,15 @@
 import * as Comlink from 'comlink'
-import { MemoryError, type ChangeFilter, type Change, type Memory, type MemoryOptions, type MemoryStatus, type SyncApi, type Unsubscribe } from '@engram/core'
+import {
+  MemoryError,
+  type ChangeFilter,
+  type Change,
+  type EncryptionStatus,
+  type Memory,
+  type MemoryOptions,
+  type MemoryStatus,
+  type SyncApi,
+  type Unsubscribe,
+} from '@engram/core'
 import type { ClientPlugins, OpenedInfo, OpenRequest, StartSync, SyncStatus, WorkerContract } from './api.js'
 import { CONNECT_MESSAGE, defaultLocks, holdLock, type LockManagerLike } from './web-locks.js'
 import { createHostStores, type HostStore, type HostStores } from './host-stores.js'
@@ -293,6 +303,15 @@ function serveConnection(
           offOthers?.()
           return offLocal()
         })
+      },
+    },
+    encryption: {
+      status: () => need().encryption.status(),
+      enable: (key: CryptoKey) => need().encryption.enable(key),
+      rekey: (key: CryptoKey) => need().encryption.rekey(key),
+      async subscribe(listener: (status: EncryptionStatus) => void): Promise<Unsubscribe> {
+        const off = await need().encryption.subscribe(forwarder(listener))
+        return track(listener as Listener<[EncryptionStatus]>, off)
       },
     },
     status: {

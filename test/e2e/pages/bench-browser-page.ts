@@ -1,5 +1,6 @@
 // Starts the browser benchmarks in a dedicated worker and hands their result to Node.
 import type { BrowserBenchConfig, BrowserBenchResult, StorageVariant } from './bench-browser.worker.js'
+import type { EncryptionBenchConfig, EncryptionFigure } from './bench-encryption.js'
 
 function ask<T>(message: Record<string, unknown>): Promise<T> {
   const worker = new Worker(new URL('./bench-browser.worker.ts', import.meta.url), { type: 'module' })
@@ -20,5 +21,8 @@ const run = (config: BrowserBenchConfig) => ask<BrowserBenchResult>({ cmd: 'run'
 /** Writes one storage variant in this origin and returns the origin's usage (bytes). */
 const storage = (variant: StorageVariant, n: number) => ask<number>({ cmd: 'storage', variant, n })
 
-;(window as unknown as { bench: { run: typeof run; storage: typeof storage } }).bench = { run, storage }
+/** Encrypted beside plain stores (bench-encryption.ts). */
+const encryption = (config: EncryptionBenchConfig) => ask<EncryptionFigure[]>({ cmd: 'encryption', encryption: config })
+
+;(window as unknown as { bench: { run: typeof run; storage: typeof storage; encryption: typeof encryption } }).bench = { run, storage, encryption }
 document.title = 'ready'

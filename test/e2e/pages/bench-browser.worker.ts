@@ -6,6 +6,7 @@ import MiniSearch from 'minisearch'
 import { openMemory, type Dump, type Memory } from '@engram/core'
 import { SCHEMA_V1 } from '../../../packages/core/src/schema.js'
 import { makeCorpus } from './bench-corpus.js'
+import { type EncryptionBenchConfig, encryptionFigures } from './bench-encryption.js'
 
 /** What Node asks for. */
 export interface BrowserBenchConfig {
@@ -428,6 +429,14 @@ self.addEventListener('message', (event: MessageEvent) => {
   if (data?.cmd === 'storage') {
     storageVariant(data.variant!, data.n!).then(
       (bytes) => self.postMessage({ type: 'done', result: bytes }),
+      (error: unknown) =>
+        self.postMessage({ type: 'error', message: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),
+    )
+    return
+  }
+  if (data?.cmd === 'encryption') {
+    encryptionFigures((key) => openEngram(key ? { encryption: { key } } : {}), (data as { encryption: EncryptionBenchConfig }).encryption, progress).then(
+      (result) => self.postMessage({ type: 'done', result }),
       (error: unknown) =>
         self.postMessage({ type: 'error', message: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),
     )

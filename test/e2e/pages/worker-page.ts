@@ -1,4 +1,4 @@
-import { MemoryError } from '@engram/core'
+import { MemoryError, openMemory } from '@engram/core'
 import { connectMemory, sendPort, type RemoteMemory } from '@engram/worker'
 import type { Harness, HostKind } from './harness.js'
 
@@ -28,6 +28,11 @@ const harness: Harness = {
     memory = await connectMemory(target(kind), { appId: 'e2e', userId, ...fakeSync, ...options })
     return { mode: memory.mode, deviceId: memory.deviceId }
   },
+  async openLocal(userId, options = {}) {
+    memory = await openMemory({ appId: 'e2e', userId, ...options })
+    return { mode: memory.mode, deviceId: memory.deviceId }
+  },
+  rawDump,
   memory() {
     if (!memory) throw new Error('call harness.open() first')
     return memory
@@ -42,6 +47,51 @@ const harness: Harness = {
   async unwatch() {
     await unwatch?.()
   },
+}
+
+function request<T>(req: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result)
+    req.onerror = () => reject(req.error)
+  })
+}
+
+const latin1 = new TextDecoder('latin1')
+
+/** Values and keys flattened to text; bytes read as Latin-1 (UTF-8 text inside them shows). */
+async function flatten(value: unknown, out: string[]): Promise<void> {
+  if (value === null || value === undefined) return
+  if (typeof value === 'string') out.push(value)
+  else if (typeof value !== 'object') out.push(String(value))
+  else if (value instanceof Blob) await flatten(new Uint8Array(await value.arrayBuffer()), out)
+  else if (ArrayBuffer.isView(value)) out.push(latin1.decode(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)))
+  else if (value instanceof ArrayBuffer) out.push(latin1.decode(new Uint8Array(value)))
+  else if (Array.isArray(value)) for (const v of value) await flatten(v, out)
+  else
+    for (const [k, v] of Object.entries(value)) {
+      out.push(k)
+      await flatten(v, out)
+    }
+}
+
+async function rawDump(name: string): Promise<Record<string, string>> {
+  const db = await request(indexedDB.open(name))
+  const out: Record<string, string> = {}
+  for (const storeName of Array.from(db.objectStoreNames)) {
+    const store = db.transaction(storeName).objectStore(storeName)
+    const parts: string[] = []
+    await flatten(await request(store.getAllKeys()), parts)
+    for (const v of await request(store.getAll())) await flatten(v, parts)
+    out[`store:${storeName}`] = parts.join('\n')
+    for (const indexName of Array.from(store.indexNames)) {
+      const index = db.transaction(storeName).objectStore(storeName).index(indexName)
+      const keys: string[] = []
+      await flatten(await request(index.getAllKeys()), keys)
+      out[`index:${storeName}.${indexName}`] = keys.join('\n')
+    }
+  }
+  db.close()
+  return out
 }
 
 window.harness = harness

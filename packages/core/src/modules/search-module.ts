@@ -7,6 +7,7 @@ import type { Analyzer } from '../search/analyzer.js'
 import type { SearchFn } from '../search/search.js'
 import { englishAnalyzer } from '../search/analyzer.js'
 import { createTextIndex, INDEX_TABLES, searchEngineOf } from '../search/text-index.js'
+import { keyedAnalyzer } from '../encryption/slot.js'
 import type { Embedder } from '../store-context.js'
 
 /** Options of {@link searchModule}. */
@@ -38,6 +39,7 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
   if (e !== undefined && (typeof e?.embed !== 'function' || !Number.isInteger(e.dimensions) || e.dimensions < 1)) {
     throw new MemoryError('invalid_input', 'embedder must be { dimensions: positive integer, embed(texts) }')
   }
+  const loadRebuild = loadOnUse('index rebuild', () => import('../search/index-rebuild.js'))
   return {
     name: 'search',
     tables: INDEX_TABLES,
@@ -46,12 +48,30 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
     async open(c) {
       const ctx = storeOf(c)
       if ((await ctx.db.meta.get(INDEX_REBUILD_KEY)) === undefined) return
-      const { finishIndexRebuild } = await loadOnUse('index rebuild', () => import('../search/index-rebuild.js'))()
-      await finishIndexRebuild(ctx, analyzer ?? englishAnalyzer)
+      const { finishIndexRebuild } = await loadRebuild()
+      await finishIndexRebuild(ctx, keyedAnalyzer(analyzer ?? englishAnalyzer, ctx.crypto))
     },
     install(c) {
       const ctx = storeOf(c)
-      ctx.index = createTextIndex(ctx.db, options)
+      // With at-rest encryption on, the index stores and queries keyed hashes of the analyzer's terms.
+      const engine = createTextIndex(ctx.db, { ...options, analyzer: keyedAnalyzer(analyzer ?? englishAnalyzer, ctx.crypto) })
+      ctx.index = engine
+      // Loaded before the caller's transaction opens (a dynamic import inside it would end the transaction).
+      ctx.rebuildIndex = async () => {
+        const { rebuildIndex } = await loadRebuild()
+        return async (w) => {
+          if (!engine.enabled) return
+          const db = ctx.db
+          const [vectors, queue] = await Promise.all([db.table('vectors').toArray(), db.table('embedQueue').toArray()])
+          await engine.reset!(w)
+          await db.table('textCorpus').clear()
+          await rebuildIndex(w.tx, engine.analyzer)
+          await Promise.all([
+            vectors.length ? db.table('vectors').bulkPut(vectors) : undefined,
+            queue.length ? db.table('embedQueue').bulkPut(queue) : undefined,
+          ])
+        }
+      }
       ctx.status.enable('embedder', options.embedder !== undefined)
     },
     create(c) {

@@ -25,7 +25,10 @@ export async function resolveHits(db: EngramDb, projectId: string, candidates: r
   const found = new Map<string, Resolved>()
   const [messages, facts, summaries, passages] = await Promise.all([
     ids.message.length ? db.messages.bulkGet(ids.message) : [],
-    ids.fact.length ? db.facts.where('id').anyOf(ids.fact).toArray() : ([] as FactRow[]),
+    // One equality lookup per id (not anyOf's key-ordered cursor): an encrypted store keeps fact ids as keyed hashes.
+    ids.fact.length
+      ? Promise.all(ids.fact.map((id) => db.facts.where('id').equals(id).first())).then((rows) => rows.filter((r) => r !== undefined))
+      : ([] as FactRow[]),
     ids.summary.length ? db.summaries.bulkGet(ids.summary) : [],
     ids.passage.length ? db.passages.bulkGet(ids.passage) : [],
   ])

@@ -281,10 +281,8 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   async function olderCopies(ids: readonly string[], qs: ReadonlySet<number>): Promise<TextDocRow[]> {
     const holding = await Promise.all([...qs].map((q) => t.textDocs.where('q').equals(q).limit(1).primaryKeys()))
     if (holding.every((keys) => keys.length === 0)) return []
-    return t.textDocs
-      .where('d')
-      .anyOf([...ids])
-      .toArray()
+    // Equality lookups (not anyOf's key-ordered cursor): an encrypted store keeps document ids as keyed hashes.
+    return (await Promise.all(ids.map((id) => t.textDocs.where('d').equals(id).toArray()))).flat()
   }
 
   function scheduleMerge(): void {

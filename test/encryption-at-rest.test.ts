@@ -1,0 +1,211 @@
+import 'fake-indexeddb/auto'
+import { afterEach, describe, expect, it } from 'vitest'
+import { databaseName, openMemory, type Memory } from '@engram/core'
+import { createLoopbackNetwork, startSync, type Sync } from '@engram/sync'
+import { rawDump, whereFound } from './support/raw-idb.js'
+
+/*
+ * At-rest encryption tested as an attacker would: canary strings go in through
+ * every API, then every object store and every index of the raw IndexedDB —
+ * the store's database and the sync documents y-indexeddb keeps — is read and
+ * searched for them. The same run on a plain store finds every canary, so the
+ * scan would see them if they were there.
+ */
+
+let counter = 0
+const cleanups: Array<() => Promise<unknown> | unknown> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+const newKey = () => crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'])
+
+/** A canary: lower-case letters and digits, unchanged by the analyzer (no suffix the stemmer strips). */
+const canary = (what: string) => `zq${what.toLowerCase().replace(/[^a-z]/g, '')}x7k`
+
+/** Writes a canary through every API that stores what a user or app wrote; returns them all. */
+async function writeCanaries(m: Memory, projectId: string): Promise<string[]> {
+  const c: string[] = []
+  const w = (what: string) => {
+    const value = canary(what)
+    c.push(value)
+    return value
+  }
+  await m.projects.update(projectId, { name: `Project ${w('projectname')}` })
+  const space = await m.spaces.create({ name: `Space ${w('spacename')}` })
+  void space
+  // Facts: key, value, tags, source note, history (two versions), a deleted one.
+  await m.facts.set(projectId, w('factkey'), { note: w('factvalue') }, { tags: [w('facttag')], source: { note: w('factsource') } })
+  await m.facts.set(projectId, 'food', `first ${w('facthistoryone')}`)
+  await m.facts.set(projectId, 'food', `second ${w('facthistorytwo')}`)
+  await m.facts.set(projectId, w('deletedkey'), w('deletedvalue'))
+  await m.facts.delete(projectId, canary('deletedkey'))
+  // Blocks: label, value, description.
+  await m.blocks.set(projectId, w('blocklabel'), `Block ${w('blockvalue')}`, { description: w('blockdescription') })
+  // Sessions, messages, summaries.
+  const session = await m.sessions.create(projectId, { title: w('sessiontitle'), channel: w('sessionchannel') })
+  await m.messages.append(session.id, { role: 'user', content: `hello ${w('messagecontent')}`, meta: { note: w('messagemeta') } })
+  await m.messages.appendExchange(session.id, `question ${w('exchangeuser')}`, `answer ${w('exchangeassistant')}`)
+  await m.messages.appendMany(session.id, [{ role: 'user', content: w('appendmany') }])
+  await m.summaries.create(projectId, { kind: 'project', text: `summary ${w('projectsummary')}` })
+  await m.sessions.close(session.id, { summary: `closed ${w('sessionsummary')}` })
+  // Archive passages.
+  await m.archive.create(projectId, `passage ${w('passagetext')}`, { tags: [w('passagetag')], source: { note: w('passagesource') } })
+  // Agent runtime: journal, runs (checkpoints, tool events, status), tasks, usage, lessons, outcomes, turns.
+  const s2 = await m.sessions.create(projectId)
+  await m.journal.append(s2.id, { kind: w('journalkind'), payload: { text: w('journalpayload') }, idempotencyKey: w('journalidempotency') })
+  await m.runs.setCheckpoint('run-1', w('checkpointphase'), {
+    status: w('checkpointstatus'),
+    output: { text: w('checkpointoutput') },
+    error: w('checkpointerror'),
+  })
+  await m.runs.appendToolEvent('run-1', { tool: w('tooleventtool'), input: { q: w('tooleventinput') }, output: { a: w('tooleventoutput') }, status: 'ok' })
+  await m.runs.setStatus('run-1', { status: 'done', summary: w('runsummary') })
+  await m.tasks.create(projectId, { description: `task ${w('taskdescription')}`, dueAt: Date.now() + 60_000, kind: w('taskkind') })
+  await m.usage.append({ sessionId: s2.id, projectId, model: w('usagemodel'), inputTokens: 10, outputTokens: 5 })
+  await m.lessons.create(projectId, w('lessondomain'), `always ${w('lessonrule')}`)
+  await m.lessons.appendOutcome(projectId, { domain: w('outcomedomain'), score: 0.5, lesson: `lesson ${w('outcomelesson')}` })
+  const s3 = await m.sessions.create(projectId)
+  await m.turns.begin(projectId, { sessionId: s3.id, turnId: 't1', prompt: `prompt ${w('turnprompt')}`, budget: 500 })
+  await m.turns.partial({ sessionId: s3.id, turnId: 't1', text: w('turnpartial') })
+  await m.turns.end({ sessionId: s3.id, turnId: 't1', reply: `reply ${w('turnreply')}` })
+  // Limitations, patterns, people, artifacts (name and metadata).
+  await m.limitations.store({ title: `Cannot ${w('limitationtitle')}`, description: w('limitationdescription'), plan: w('limitationplan') })
+  await m.patterns.observe(projectId, `likes ${w('patterntext')}`)
+  await m.people.link(`email:${w('personalias')}`, `user:${w('personcanonical')}`)
+  await m.people.markWelcomed(`user:${canary('personcanonical')}`)
+  await m.artifacts.put(projectId, { name: `${w('artifactname')}.txt`, mimeType: 'text/plain', data: 'artifact bytes', meta: { note: w('artifactmeta') } })
+  return c
+}
+
+/** Reads the canaries back through the API: encryption must change nothing the app sees. */
+async function readBack(m: Memory, projectId: string): Promise<void> {
+  expect((await m.projects.get(projectId))?.name).toBe(`Project ${canary('projectname')}`)
+  expect((await m.facts.get(projectId, canary('factkey')))?.value).toEqual({ note: canary('factvalue') })
+  expect((await m.facts.list(projectId, { tag: canary('facttag') })).items.map((f) => f.key)).toEqual([canary('factkey')])
+  expect((await m.facts.history(projectId, 'food')).map((v) => v.value)).toEqual([`first ${canary('facthistoryone')}`, `second ${canary('facthistorytwo')}`])
+  expect((await m.blocks.get(projectId, canary('blocklabel')))?.value).toBe(`Block ${canary('blockvalue')}`)
+  expect((await m.search(projectId, canary('messagecontent'))).map((h) => h.text)).toContain(`hello ${canary('messagecontent')}`)
+  expect((await m.search(projectId, canary('passagetext'))).map((h) => h.kind)).toContain('passage')
+  expect((await m.limitations.open()).map((l) => l.title)).toContain(`Cannot ${canary('limitationtitle')}`)
+  expect(await m.people.resolve(`email:${canary('personalias')}`)).toBe(`user:${canary('personcanonical')}`)
+  expect((await m.lessons.list(projectId, { domain: canary('lessondomain') })).map((l) => l.rule)).toEqual([`always ${canary('lessonrule')}`])
+  const context = await m.context.build(projectId, { query: canary('passagetext'), budget: 4000 })
+  expect(context.text).toContain(canary('passagetext'))
+}
+
+async function scenario(options: { encrypted: boolean; e2e?: boolean }) {
+  const user = `attacker${++counter}`
+  const key = await newKey()
+  // An embedder, so that queued texts and stored vectors are on disk too.
+  const embedder = { dimensions: 4, embed: async (texts: string[]) => texts.map((t) => Float32Array.from([t.length, 1, 2, 3])) }
+  const memory = await openMemory({ appId: 'at-rest', userId: user, embedder, ...(options.encrypted ? { encryption: { key } } : {}) })
+  cleanups.push(() => memory.close())
+  await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: true } })
+  const network = createLoopbackNetwork()
+  const docPrefix = `at-rest-doc-${user}`
+  const sync: Sync = startSync(memory, {
+    connect: network.connector('a'),
+    docName: (p) => `${docPrefix}:${p}`,
+    onError: () => {},
+    ...(options.e2e ? { encryption: { key: await newKey() } } : {}),
+  })
+  cleanups.push(() => sync.close())
+  await memory.sync.whenSynced('p')
+  const canaries = await writeCanaries(memory, 'p')
+  await sync.flush()
+  await network.settle()
+  await sync.flush()
+  await readBack(memory, 'p')
+  // Wait until the background embedder has stored the vectors of the messages and passages.
+  await expect.poll(async () => (await memory.search('p', canary('passagetext'), { mode: 'vector' })).length, { timeout: 10_000 }).toBeGreaterThan(0)
+  const dump = await rawDump(indexedDB, (name) => name === databaseName('at-rest', user) || name.startsWith(docPrefix))
+  return { canaries, dump, memory, key, user }
+}
+
+describe('at-rest encryption, as an attacker reads the disk', () => {
+  it('a plain store shows every canary in its raw IndexedDB (the scan sees what is there)', async () => {
+    const { canaries, dump, user } = await scenario({ encrypted: false })
+    const missing = canaries.filter((c) => whereFound(dump, c).length === 0)
+    expect(missing).toEqual([])
+    expect(dump[`${databaseName('at-rest', user)}/store:vectors`]).toMatch(/(^|\n)vector(\n|$)/)
+  })
+
+  it.each([
+    ['without end-to-end sync encryption', false],
+    ['with end-to-end sync encryption', true],
+  ])('an encrypted store shows none in any object store or index, nor in the sync documents (%s)', async (_label, e2e) => {
+    const { canaries, dump, user } = await scenario({ encrypted: true, e2e })
+    // The store's database (every table, the search index among them) and the sync document were scanned.
+    expect(Object.keys(dump).some((part) => part.includes(':p/store:updates'))).toBe(true)
+    for (const table of ['facts', 'factVersions', 'blocks', 'messages', 'textDocs', 'textBlocks', 'journal', 'people'])
+      expect(Object.keys(dump).some((part) => part.endsWith(`/store:${table}`))).toBe(true)
+    // Stored vectors are sealed: no row of the vectors table keeps a vector field in clear.
+    expect(dump[`${databaseName('at-rest', user)}/store:vectors`]).not.toMatch(/(^|\n)vector(\n|$)/)
+    expect(dump[`${databaseName('at-rest', user)}/store:vectors`]).toContain('_c')
+    // Plain words of the content are not there either (search terms are keyed hashes).
+    for (const word of ['question', 'answer', 'hello', 'always', 'likes']) expect(whereFound(dump, word), word).toEqual([])
+    const found = Object.fromEntries(canaries.map((c) => [c, whereFound(dump, c)] as const).filter(([, where]) => where.length > 0))
+    expect(found).toEqual({})
+  })
+})
+
+/** The key generations of the sealed updates in the sync documents whose names start with `prefix` (0: a plain update). */
+async function docGenerations(prefix: string): Promise<number[]> {
+  const out: number[] = []
+  for (const { name } of await indexedDB.databases()) {
+    if (!name?.startsWith(prefix)) continue
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open(name)
+      r.onsuccess = () => resolve(r.result)
+      r.onerror = () => reject(r.error)
+    })
+    const values = await new Promise<unknown[]>((resolve, reject) => {
+      const r = db.transaction('updates').objectStore('updates').getAll()
+      r.onsuccess = () => resolve(r.result)
+      r.onerror = () => reject(r.error)
+    })
+    for (const v of values) out.push(v instanceof Uint8Array ? 0 : ((v as { s: Uint8Array }).s[1] ?? -1))
+    db.close()
+  }
+  return out
+}
+
+describe('sync documents of an encrypted store', () => {
+  it('are re-sealed with the new keys when a rekey finishes, and reopen with them', async () => {
+    const { memory, user } = await scenario({ encrypted: true })
+    const prefix = `at-rest-doc-${user}`
+    expect(new Set(await docGenerations(prefix))).toEqual(new Set([1]))
+    await memory.encryption.rekey(await newKey())
+    await expect.poll(async () => [...new Set(await docGenerations(prefix))]).toEqual([2])
+    // Sync starts again on the re-sealed document: it loads (nothing to re-push), the store reads as before.
+    await cleanups[1]!()
+    const errors: unknown[] = []
+    const network = createLoopbackNetwork()
+    const again = startSync(memory, { connect: network.connector('a'), docName: (p) => `${prefix}:${p}`, onError: (e) => errors.push(e) })
+    cleanups.push(() => again.close())
+    await memory.sync.whenSynced('p')
+    await again.flush()
+    expect(errors).toEqual([])
+    expect(new Set(await docGenerations(prefix))).toEqual(new Set([2]))
+    await readBack(memory, 'p')
+  })
+
+  it('kept plain before the store was encrypted are re-written sealed when sync starts again', async () => {
+    const { memory, user, canaries } = await scenario({ encrypted: false })
+    const prefix = `at-rest-doc-${user}`
+    expect(await docGenerations(prefix)).toContain(0)
+    // Stop sync (the scenario's cleanup closes it again, harmlessly), encrypt the store, start sync again.
+    await cleanups[1]!()
+    await memory.encryption.enable(await newKey())
+    const network = createLoopbackNetwork()
+    const again = startSync(memory, { connect: network.connector('a'), docName: (p) => `${prefix}:${p}`, onError: () => {} })
+    cleanups.push(() => again.close())
+    await memory.sync.whenSynced('p')
+    await again.flush()
+    expect(new Set(await docGenerations(prefix))).toEqual(new Set([1]))
+    const dump = await rawDump(indexedDB, (name) => name === databaseName('at-rest', user) || name.startsWith(prefix))
+    expect(canaries.filter((c) => whereFound(dump, c).length > 0)).toEqual([])
+    expect((await memory.facts.get('p', canary('factkey')))?.value).toEqual({ note: canary('factvalue') })
+  })
+})
