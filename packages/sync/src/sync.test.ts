@@ -112,13 +112,20 @@ describe('startSync over a loopback network', () => {
     expect(await replicationOf(a.memory).pending()).toEqual([])
   })
 
-  // Read back with plain y-indexeddb: a store encrypted at rest keeps sealed updates instead (test/encryption-at-rest.test.ts).
-  it.skipIf(process.env.ENGRAM_TEST_ENCRYPTION === '1')('keeps the document offline in IndexedDB: a reopened device serves what it had', async () => {
+  // Read back with plain y-indexeddb; a store encrypted at rest keeps sealed updates instead, which a raw read must not reveal.
+  it('keeps the document offline in IndexedDB: a reopened device serves what it had (sealed when encrypted at rest)', async () => {
     const network = createLoopbackNetwork()
     const a = await openReplica('a', network, { docPrefix: 'persist' })
     await a.memory.facts.set('p', 'k', 'kept')
     await a.sync.flush()
     await a.sync.close()
+    if (process.env.ENGRAM_TEST_ENCRYPTION === '1') {
+      const updates = await rawUpdates('persist:a:p')
+      expect(updates.length).toBeGreaterThan(0)
+      expect(updates.some((u) => new TextDecoder().decode(u).includes('kept'))).toBe(false)
+      await a.memory.close()
+      return
+    }
     const doc = new Y.Doc()
     const { IndexeddbPersistence } = await import('y-indexeddb')
     const persisted = new IndexeddbPersistence('persist:a:p', doc)
@@ -205,3 +212,21 @@ describe('startSync over a loopback network', () => {
     expect(() => startSync(a!.memory, { url: 'ws://127.0.0.1:1' } as never)).toThrow(/token/)
   })
 })
+
+/** Every stored update of a y-indexeddb database, read with IndexedDB itself. */
+async function rawUpdates(name: string): Promise<Uint8Array[]> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const req = indexedDB.open(name)
+    req.onsuccess = () => resolve(req.result)
+    req.onerror = () => reject(req.error)
+  })
+  try {
+    return await new Promise<Uint8Array[]>((resolve, reject) => {
+      const req = db.transaction('updates', 'readonly').objectStore('updates').getAll()
+      req.onsuccess = () => resolve((req.result as unknown[]).map((v) => new Uint8Array(v as ArrayBufferLike)))
+      req.onerror = () => reject(req.error)
+    })
+  } finally {
+    db.close()
+  }
+}
