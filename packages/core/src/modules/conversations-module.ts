@@ -1,5 +1,5 @@
 import { type MemoryModule, storeOf } from '../module.js'
-import { createMessageEdits } from '../message-edits.js'
+import { loadOnUse, methodsOnUse } from '../load-on-use.js'
 import { createMessages } from '../messages.js'
 import { createSessions } from '../sessions.js'
 import { createSummaries } from '../summaries.js'
@@ -11,7 +11,13 @@ export function conversationsModule(): MemoryModule<'sessions' | 'messages' | 's
     tables: ['sessions', 'messages', 'summaries'],
     create(c) {
       const ctx = storeOf(c)
-      return { sessions: createSessions(ctx), messages: { ...createMessages(ctx), ...createMessageEdits(ctx) }, summaries: createSummaries(ctx) }
+      // Editing and deleting messages is rare: its code loads on first call.
+      const edits = loadOnUse('message edits', async () => (await import('../message-edits.js')).createMessageEdits(ctx))
+      return {
+        sessions: createSessions(ctx),
+        messages: { ...createMessages(ctx), ...methodsOnUse(edits, ['edit', 'delete']) },
+        summaries: createSummaries(ctx),
+      }
     },
   }
 }
