@@ -519,13 +519,15 @@ export function encryptedTable(down: DBCoreTable, keys: () => KeyState): DBCoreT
   function mutate(req: DBCoreMutateRequest): Promise<DBCoreMutateResponse> {
     const k = keys()
     if (req.type === 'add' || req.type === 'put') {
-      if (req.keys) throw new MemoryError('internal', `At-rest encryption supports only tables with inbound keys (${spec.name})`)
+      // Every sealed table has inbound keys: the keys Dexie's hooks add to a put (a table with a
+      // 'creating' hook) are the rows' own, and the sealed row carries its keyed form instead.
+      const { keys: _inbound, ...plain } = req
       const values = req.values.map((v) => encodeRow(spec, v, k.current))
       // A row of the generation being migrated from would shadow (or duplicate) the new one.
       const old = pkInfo.anyHashed && k.previous !== undefined && req.type === 'put' ? req.values.flatMap((v) => pkForms(extractPk(v)).slice(1)) : []
       const cleared = old.length > 0 ? down.mutate({ trans: req.trans, type: 'delete', keys: old }) : resolved(undefined)
       return cleared
-        .then(() => down.mutate({ ...req, values } as DBCoreMutateRequest))
+        .then(() => down.mutate({ ...plain, values } as DBCoreMutateRequest))
         .then((res) => {
           if (!pkInfo.anyHashed) return res
           const results = req.values.map((v, i) => (res.failures[i] ? undefined : extractPk(v)))
