@@ -68,7 +68,7 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
     clientLock,
     hostLock,
     ...(options.sync ? { sync: { url: options.sync.url, ...(options.sync.encryption ? { encryption: options.sync.encryption } : {}) } } : {}),
-    ...(options.encryption ? { encryption: { key: options.encryption.key } } : {}),
+    ...(options.encryption !== undefined ? { encryption: options.encryption } : {}),
     ...(options.embedder ? { embedderDimensions: options.embedder.dimensions } : {}),
     ...(options.summarizer ? { summarizer: true } : {}),
     ...(options.extractor ? { extractor: true } : {}),
@@ -84,7 +84,7 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
 
   let closed = false
   let closing: Promise<void> | undefined
-  const closedError = (): MemoryError => new MemoryError('closed', 'This memory connection is closed; connect again with connectMemory()')
+  const closedError = (): MemoryError => new MemoryError('closed', 'This connection is closed; connect again with connectMemory()')
   // Calls in flight, so that a worker that dies fails them at once instead of leaving them pending forever.
   const inFlight = new Set<(error: MemoryError) => void>()
   // Every failure reaches the app as a MemoryError (Comlink rebuilds other thrown values as plain Errors).
@@ -102,7 +102,7 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
   const hostEnded = (): void => {
     if (closed) return
     closed = true
-    const error = new MemoryError('closed', 'The worker serving this memory ended (it crashed or was terminated); connect again with connectMemory()')
+    const error = new MemoryError('closed', 'The worker serving this memory ended; connect again with connectMemory()')
     for (const reject of [...inFlight]) reject(error)
     inFlight.clear()
     releaseLock()
@@ -260,26 +260,21 @@ function checkConnectOptions(options: ConnectOptions): void {
   if (typeof options !== 'object' || options === null) throw new MemoryError('invalid_input', 'connectMemory needs options { appId, userId }')
   refuseUnknown('connectMemory options', options, CONNECT_OPTIONS)
   if (typeof options.sync === 'object' && options.sync !== null) refuseUnknown('connectMemory options.sync', options.sync, SYNC_OPTIONS)
-  if (typeof options.appId !== 'string' || typeof options.userId !== 'string')
-    throw new MemoryError('invalid_input', 'connectMemory needs string appId and userId')
+  if (typeof options.appId !== 'string' || typeof options.userId !== 'string') throw new MemoryError('invalid_input', 'appId and userId must be strings')
   const e = options.embedder
   if (e !== undefined && (typeof e.embed !== 'function' || !Number.isInteger(e.dimensions) || e.dimensions < 1)) {
-    throw new MemoryError('invalid_input', 'embedder must be { dimensions: positive integer, embed(texts) }')
+    throw new MemoryError('invalid_input', 'embedder must be { dimensions: integer > 0, embed() }')
   }
   if (options.summarizer !== undefined && typeof options.summarizer.summarize !== 'function')
-    throw new MemoryError('invalid_input', 'summarizer must have summarize(texts, maxTokens)')
+    throw new MemoryError('invalid_input', 'summarizer must have summarize()')
   if (options.extractor !== undefined && typeof options.extractor !== 'function') throw new MemoryError('invalid_input', 'extractor must be a function')
-  if (options.encryption !== undefined) {
-    if (typeof options.encryption !== 'object' || options.encryption === null) throw new MemoryError('invalid_input', 'encryption must be { key: CryptoKey }')
-    refuseUnknown('connectMemory options.encryption', options.encryption, ['key'])
-    // The key itself is checked in the worker, as openMemory checks it.
-  }
+  // encryption is checked in the worker, as openMemory checks it.
   if (options.sync !== undefined && (typeof options.sync.url !== 'string' || typeof options.sync.token !== 'function')) {
-    throw new MemoryError('invalid_input', 'sync must be { url: string, token: () => Promise<string> }')
+    throw new MemoryError('invalid_input', 'sync must be { url: string, token() }')
   }
 }
 
+/** Names this connection's locks: unique among the tabs of one origin (no secure context needed). */
 function randomId(): string {
-  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto
-  return c?.randomUUID ? c.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`
 }

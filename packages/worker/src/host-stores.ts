@@ -59,7 +59,7 @@ export function createHostStores(settings: StoreSettings): HostStores {
       ...settings.memory,
       appId: request.appId,
       userId: request.userId,
-      ...(request.encryption ? { encryption: request.encryption } : {}),
+      ...(request.encryption !== undefined ? { encryption: request.encryption } : {}),
       ...(request.embedderDimensions ? { embedder: remoteEmbedder(pool, request.embedderDimensions) } : {}),
       ...(request.summarizer ? { summarizer: remoteSummarizer(pool) } : {}),
       ...(request.extractor ? { extractor: remoteExtractor(pool) } : {}),
