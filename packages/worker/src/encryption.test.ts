@@ -56,6 +56,10 @@ describe('connectMemory({ encryption })', () => {
     await first.facts.set('user', 'k', 'v')
     await expect(connectMemory(port(), { appId: 'enc-worker', userId, encryption: { key: await newKey() } })).rejects.toMatchObject({ code: 'crypto' })
     await expect(connectMemory(port(), { appId: 'enc-worker', userId })).rejects.toMatchObject({ code: 'crypto' })
+    // A malformed option is refused by name, in the page or in the worker, before the store is touched.
+    for (const encryption of [null, 'key', { key, extra: 1 }, { key: 'not a key' }]) {
+      await expect(connectMemory(port(), { appId: 'enc-worker', userId, encryption } as never)).rejects.toMatchObject({ code: 'invalid_input' })
+    }
     const second = await connectMemory(port(), { appId: 'enc-worker', userId, encryption: { key } })
     expect((await second.facts.get('user', 'k'))?.value).toBe('v')
     await second.close()

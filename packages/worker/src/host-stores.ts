@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink'
 import {
+  checkEncryptionOption,
   reportError,
   databaseName,
   openMemory,
@@ -79,6 +80,8 @@ export function createHostStores(settings: StoreSettings): HostStores {
 
   return {
     async acquire(request) {
+      // Checked here too: a connection joining an open store does not reach openMemory's check.
+      if (request.encryption !== undefined) checkEncryptionOption(request.encryption)
       const key = databaseName(request.appId, request.userId)
       let pending = stores.get(key)
       const joining = pending !== undefined
