@@ -8,8 +8,11 @@ import { storeSummary, MAX_SUMMARY_LENGTH } from './summaries.js'
 import { checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from './paging.js'
 import { checkId, checkNumber, checkOneOf, checkOptionalString, checkOptions, checkString, checkTime } from './validate.js'
 import { resolvePerson } from './people.js'
-import { PURGE_TABLES, purgedSession, purgeSessionMessages } from './session-purge.js'
+import { loadOnUse } from './load-on-use.js'
 import { read, readOne, write } from './write.js'
+
+/** Purging is rare and final: its code loads on first call. */
+const loadPurge = loadOnUse('session purge', () => import('./session-purge.js'))
 
 /** A conversation session. */
 export interface Session {
@@ -198,6 +201,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
 
     async purge(id) {
       checkId('id', id)
+      const { PURGE_TABLES, purgedSession, purgeSessionMessages } = await loadPurge()
       return write(ctx, [...PURGE_TABLES, ...ctx.index.tables], async (w) => {
         const row = await requireSession(ctx, id)
         const removed = await purgeSessionMessages(ctx, w, id, row.projectId)

@@ -1,7 +1,7 @@
 import type { StoreContext } from '../store-context.js'
 import { kindOf, type EmbedQueueRow, type VectorRow } from './index-rows.js'
 import type { SearchEngine } from './text-index.js'
-import { normalize } from './vector-cache.js'
+import { normalize } from './vector-topk.js'
 
 /** Settings of the background embedder. */
 export interface EmbedQueueOptions {

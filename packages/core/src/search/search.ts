@@ -7,7 +7,7 @@ import { startEmbedQueue } from './embed-queue.js'
 import { fuseRanked } from './fusion.js'
 import { searchEngineOf, type SearchEngine } from './text-index.js'
 import { textCandidates } from './text-query.js'
-import { normalize, VectorCache } from './vector-cache.js'
+import { normalize, topK } from './vector-topk.js'
 import { rerankText, resolveRanked } from './text-rerank.js'
 import { withAdjacentTurns } from './adjacent-turns.js'
 
@@ -119,7 +119,7 @@ async function vectorCandidates(engine: SearchEngine, projectId: string, query: 
     pv = engine.vectors.load(projectId, query.length, rows, epoch)
   }
   const found = pv
-  return VectorCache.topK(found, query, depth, filter).map(([i, similarity]) => {
+  return topK(found, query, depth, filter).map(([i, similarity]) => {
     const c: Candidate = { docId: found.docIds[i]!, kind: found.kinds[i]!, at: found.ats[i]!, score: similarity }
     const sid = found.sids[i]
     if (sid !== undefined) c.sid = sid
