@@ -39,7 +39,6 @@ const MIRRORED_TABLES = MIRRORED_KINDS
  */
 export async function importDump(ctx: StoreContext, dump: Dump, mode: Mode): Promise<number> {
   try {
-    await ctx.index.prepare?.(Math.max(0, ...Object.values(dump.tables).map((rows) => (Array.isArray(rows) ? rows.length : 0))))
     return await write(ctx, [...MEMORY_TABLES, 'journalSessions', ...ctx.index.tables], (w) => writeDump(ctx, w, dump, mode))
   } finally {
     // Whatever happened, track exactly the synced projects the store now holds.

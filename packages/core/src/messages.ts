@@ -128,7 +128,6 @@ export function createMessages(ctx: StoreContext): Omit<MessagesApi, 'edit' | 'd
   }
 
   async function appendAll(sessionId: string, inputs: Prepared[]): Promise<Message[]> {
-    await ctx.index.prepare?.(inputs.length)
     return write(ctx, tables, async (w) => {
       const session = await requireSession(ctx, sessionId)
       assertActive(session)

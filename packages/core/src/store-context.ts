@@ -47,8 +47,6 @@ export interface TextIndex {
   removeProject(w: WriteScope, projectId: string): Promise<void>
   /** Removes every document of every project (whole-store import replace); caches follow after commit. */
   reset?(w: WriteScope): Promise<void>
-  /** Loads what indexing `count` documents in one batch needs; call before the write transaction opens. */
-  prepare?(count: number): Promise<void>
 }
 
 /** Everything a memory-kind module needs from the store it belongs to. */

@@ -16,8 +16,8 @@ import {
   type VectorRow,
 } from './index-rows.js'
 import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
+import { mergeTail } from './merger.js'
 import { VectorCache } from './vector-cache.js'
-import { loadOnUse } from '../load-on-use.js'
 
 /** The search-index tables, typed (schema.ts declares them untyped). */
 export interface IndexTables {
@@ -71,7 +71,6 @@ const EMBEDDED_KINDS = new Set(['message', 'passage'])
 export const INDEX_TABLES = ['textDocs', 'textBlocks', 'textCorpus', 'vectors', 'embedQueue', 'meta'] as const
 /** Documents in one batch that are merged in the writing transaction (imports) rather than later. */
 const INLINE_MERGE_AT = 2000
-type Merger = typeof import('./merger.js')
 /**
  * Unmerged documents that start a merge while writes go on. Below it merges wait for a quiet
  * moment: a merge rewrites the open block of every term it touches, so one merge of many
@@ -142,8 +141,6 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   let timer: ReturnType<typeof setTimeout> | undefined
   let merging: Promise<void> | undefined
   let stopped = false
-  let merger: Merger | undefined
-  const loadMerger = loadOnUse('index merger', async () => (merger = await import('./merger.js')))
   /** Whether vector or embed-queue rows may exist (always with an embedder; else learned from the first write). */
   let vectorsMayExist: boolean | undefined = embedder ? true : undefined
 
@@ -248,10 +245,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
     // A batch merged in this transaction is stored without its terms: its postings go straight into
     // blocks, and nothing reads the terms of a merged document's row again.
-    const bulk = rows.length >= INLINE_MERGE_AT
-    // The merger loads on first need (prepare() before a bulk write); until then a bulk batch waits in the tail like any write.
-    if (bulk && merger === undefined) void loadMerger().catch(() => {})
-    const inline = bulk && merger !== undefined
+    const inline = rows.length >= INLINE_MERGE_AT
     const added = t.textDocs.bulkAdd(inline ? rows.map(mergedRowOf) : rows, { allKeys: true })
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
@@ -280,7 +274,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         mark!,
       )
     }
-    if (inline) log.changes.merged = await merger!.mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
+    if (inline) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
   }
 
   /** Stored rows of these document ids; none are looked up in projects that hold no document yet (a first import). */
@@ -315,7 +309,6 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     timer = undefined
     merging ??= (async () => {
       try {
-        const { mergeTail } = await loadMerger()
         for (;;) {
           if (stopped) return
           let more = false
@@ -365,9 +358,6 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     },
 
     merge,
-    async prepare(count) {
-      if (enabled && count >= INLINE_MERGE_AT) await loadMerger()
-    },
 
     stop() {
       stopped = true
