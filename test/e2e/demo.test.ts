@@ -74,11 +74,12 @@ describe('demo: two devices of one user, syncing through the relay', () => {
       redWrittenBy = Date.now()
       await a.setFact('only_a', 'from A')
       // Past the next whole second, so the "as of" view (second precision) can tell red from blue.
-      await new Promise((resolve) => setTimeout(resolve, 1_100))
+      const redSecond = Math.floor(redWrittenBy / 1000)
+      await expect.poll(() => Math.floor(Date.now() / 1000), { interval: 50 }).toBeGreaterThan(redSecond)
       await b.setFact('color', 'blue')
       await b.setFact('only_b', 'from B')
-      // B really is cut off: neither sees the other's write.
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      // B really is cut off: A's writes reached the relay, and still neither sees the other's write.
+      await a.waitForSync('synced', 10_000)
       expect(await a.factValue('only_b')).toBeUndefined()
       expect(await b.factValue('only_a')).toBeUndefined()
       expect(await b.factValue('color')).toBe('blue')
@@ -291,7 +292,8 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     await facts.getByRole('button', { name: 'Delete kb_key' }).focus()
     await b.setFact('kb_remote', 'from B')
     await a.waitForFact('kb_remote', 'from B', 5_000)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The re-rendered table has been painted: focus is read after the frame, not after a guess.
+    await a.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
     expect((await focused()).label).toBe('Delete kb_key')
   })
 

@@ -42,7 +42,7 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs: number, what: s
     const value = probe()
     if (value !== undefined) return value
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await new Promise((resolve) => setTimeout(resolve, 25))
   }
 }
 
