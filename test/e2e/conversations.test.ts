@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startTestRelay, type TestRelay } from '../../packages/sync/test/relay.js'
-import { launchProfile, startPageServer, type PageServer, type Profile } from './support/pages.js'
-import type {} from './pages/sync-harness.js'
+import { startPageServer, type PageServer, type Profile } from './support/pages.js'
+import { syncDevices } from './support/sync-devices.js'
 
 /**
  * Conversations across devices: two Chromium profiles of one user, each a page
@@ -17,17 +17,12 @@ let deviceB: Profile
 let a: Page
 let b: Page
 
-async function device(): Promise<Profile> {
-  const profile = await launchProfile('conversations')
-  await profile.context.exposeFunction('relayToken', () => relay.token(userId))
-  return profile
-}
-
-async function open(profile: Profile): Promise<Page> {
-  const page = await server.open(profile, 'sync')
-  await page.evaluate(([u, url]) => window.syncHarness.open(u!, url!), [userId, relay.url])
-  return page
-}
+const { device, open } = syncDevices(
+  'conversations',
+  userId,
+  () => relay,
+  () => server,
+)
 
 const tail = (page: Page, sessionId: string): Promise<string[]> =>
   page.evaluate(async (id) => (await window.syncHarness.memory().messages.tail(id, 100)).map((m) => m.content), sessionId)

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startTestRelay, type TestRelay } from '../../packages/sync/test/relay.js'
-import { launchProfile, startPageServer, type PageServer, type Profile } from './support/pages.js'
-import type {} from './pages/sync-harness.js'
+import { startPageServer, type PageServer, type Profile } from './support/pages.js'
+import { syncDevices } from './support/sync-devices.js'
 
 /**
  * Two devices of one user (two Chromium profiles), each a page on the ready
@@ -17,17 +17,12 @@ let deviceB: Profile
 let a: Page
 let b: Page
 
-async function device(): Promise<Profile> {
-  const profile = await launchProfile('sync')
-  await profile.context.exposeFunction('relayToken', () => relay.token(userId))
-  return profile
-}
-
-async function open(profile: Profile): Promise<Page> {
-  const page = await server.open(profile, 'sync')
-  await page.evaluate(([u, url]) => window.syncHarness.open(u!, url!), [userId, relay.url])
-  return page
-}
+const { device, open } = syncDevices(
+  'sync',
+  userId,
+  () => relay,
+  () => server,
+)
 
 const waitForStatus = (page: Page, status: string, timeout: number) =>
   page.waitForFunction((s) => window.syncHarness.current() === s, status, { polling: 50, timeout })
