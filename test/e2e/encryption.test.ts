@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { launchProfile, startPageServer, type PageServer, type Profile } from './support/pages.js'
+import { workerTabs } from './support/worker-tabs.js'
 import type {} from './pages/harness.js'
 
 /*
@@ -9,26 +9,9 @@ import type {} from './pages/harness.js'
  * and index of the raw IndexedDB read in the page and searched for them.
  */
 
-let server: PageServer
-let profiles: Profile[] = []
 let users = 0
-
-beforeAll(async () => {
-  server = await startPageServer()
-})
-afterAll(async () => {
-  await server?.close()
-})
-afterEach(async () => {
-  await Promise.all(profiles.map((p) => p.close()))
-  profiles = []
-})
-
-async function tab(): Promise<Page> {
-  const p = await launchProfile('worker')
-  profiles.push(p)
-  return server.open(p, 'worker')
-}
+const tabs = workerTabs()
+const tab = async (): Promise<Page> => tabs.tab(await tabs.profile())
 const user = (): string => `enc${++users}-${Date.now().toString(36)}`
 
 /** Runs in the page: writes canaries, closes, dumps the raw database, reopens with a wrong key and the right one. */

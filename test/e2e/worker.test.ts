@@ -1,29 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Page } from 'playwright-core'
-import { launchProfile, startPageServer, type PageServer, type Profile } from './support/pages.js'
+import { describe, expect, it } from 'vitest'
+import { workerTabs } from './support/worker-tabs.js'
 import type {} from './pages/harness.js'
 
-let server: PageServer
-let profiles: Profile[] = []
 let users = 0
-
-beforeAll(async () => {
-  server = await startPageServer()
-})
-afterAll(async () => {
-  await server?.close()
-})
-afterEach(async () => {
-  await Promise.all(profiles.map((p) => p.close()))
-  profiles = []
-})
-
-async function profile(): Promise<Profile> {
-  const p = await launchProfile('worker')
-  profiles.push(p)
-  return p
-}
-const tab = (p: Profile): Promise<Page> => server.open(p, 'worker')
+const { profile, tab } = workerTabs()
 const user = (): string => `u${++users}-${Date.now().toString(36)}`
 
 describe('@engram/worker in Chromium', () => {
