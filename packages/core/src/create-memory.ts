@@ -1,6 +1,7 @@
 import { createChangeFeed } from './change-feed.js'
 import { highestStoredStamp } from './clock-restore.js'
-import type { EncryptionApi, EncryptionStatus } from './encryption/api.js'
+import type { EncryptionStatus } from './encryption/api.js'
+import type { EncryptionHandle } from './encryption/encryption-methods.js'
 import { registerAtRest } from './encryption/at-rest-seam.js'
 import { checkEncryptionOption, checkKey, type EncryptionOptions } from './encryption/key-option.js'
 import { createCryptoSlot, cryptoMiddleware, ENCRYPTION_META_KEY } from './encryption/slot.js'
@@ -19,7 +20,6 @@ import { registerReplication } from './replication-seam.js'
 import { EngramDb } from './schema.js'
 import { createStatusHub } from './status.js'
 import { reportError } from './report-error.js'
-import { requestPersistence } from './storage-estimate.js'
 import type { StoreContext } from './store-context.js'
 import { subscribeChanges } from './subscribe-changes.js'
 import { createSyncSlot } from './sync-api.js'
@@ -167,9 +167,25 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     }
   }
   await prepareProjects(ctx)
+  let binding: Promise<StoreEncryption> | undefined
+  const encryptionHandle: EncryptionHandle = {
+    current: () => encryption,
+    load: () =>
+      (binding ??= loadEncryption().then((e) => {
+        e.bind(ctx)
+        encryption = e
+        return e
+      })),
+    listeners: encryptionListeners,
+    assertOpen,
+  }
+  // memory.encryption's methods load on first call; the open options were checked above.
+  const loadEncryptionApi = loadOnUse('encryption', async () => (await import('./encryption/encryption-methods.js')).createEncryptionApi(encryptionHandle))
   // stats and export read every table: their code loads on first call.
   const loadDump = loadOnUse('export', async () => (await import('./dump.js')).createDump(ctx))
   const dump = methodsOnUse(loadDump, ['stats', 'export'])
+  // Asking the browser to keep the origin's data is a one-off (the storage panel of a settings page).
+  const loadStorage = loadOnUse('storage', () => import('./storage-estimate.js'))
   const memory: Partial<Memory> = {
     appId,
     userId,
@@ -181,8 +197,8 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     sync: sync.api,
     stats: (projectId) => dump.stats(projectId),
     export: (projectId) => dump.export(projectId),
-    persist: () => requestPersistence(),
-    encryption: encryptionApi(),
+    persist: async () => (await loadStorage()).requestPersistence(),
+    encryption: methodsOnUse(loadEncryptionApi, ['status', 'enable', 'rekey', 'subscribe']),
     async close() {
       if (closed) return
       closed = true
@@ -194,41 +210,6 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   }
   Object.defineProperty(memory, 'closed', { get: () => closed, enumerable: true })
 
-  function encryptionApi(): EncryptionApi {
-    let loading: Promise<StoreEncryption> | undefined
-    return {
-      async status() {
-        assertOpen()
-        return encryption ? encryption.status() : { state: 'plain', generation: 0 }
-      },
-      async enable(key) {
-        assertOpen()
-        checkKey('enable(key)', key)
-        if (!encryption) {
-          loading ??= loadEncryption().then((e) => {
-            e.bind(ctx)
-            return e
-          })
-          encryption = await loading
-        }
-        await encryption.enable(key)
-      },
-      async rekey(key) {
-        assertOpen()
-        checkKey('rekey(newKey)', key)
-        if (!encryption?.active) throw new MemoryError('conflict', 'This store is not encrypted: use memory.encryption.enable(key) first')
-        await encryption.rekey(key)
-      },
-      async subscribe(listener) {
-        assertOpen()
-        if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'encryption.subscribe(listener): listener must be a function')
-        encryptionListeners.add(listener)
-        return async () => {
-          encryptionListeners.delete(listener)
-        }
-      },
-    }
-  }
   registerReplication(memory, replicationOnUse(ctx))
   registerAtRest(memory, {
     cipher: () => encryption?.cipher,
