@@ -1,11 +1,9 @@
 import { createChangeFeed } from './change-feed.js'
 import { highestStoredStamp } from './clock-restore.js'
-import type { EncryptionStatus } from './encryption/api.js'
-import type { EncryptionHandle } from './encryption/encryption-methods.js'
+import type { AtRestBox } from './encryption/at-rest-store.js'
 import { registerAtRest } from './encryption/at-rest-seam.js'
-import { checkEncryptionOption, checkKey, type EncryptionOptions } from './encryption/key-option.js'
+import { checkEncryptionOption, type EncryptionOptions } from './encryption/key-option.js'
 import { createCryptoSlot, cryptoMiddleware, ENCRYPTION_META_KEY } from './encryption/slot.js'
-import type { StoreEncryption } from './encryption/store-encryption.js'
 import { MemoryError } from './errors.js'
 import { createHybridClock } from './hlc.js'
 import { newId } from './ids.js'
@@ -19,7 +17,6 @@ import { replicationOnUse } from './replication-on-use.js'
 import { registerReplication } from './replication-seam.js'
 import { EngramDb } from './schema.js'
 import { createStatusHub } from './status.js'
-import { reportError } from './report-error.js'
 import type { StoreContext } from './store-context.js'
 import { subscribeChanges } from './subscribe-changes.js'
 import { createSyncSlot } from './sync-api.js'
@@ -92,32 +89,18 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   })
   const crypto = createCryptoSlot()
   db.use(cryptoMiddleware(crypto))
-  const encryptionListeners = new Set<(status: EncryptionStatus) => void>()
-  const onEncryptionStatus = (status: EncryptionStatus) => {
-    for (const listener of [...encryptionListeners]) {
-      try {
-        listener(status)
-      } catch (error) {
-        reportError(error)
-      }
-    }
-  }
-  // Only stores that use encryption load its code (and its cipher libraries).
-  const loadEncryption = async (): Promise<StoreEncryption> => {
-    const { StoreEncryption } = await import('./encryption/store-encryption.js')
-    return new StoreEncryption(db, crypto, onEncryptionStatus, encryptionBatch(opts.encryption))
-  }
-  const encryptionCode = opts.encryption ? loadEncryption() : undefined
-  let encryption: StoreEncryption | undefined
+  // Only stores that use encryption load its code (and, once they have keys, the cipher libraries).
+  const atRest: AtRestBox = { listeners: new Set() }
+  const atRestTarget = { db, crypto, option: opts.encryption }
+  const loadAtRest = loadOnUse('encryption', () => import('./encryption/at-rest-store.js'))
+  const atRestCode = opts.encryption ? loadAtRest() : undefined
   try {
     // Dexie 4 would open (and extend) a database that a newer schema wrote; refuse first.
     await refuseNewerSchema(opts.indexedDB ?? globalThis.indexedDB, name, db.verno)
     await db.open()
     // The key check, before any other row is read or written.
-    if (encryptionCode) {
-      encryption = await encryptionCode
-      await encryption.unlock(opts.encryption!.key)
-    } else if ((await db.meta.get(ENCRYPTION_META_KEY)) !== undefined) {
+    if (atRestCode) await (await atRestCode).unlockAtOpen(atRest, atRestTarget, opts.encryption!.key)
+    else if ((await db.meta.get(ENCRYPTION_META_KEY)) !== undefined) {
       throw new MemoryError('crypto', `The memory store ${name} is encrypted: open it with encryption: { key } (nothing was read or written)`)
     }
   } catch (error) {
@@ -154,12 +137,9 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   const moduleCtx = ctx as unknown as ModuleContext
   for (const module of modules) module.install?.(moduleCtx)
   for (const module of modules) await module.open?.(moduleCtx)
-  encryption?.bind(ctx)
-  if (encryption?.active) encryption.resume()
-  else if (encryption && opts.encryption) {
+  if (atRestCode) {
     try {
-      // A plain store opened with a key: new rows are encrypted from now on, old ones in the background.
-      await encryption.enable(opts.encryption.key, { wait: false })
+      await (await atRestCode).startAtOpen(atRest, ctx, opts.encryption!.key)
     } catch (error) {
       for (const stop of ctx.onClose.splice(0)) stop()
       db.close()
@@ -167,25 +147,13 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     }
   }
   await prepareProjects(ctx)
-  let binding: Promise<StoreEncryption> | undefined
-  const encryptionHandle: EncryptionHandle = {
-    current: () => encryption,
-    load: () =>
-      (binding ??= loadEncryption().then((e) => {
-        e.bind(ctx)
-        encryption = e
-        return e
-      })),
-    listeners: encryptionListeners,
-    assertOpen,
-  }
-  // memory.encryption's methods load on first call; the open options were checked above.
-  const loadEncryptionApi = loadOnUse('encryption', async () => (await import('./encryption/encryption-methods.js')).createEncryptionApi(encryptionHandle))
   // stats and export read every table: their code loads on first call.
   const loadDump = loadOnUse('export', async () => (await import('./dump.js')).createDump(ctx))
   const dump = methodsOnUse(loadDump, ['stats', 'export'])
   // Asking the browser to keep the origin's data is a one-off (the storage panel of a settings page).
   const loadStorage = loadOnUse('storage', () => import('./storage-estimate.js'))
+  // memory.encryption's methods load on first call; the open options were checked above.
+  const loadEncryptionApi = loadOnUse('encryption', async () => (await loadAtRest()).encryptionApiOf(atRest, atRestTarget, ctx))
   const memory: Partial<Memory> = {
     appId,
     userId,
@@ -202,7 +170,7 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     async close() {
       if (closed) return
       closed = true
-      encryption?.stop()
+      atRest.encryption?.stop()
       sync.shutdown()
       for (const stop of ctx.onClose.splice(0)) stop()
       db.close()
@@ -212,25 +180,15 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
 
   registerReplication(memory, replicationOnUse(ctx))
   registerAtRest(memory, {
-    cipher: () => encryption?.cipher,
+    cipher: () => atRest.encryption?.cipher,
     async verify(key) {
-      if (key === undefined) {
-        if (encryption?.active) throw new MemoryError('crypto', `The memory store ${name} is encrypted: open it with encryption: { key }`)
-        return
-      }
-      checkKey('encryption.key', key)
-      if (encryption?.active) await encryption.verify(key)
-      else await (memory as Memory).encryption.enable(key)
+      // A plain store joined without a key needs no encryption code.
+      if (key === undefined && !atRest.encryption?.active) return
+      await (await loadAtRest()).verifyKey(atRest, name, key, (k) => (memory as Memory).encryption.enable(k))
     },
   })
   for (const module of modules) Object.assign(memory, module.create(moduleCtx, memory))
   return memory as Memory
-}
-
-/** Rows per migration transaction (`encryption.batchSize`, for tests). */
-function encryptionBatch(option: EncryptionOptions | undefined): number | undefined {
-  const size = (option as { batchSize?: unknown } | undefined)?.batchSize
-  return typeof size === 'number' && Number.isInteger(size) && size > 0 ? size : undefined
 }
 
 function checkModules(value: unknown): readonly AnyModule[] {
