@@ -105,7 +105,7 @@ console.log('| package | own code min | own code min+gz | with dependencies min+
 console.log('| --- | ---: | ---: | ---: | ---: |')
 for (const [i, { name, own: pkg, code }] of packages.entries()) {
   const entry = join(entryDir, `entry-${i}.ts`)
-  writeFileSync(entry, code + '\n')
+  writeFileSync(entry, `${code}\n`)
   const own = await bundleSize(entry, pkg)
   const all = await bundleSize(entry, undefined)
   console.log(`| ${name} | ${kb(own.min)} | ${kb(own.gzip)} | ${kb(all.gzip)} | ${kb(all.initialGzip)} |`)

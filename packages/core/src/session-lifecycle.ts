@@ -2,7 +2,7 @@ import { Dexie } from 'dexie'
 import type { SessionRow } from './schema.js'
 import { requireSession, type SessionsApi, toSession } from './sessions.js'
 import type { StoreContext } from './store-context.js'
-import { MAX_SUMMARY_LENGTH, storeSummary } from './summaries.js'
+import { MAX_SUMMARY_LENGTH, storeSummary } from './summary-rows.js'
 import { checkId, checkNumber, checkOptions, checkString } from './validate.js'
 import { read, write } from './write.js'
 
