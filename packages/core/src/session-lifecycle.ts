@@ -1,13 +1,14 @@
 import { Dexie } from 'dexie'
 import type { SessionRow } from './schema.js'
+import { PURGE_TABLES, purgedSession, purgeSessionMessages } from './session-purge.js'
 import { requireSession, type SessionsApi, toSession } from './sessions.js'
 import type { StoreContext } from './store-context.js'
 import { MAX_SUMMARY_LENGTH, storeSummary } from './summary-rows.js'
 import { checkId, checkNumber, checkOptions, checkString } from './validate.js'
 import { read, write } from './write.js'
 
-/** `sessions.close`, `reopen` and `idle`: loaded on the first of them. */
-export function createSessionLifecycle(ctx: StoreContext): Pick<SessionsApi, 'close' | 'reopen' | 'idle'> {
+/** `sessions.close`, `reopen`, `idle` and `purge`: loaded on the first of them. */
+export function createSessionLifecycle(ctx: StoreContext): Pick<SessionsApi, 'close' | 'reopen' | 'idle' | 'purge'> {
   const { db } = ctx
   const closeTables = ['sessions', 'summaries', ...ctx.index.tables]
 
@@ -50,6 +51,19 @@ export function createSessionLifecycle(ctx: StoreContext): Pick<SessionsApi, 'cl
         db.sessions.where('[status+lastActiveAt]').between(['active', Dexie.minKey], ['active', cutoff], true, false).toArray(),
       )
       return rows.map(toSession)
+    },
+
+    async purge(id) {
+      checkId('id', id)
+      return write(ctx, [...PURGE_TABLES, ...ctx.index.tables], async (w) => {
+        const row = await requireSession(ctx, id)
+        const removed = await purgeSessionMessages(ctx, w, id, row.projectId)
+        // Where conversations sync, the tombstone carries the purge to every device (and beats older states).
+        if (ctx.conversationProjects.has(row.projectId)) await db.sessions.put(purgedSession(row, w.hlc()))
+        else await db.sessions.delete(id)
+        w.change('sessions', 'delete', id, row.projectId)
+        return removed
+      })
     },
   }
 }

@@ -9,9 +9,6 @@ import { resolvePerson } from './people.js'
 import { loadOnUse, methodsOnUse } from './load-on-use.js'
 import { read, readOne, write } from './write.js'
 
-/** Purging is rare and final: its code loads on first call. */
-const loadPurge = loadOnUse('session purge', () => import('./session-purge.js'))
-
 /** A conversation session. */
 export interface Session {
   id: string
@@ -105,7 +102,7 @@ export async function requireSession(ctx: StoreContext, id: string): Promise<Ses
 /** Creates the sessions namespace of a store. */
 export function createSessions(ctx: StoreContext): SessionsApi {
   const { db } = ctx
-  // Closing, reopening and finding idle sessions load on the first of them (a chat appends far more often).
+  // Closing, reopening, finding idle and purging sessions load on the first of them (a chat appends far more often).
   const lifecycle = loadOnUse('session lifecycle', async () => (await import('./session-lifecycle.js')).createSessionLifecycle(ctx))
 
   return {
@@ -158,21 +155,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
       return pageFrom(rows.map(toSession), o.limit, (s) => encodeCursor(s.lastActiveAt, s.id))
     },
 
-    ...methodsOnUse(lifecycle, ['close', 'reopen', 'idle']),
-
-    async purge(id) {
-      checkId('id', id)
-      const { PURGE_TABLES, purgedSession, purgeSessionMessages } = await loadPurge()
-      return write(ctx, [...PURGE_TABLES, ...ctx.index.tables], async (w) => {
-        const row = await requireSession(ctx, id)
-        const removed = await purgeSessionMessages(ctx, w, id, row.projectId)
-        // Where conversations sync, the tombstone carries the purge to every device (and beats older states).
-        if (ctx.conversationProjects.has(row.projectId)) await db.sessions.put(purgedSession(row, w.hlc()))
-        else await db.sessions.delete(id)
-        w.change('sessions', 'delete', id, row.projectId)
-        return removed
-      })
-    },
+    ...methodsOnUse(lifecycle, ['close', 'reopen', 'idle', 'purge']),
   }
 }
 
