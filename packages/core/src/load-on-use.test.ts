@@ -49,7 +49,67 @@ describe('a store whose code chunk fails to load', () => {
   afterEach(() => {
     vi.doUnmock('./dump.js')
     vi.doUnmock('./search/search.js')
+    vi.doUnmock('./search/merger.js')
+    vi.doUnmock('./blocks.js')
     vi.resetModules()
+  })
+
+  it('opens and writes while the index merger fails to load; the merge that needs it reports the failure and a later merge loads it', async () => {
+    vi.resetModules()
+    let failing = true
+    vi.doMock('./search/merger.js', async (importOriginal) => {
+      if (failing) throw new TypeError('Failed to fetch dynamically imported module: merger.js')
+      return importOriginal()
+    })
+    const reported = new Promise<unknown>((resolve) => vi.stubGlobal('reportError', resolve))
+    let merged: (() => void) | undefined
+    const mergedOnce = new Promise<void>((resolve) => {
+      merged = resolve
+    })
+    const { openMemory } = await import('./open-memory.js')
+    const memory = await openMemory({
+      appId: 'lazy',
+      userId: 'merger-fails',
+      indexedDB: new IDBFactory(),
+      IDBKeyRange,
+      mergeDelayMs: 0,
+      onMerge: () => merged?.(),
+    })
+    try {
+      await memory.facts.set('user', 'diet', 'vegetarian')
+      const error = await reported
+      expect(error).toMatchObject({ name: 'MemoryError', code: 'internal' })
+      expect((error as Error).message).toContain('index merger')
+      failing = false
+      await memory.facts.set('user', 'city', 'Lisbon')
+      await mergedOnce
+      expect((await memory.facts.get('user', 'diet'))?.value).toBe('vegetarian')
+      expect((await memory.search('user', 'Lisbon')).map((hit) => hit.text)).toEqual(['city: Lisbon'])
+    } finally {
+      vi.unstubAllGlobals()
+      await memory.close()
+    }
+  })
+
+  it('rejects the blocks namespace with internal while its chunk fails to load, and loads it on a later call', async () => {
+    vi.resetModules()
+    let failing = true
+    vi.doMock('./blocks.js', async (importOriginal) => {
+      if (failing) throw new TypeError('Failed to fetch dynamically imported module: blocks.js')
+      return importOriginal()
+    })
+    const { createMemory } = await import('./create-memory.js')
+    const { factsModule } = await import('./modules/facts-module.js')
+    const memory = await createMemory({ appId: 'lazy', userId: 'blocks-fail', indexedDB: new IDBFactory(), IDBKeyRange, modules: [factsModule()] })
+    try {
+      await expect(memory.blocks.set('user', 'persona', 'Helpful.')).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
+      await memory.facts.set('user', 'diet', 'vegetarian')
+      failing = false
+      await memory.blocks.set('user', 'persona', 'Helpful.')
+      expect((await memory.blocks.get('user', 'persona'))?.value).toBe('Helpful.')
+    } finally {
+      await memory.close()
+    }
   })
 
   it('rejects stats and export with MemoryError internal instead of hanging, and the rest of the store works', async () => {
