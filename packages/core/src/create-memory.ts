@@ -152,7 +152,7 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   const dump = methodsOnUse(loadDump, ['stats', 'export'])
   // Asking the browser to keep the origin's data is a one-off (the storage panel of a settings page).
   const loadStorage = loadOnUse('storage', () => import('./storage-estimate.js'))
-  // memory.encryption's methods load on first call; the open options were checked above.
+  // memory.encryption's status, enable and rekey load on first call; the open options were checked above.
   const loadEncryptionApi = loadOnUse('encryption', async () => (await loadAtRest()).encryptionApiOf(atRest, atRestTarget, ctx))
   const memory: Partial<Memory> = {
     appId,
@@ -166,7 +166,16 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     stats: (projectId) => dump.stats(projectId),
     export: (projectId) => dump.export(projectId),
     persist: async () => (await loadStorage()).requestPersistence(),
-    encryption: methodsOnUse(loadEncryptionApi, ['status', 'enable', 'rekey', 'subscribe']),
+    encryption: {
+      ...methodsOnUse(loadEncryptionApi, ['status', 'enable', 'rekey']),
+      // Registers at once, so a listener added right after open sees a background migration's first progress.
+      async subscribe(listener) {
+        assertOpen()
+        if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'encryption.subscribe(listener): listener must be a function')
+        atRest.listeners.add(listener)
+        return async () => void atRest.listeners.delete(listener)
+      },
+    },
     async close() {
       if (closed) return
       closed = true

@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { statusWhere } from '../../../test/support/status.js'
 import { MemoryError } from './errors.js'
 import { loadOnUse, methodsOnUse } from './load-on-use.js'
+import type { SyncState } from './status.js'
+import type { SyncEngine } from './sync-api.js'
 
 describe('loadOnUse', () => {
   it('loads once however many calls wait for it', async () => {
@@ -141,6 +143,40 @@ describe('a store whose code chunk fails to load', () => {
       const status = await statusWhere(memory, (s) => s.embedder.state === 'failing')
       expect(status.embedder.lastError).toMatchObject({ source: 'embedder', code: 'internal' })
       await expect(memory.search('user', 'diet')).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
+    } finally {
+      await memory.close()
+    }
+  })
+})
+
+describe('subscriptions of namespaces whose queries load on use', () => {
+  it('registers a sync listener at once: one added without awaiting sees the states of an engine attached right after', async () => {
+    const { openMemory } = await import('./open-memory.js')
+    const { replicationOf } = await import('./replication-seam.js')
+    const memory = await openMemory({ appId: 'lazy', userId: 'sync-listeners', indexedDB: new IDBFactory(), IDBKeyRange })
+    const seen: string[] = []
+    void memory.sync.onStatus((projectId, state) => seen.push(`${projectId}:${state}`))
+    void memory.sync.onLeaderChange((leader) => seen.push(`leader:${leader}`))
+    let emit: ((projectId: string, state: SyncState) => void) | undefined
+    const engine: SyncEngine = {
+      status: () => 'connecting',
+      onStatus(listener) {
+        emit = listener
+        return () => {}
+      },
+      flush() {},
+      whenSynced: async () => {},
+      details: () => ({ status: 'connecting', problems: [] }),
+      close() {},
+    }
+    try {
+      const detach = replicationOf(memory).attachSync(engine)
+      emit?.('p1', 'connecting')
+      expect(seen).toEqual(['leader:true', 'p1:connecting'])
+      expect(await memory.sync.status('p1')).toBe('connecting')
+      expect(await memory.sync.isLeader()).toBe(true)
+      detach()
+      expect(seen).toEqual(['leader:true', 'p1:connecting', 'leader:false'])
     } finally {
       await memory.close()
     }

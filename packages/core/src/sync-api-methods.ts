@@ -4,13 +4,9 @@ import { checkId } from './validate.js'
 
 const NOT_RUNNING = 'Sync is not running: start it with startSync(memory, { url, token }) or connectMemory(worker, { sync })'
 
-/** `memory.sync`'s methods over the slot's state (loaded on the first call; the slot attaches engines without them). */
-export function createSyncApi(state: SyncSlotState): SyncApi {
-  const { assertOpen, statusListeners, leaderListeners } = state
-  const checkListener = (listener: unknown) => {
-    assertOpen()
-    if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'a listener function is required')
-  }
+/** `memory.sync`'s queries over the slot's state (loaded on the first call; the slot attaches engines and subscribes without them). */
+export function createSyncApi(state: SyncSlotState): Omit<SyncApi, 'onStatus' | 'onLeaderChange'> {
+  const { assertOpen } = state
   const checkProject = (projectId: unknown) => {
     assertOpen()
     if (typeof projectId !== 'string' || projectId === '') throw new MemoryError('invalid_input', 'projectId must be a non-empty string')
@@ -19,11 +15,6 @@ export function createSyncApi(state: SyncSlotState): SyncApi {
     async status(projectId) {
       checkProject(projectId)
       return state.engine?.status(projectId) ?? 'off'
-    },
-    async onStatus(listener) {
-      checkListener(listener)
-      statusListeners.add(listener)
-      return async () => void statusListeners.delete(listener)
     },
     async details(projectId) {
       checkProject(projectId)
@@ -49,11 +40,6 @@ export function createSyncApi(state: SyncSlotState): SyncApi {
     async isLeader() {
       assertOpen()
       return state.engine !== undefined
-    },
-    async onLeaderChange(listener) {
-      checkListener(listener)
-      leaderListeners.add(listener)
-      return async () => void leaderListeners.delete(listener)
     },
   }
 }

@@ -102,36 +102,51 @@ export interface SyncSlot {
   shutdown(): void
 }
 
-/** What the slot keeps and `memory.sync`'s methods read: the attached engine and the app's listeners. */
+/** What `memory.sync`'s queries read of the slot: the attached engine. */
 export interface SyncSlotState {
   readonly engine: SyncEngine | undefined
-  readonly statusListeners: Set<(projectId: string, state: SyncState) => void>
-  readonly leaderListeners: Set<(leader: boolean) => void>
   assertOpen(): void
 }
 
 /**
  * Creates the sync slot of a store; engine states are mirrored into the status hub.
- * Attaching an engine needs no code beyond this file; `memory.sync`'s methods load on first call.
+ * Attaching an engine and subscribing need no code beyond this file; `memory.sync`'s queries load on first call.
  */
 export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot {
   let engine: SyncEngine | undefined
   let stopWatching: (() => void) | undefined
+  const statusListeners = new Set<(projectId: string, state: SyncState) => void>()
+  const leaderListeners = new Set<(leader: boolean) => void>()
   const state: SyncSlotState = {
     get engine() {
       return engine
     },
-    statusListeners: new Set(),
-    leaderListeners: new Set(),
     assertOpen,
   }
   const emitLeader = (leader: boolean) => {
-    for (const l of [...state.leaderListeners]) l(leader)
+    for (const l of [...leaderListeners]) l(leader)
   }
   const load = loadOnUse('sync status', async () => (await import('./sync-api-methods.js')).createSyncApi(state))
+  // Subscriptions register at once (a listener added before startSync sees its first states); the queries load on first call.
+  const checkListener = (listener: unknown) => {
+    assertOpen()
+    if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'a listener function is required')
+  }
 
   return {
-    api: methodsOnUse(load, ['status', 'details', 'onStatus', 'flush', 'whenSynced', 'openSession', 'isLeader', 'onLeaderChange']),
+    api: {
+      ...methodsOnUse(load, ['status', 'details', 'flush', 'whenSynced', 'openSession', 'isLeader']),
+      async onStatus(listener) {
+        checkListener(listener)
+        statusListeners.add(listener)
+        return async () => void statusListeners.delete(listener)
+      },
+      async onLeaderChange(listener) {
+        checkListener(listener)
+        leaderListeners.add(listener)
+        return async () => void leaderListeners.delete(listener)
+      },
+    },
     shutdown() {
       if (engine) void Promise.resolve(engine.close()).catch(() => {})
     },
@@ -146,7 +161,7 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
           const code = REASON_CODES[details?.reason ?? ''] ?? 'internal'
           hub.fail('sync', new MemoryError(code, details?.message ?? `Sync of project ${projectId} failed (${details?.reason ?? 'unknown reason'})`), projectId)
         } else if (syncState === 'synced') hub.recover('sync')
-        for (const l of [...state.statusListeners]) l(projectId, syncState)
+        for (const l of [...statusListeners]) l(projectId, syncState)
       })
       emitLeader(true)
       return () => {

@@ -76,8 +76,8 @@ export async function startAtOpen(box: AtRestBox, ctx: StoreContext, key: Crypto
   else await encryption.enable(key, { wait: false })
 }
 
-/** `memory.encryption`'s methods for the store. */
-export function encryptionApiOf(box: AtRestBox, target: AtRestTarget, ctx: StoreContext): EncryptionApi {
+/** `memory.encryption`'s status, enable and rekey for the store (subscribe registers without this code). */
+export function encryptionApiOf(box: AtRestBox, target: AtRestTarget, ctx: StoreContext): Omit<EncryptionApi, 'subscribe'> {
   return createEncryptionApi({
     current: () => box.encryption,
     async load() {
@@ -85,7 +85,6 @@ export function encryptionApiOf(box: AtRestBox, target: AtRestTarget, ctx: Store
       encryption.bind(ctx)
       return encryption
     },
-    listeners: box.listeners,
     assertOpen: ctx.assertOpen,
   })
 }

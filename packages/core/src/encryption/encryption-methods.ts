@@ -1,5 +1,5 @@
 import { MemoryError } from '../errors.js'
-import type { EncryptionApi, EncryptionStatus } from './api.js'
+import type { EncryptionApi } from './api.js'
 import { checkKey } from './key-option.js'
 import type { StoreEncryption } from './store-encryption.js'
 
@@ -9,14 +9,12 @@ export interface EncryptionHandle {
   current(): StoreEncryption | undefined
   /** Loads the store's encryption and binds it to the store (once). */
   load(): Promise<StoreEncryption>
-  /** The app's `subscribe` listeners, called by the store's encryption on every status change. */
-  readonly listeners: Set<(status: EncryptionStatus) => void>
   assertOpen(): void
 }
 
-/** `memory.encryption`: loaded on its first call (the open options are checked at open, without it). */
-export function createEncryptionApi(handle: EncryptionHandle): EncryptionApi {
-  const { assertOpen, listeners } = handle
+/** `memory.encryption`'s status, enable and rekey: loaded on the first of them (the open options are checked at open, without them). */
+export function createEncryptionApi(handle: EncryptionHandle): Omit<EncryptionApi, 'subscribe'> {
+  const { assertOpen } = handle
   return {
     async status() {
       assertOpen()
@@ -33,14 +31,6 @@ export function createEncryptionApi(handle: EncryptionHandle): EncryptionApi {
       const encryption = handle.current()
       if (!encryption?.active) throw new MemoryError('conflict', 'This store is not encrypted: use memory.encryption.enable(key) first')
       await encryption.rekey(key)
-    },
-    async subscribe(listener) {
-      assertOpen()
-      if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'encryption.subscribe(listener): listener must be a function')
-      listeners.add(listener)
-      return async () => {
-        listeners.delete(listener)
-      }
     },
   }
 }
