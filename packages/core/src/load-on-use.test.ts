@@ -69,14 +69,9 @@ describe('a store whose code chunk fails to load', () => {
       merged = resolve
     })
     const { openMemory } = await import('./open-memory.js')
-    const memory = await openMemory({
-      appId: 'lazy',
-      userId: 'merger-fails',
-      indexedDB: new IDBFactory(),
-      IDBKeyRange,
-      mergeDelayMs: 0,
-      onMerge: () => merged?.(),
-    })
+    // mergeDelayMs and onMerge are search internals openMemory accepts for tests.
+    const internals = { mergeDelayMs: 0, onMerge: () => merged?.() }
+    const memory = await openMemory({ appId: 'lazy', userId: 'merger-fails', indexedDB: new IDBFactory(), IDBKeyRange, ...internals })
     try {
       await memory.facts.set('user', 'diet', 'vegetarian')
       const error = await reported
