@@ -7,6 +7,7 @@
  * `npm run size -- --files [filter]` also lists, for each bundle whose name
  * contains `filter`, its chunks (min+gz, loaded at start or on use) and the
  * source files in each, largest first, to find what to shrink.
+ * `npm run size -- --bytes` prints every size in bytes instead of kB.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -82,7 +83,9 @@ function isExternal(id: string, entry: string, own: string): boolean {
   return !id.includes(`/packages/${own}/src/`)
 }
 
-const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`
+/** `--bytes` prints exact byte counts (to compare two builds, or check a budget such as the UI client's 4,608 bytes). */
+const inBytes = process.argv.includes('--bytes')
+const kb = (n: number) => (inBytes ? `${n.toLocaleString('en')} B` : `${(n / 1024).toFixed(1)} kB`)
 
 /** Each chunk's min and min+gz, and its source files by rendered size (before minifying). */
 function printFiles(name: string, { chunks, initial }: BundleSize): void {
@@ -102,7 +105,7 @@ console.log('| package | own code min | own code min+gz | with dependencies min+
 console.log('| --- | ---: | ---: | ---: | ---: |')
 for (const [i, { name, own: pkg, code }] of packages.entries()) {
   const entry = join(entryDir, `entry-${i}.ts`)
-  writeFileSync(entry, code + '\n')
+  writeFileSync(entry, `${code}\n`)
   const own = await bundleSize(entry, pkg)
   const all = await bundleSize(entry, undefined)
   console.log(`| ${name} | ${kb(own.min)} | ${kb(own.gzip)} | ${kb(all.gzip)} | ${kb(all.initialGzip)} |`)

@@ -1,4 +1,4 @@
-import { blockId, MAX_BLOCK_DESCRIPTION, MAX_BLOCK_LIMIT } from './blocks.js'
+import { blockId, MAX_BLOCK_DESCRIPTION, MAX_BLOCK_LIMIT } from './block-rules.js'
 import { MemoryError } from './errors.js'
 import { compareHlc } from './hlc.js'
 import type { BlockRow } from './schema.js'

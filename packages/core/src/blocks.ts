@@ -1,11 +1,11 @@
 import { Dexie } from 'dexie'
+import { blockId, DEFAULT_BLOCK_LIMIT, MAX_BLOCK_DESCRIPTION, MAX_BLOCK_LIMIT } from './block-rules.js'
 import { maxKey } from './keys.js'
 import { invalidInput, MemoryError } from './errors.js'
-import { compareHlc } from './hlc.js'
 import { requireProject } from './projects.js'
 import type { BlockRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
-import { checkId, checkNumber, checkOptionalString, checkOptions, checkString, checkTime, describe } from './validate.js'
+import { checkId, checkNumber, checkOptionalString, checkOptions, checkString, describe } from './validate.js'
 import { read, readOne, write, type WriteScope } from './write.js'
 
 /** A MemGPT-style core block: labelled text with a character limit. */
@@ -24,13 +24,6 @@ export interface SetBlockOptions {
   description?: string
   readOnly?: boolean
 }
-
-/** Characters a block holds when no limit is given. */
-export const DEFAULT_BLOCK_LIMIT = 2000
-/** Largest limit a block may have (characters). */
-export const MAX_BLOCK_LIMIT = 1_000_000
-/** Longest block description (characters). */
-export const MAX_BLOCK_DESCRIPTION = 2000
 
 /** Core blocks of a project. */
 export interface BlocksApi {
@@ -59,11 +52,6 @@ export interface BlocksApi {
   delete(projectId: string, label: string): Promise<boolean>
   /** The project's blocks ordered by label. @throws MemoryError `invalid_input`. */
   list(projectId: string): Promise<Block[]>
-}
-
-/** The stable id of a block in changes and sync: `<projectId>/<label>`, both URI-encoded. */
-export function blockId(projectId: string, label: string): string {
-  return `${encodeURIComponent(projectId)}/${encodeURIComponent(label)}`
 }
 
 /** Creates the blocks namespace of a store. */

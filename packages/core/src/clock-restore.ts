@@ -1,6 +1,6 @@
 import { compareHlc, readHlc } from './hlc.js'
 import type { EngramDb } from './schema.js'
-import { MIRRORED_KINDS } from './synced-kind.js'
+import { MIRRORED_KINDS } from './mirrored-kinds.js'
 
 /**
  * Stored stamps leading the wall clock by more than this are not restored: they

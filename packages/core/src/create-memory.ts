@@ -1,10 +1,9 @@
 import { createChangeFeed } from './change-feed.js'
 import { highestStoredStamp } from './clock-restore.js'
-import type { EncryptionApi, EncryptionStatus } from './encryption/api.js'
+import type { AtRestBox } from './encryption/at-rest-store.js'
 import { registerAtRest } from './encryption/at-rest-seam.js'
-import { checkEncryptionOption, checkKey, type EncryptionOptions } from './encryption/key-option.js'
+import { checkEncryptionOption, type EncryptionOptions } from './encryption/key-option.js'
 import { createCryptoSlot, cryptoMiddleware, ENCRYPTION_META_KEY } from './encryption/slot.js'
-import type { StoreEncryption } from './encryption/store-encryption.js'
 import { MemoryError } from './errors.js'
 import { createHybridClock } from './hlc.js'
 import { newId } from './ids.js'
@@ -18,8 +17,6 @@ import { replicationOnUse } from './replication-on-use.js'
 import { registerReplication } from './replication-seam.js'
 import { EngramDb } from './schema.js'
 import { createStatusHub } from './status.js'
-import { reportError } from './report-error.js'
-import { requestPersistence } from './storage-estimate.js'
 import type { StoreContext } from './store-context.js'
 import { subscribeChanges } from './subscribe-changes.js'
 import { createSyncSlot } from './sync-api.js'
@@ -92,32 +89,18 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   })
   const crypto = createCryptoSlot()
   db.use(cryptoMiddleware(crypto))
-  const encryptionListeners = new Set<(status: EncryptionStatus) => void>()
-  const onEncryptionStatus = (status: EncryptionStatus) => {
-    for (const listener of [...encryptionListeners]) {
-      try {
-        listener(status)
-      } catch (error) {
-        reportError(error)
-      }
-    }
-  }
-  // Only stores that use encryption load its code (and its cipher libraries).
-  const loadEncryption = async (): Promise<StoreEncryption> => {
-    const { StoreEncryption } = await import('./encryption/store-encryption.js')
-    return new StoreEncryption(db, crypto, onEncryptionStatus, encryptionBatch(opts.encryption))
-  }
-  const encryptionCode = opts.encryption ? loadEncryption() : undefined
-  let encryption: StoreEncryption | undefined
+  // Only stores that use encryption load its code (and, once they have keys, the cipher libraries).
+  const atRest: AtRestBox = { listeners: new Set() }
+  const atRestTarget = { db, crypto, option: opts.encryption }
+  const loadAtRest = loadOnUse('encryption', () => import('./encryption/at-rest-store.js'))
+  const atRestCode = opts.encryption ? loadAtRest() : undefined
   try {
     // Dexie 4 would open (and extend) a database that a newer schema wrote; refuse first.
     await refuseNewerSchema(opts.indexedDB ?? globalThis.indexedDB, name, db.verno)
     await db.open()
     // The key check, before any other row is read or written.
-    if (encryptionCode) {
-      encryption = await encryptionCode
-      await encryption.unlock(opts.encryption!.key)
-    } else if ((await db.meta.get(ENCRYPTION_META_KEY)) !== undefined) {
+    if (atRestCode) await (await atRestCode).unlockAtOpen(atRest, atRestTarget, opts.encryption!.key)
+    else if ((await db.meta.get(ENCRYPTION_META_KEY)) !== undefined) {
       throw new MemoryError('crypto', `The memory store ${name} is encrypted: open it with encryption: { key } (nothing was read or written)`)
     }
   } catch (error) {
@@ -154,12 +137,9 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   const moduleCtx = ctx as unknown as ModuleContext
   for (const module of modules) module.install?.(moduleCtx)
   for (const module of modules) await module.open?.(moduleCtx)
-  encryption?.bind(ctx)
-  if (encryption?.active) encryption.resume()
-  else if (encryption && opts.encryption) {
+  if (atRestCode) {
     try {
-      // A plain store opened with a key: new rows are encrypted from now on, old ones in the background.
-      await encryption.enable(opts.encryption.key, { wait: false })
+      await (await atRestCode).startAtOpen(atRest, ctx, opts.encryption!.key)
     } catch (error) {
       for (const stop of ctx.onClose.splice(0)) stop()
       db.close()
@@ -170,6 +150,10 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   // stats and export read every table: their code loads on first call.
   const loadDump = loadOnUse('export', async () => (await import('./dump.js')).createDump(ctx))
   const dump = methodsOnUse(loadDump, ['stats', 'export'])
+  // Asking the browser to keep the origin's data is a one-off (the storage panel of a settings page).
+  const loadStorage = loadOnUse('storage', () => import('./storage-estimate.js'))
+  // memory.encryption's status, enable and rekey load on first call; the open options were checked above.
+  const loadEncryptionApi = loadOnUse('encryption', async () => (await loadAtRest()).encryptionApiOf(atRest, atRestTarget, ctx))
   const memory: Partial<Memory> = {
     appId,
     userId,
@@ -181,12 +165,21 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     sync: sync.api,
     stats: (projectId) => dump.stats(projectId),
     export: (projectId) => dump.export(projectId),
-    persist: () => requestPersistence(),
-    encryption: encryptionApi(),
+    persist: async () => (await loadStorage()).requestPersistence(),
+    encryption: {
+      ...methodsOnUse(loadEncryptionApi, ['status', 'enable', 'rekey']),
+      // Registers at once, so a listener added right after open sees a background migration's first progress.
+      async subscribe(listener) {
+        assertOpen()
+        if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'encryption.subscribe(listener): listener must be a function')
+        atRest.listeners.add(listener)
+        return async () => void atRest.listeners.delete(listener)
+      },
+    },
     async close() {
       if (closed) return
       closed = true
-      encryption?.stop()
+      atRest.encryption?.stop()
       sync.shutdown()
       for (const stop of ctx.onClose.splice(0)) stop()
       db.close()
@@ -194,62 +187,17 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   }
   Object.defineProperty(memory, 'closed', { get: () => closed, enumerable: true })
 
-  function encryptionApi(): EncryptionApi {
-    let loading: Promise<StoreEncryption> | undefined
-    return {
-      async status() {
-        assertOpen()
-        return encryption ? encryption.status() : { state: 'plain', generation: 0 }
-      },
-      async enable(key) {
-        assertOpen()
-        checkKey('enable(key)', key)
-        if (!encryption) {
-          loading ??= loadEncryption().then((e) => {
-            e.bind(ctx)
-            return e
-          })
-          encryption = await loading
-        }
-        await encryption.enable(key)
-      },
-      async rekey(key) {
-        assertOpen()
-        checkKey('rekey(newKey)', key)
-        if (!encryption?.active) throw new MemoryError('conflict', 'This store is not encrypted: use memory.encryption.enable(key) first')
-        await encryption.rekey(key)
-      },
-      async subscribe(listener) {
-        assertOpen()
-        if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'encryption.subscribe(listener): listener must be a function')
-        encryptionListeners.add(listener)
-        return async () => {
-          encryptionListeners.delete(listener)
-        }
-      },
-    }
-  }
   registerReplication(memory, replicationOnUse(ctx))
   registerAtRest(memory, {
-    cipher: () => encryption?.cipher,
+    cipher: () => atRest.encryption?.cipher,
     async verify(key) {
-      if (key === undefined) {
-        if (encryption?.active) throw new MemoryError('crypto', `The memory store ${name} is encrypted: open it with encryption: { key }`)
-        return
-      }
-      checkKey('encryption.key', key)
-      if (encryption?.active) await encryption.verify(key)
-      else await (memory as Memory).encryption.enable(key)
+      // A plain store joined without a key needs no encryption code.
+      if (key === undefined && !atRest.encryption?.active) return
+      await (await loadAtRest()).verifyKey(atRest, name, key, (k) => (memory as Memory).encryption.enable(k))
     },
   })
   for (const module of modules) Object.assign(memory, module.create(moduleCtx, memory))
   return memory as Memory
-}
-
-/** Rows per migration transaction (`encryption.batchSize`, for tests). */
-function encryptionBatch(option: EncryptionOptions | undefined): number | undefined {
-  const size = (option as { batchSize?: unknown } | undefined)?.batchSize
-  return typeof size === 'number' && Number.isInteger(size) && size > 0 ? size : undefined
 }
 
 function checkModules(value: unknown): readonly AnyModule[] {

@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { statusWhere } from '../../../test/support/status.js'
 import { MemoryError } from './errors.js'
 import { loadOnUse, methodsOnUse } from './load-on-use.js'
+import type { SyncState } from './status.js'
+import type { SyncEngine } from './sync-api.js'
 
 describe('loadOnUse', () => {
   it('loads once however many calls wait for it', async () => {
@@ -49,7 +51,62 @@ describe('a store whose code chunk fails to load', () => {
   afterEach(() => {
     vi.doUnmock('./dump.js')
     vi.doUnmock('./search/search.js')
+    vi.doUnmock('./search/merger.js')
+    vi.doUnmock('./blocks.js')
     vi.resetModules()
+  })
+
+  it('opens and writes while the index merger fails to load; the merge that needs it reports the failure and a later merge loads it', async () => {
+    vi.resetModules()
+    let failing = true
+    vi.doMock('./search/merger.js', async (importOriginal) => {
+      if (failing) throw new TypeError('Failed to fetch dynamically imported module: merger.js')
+      return importOriginal()
+    })
+    const reported = new Promise<unknown>((resolve) => vi.stubGlobal('reportError', resolve))
+    let merged: (() => void) | undefined
+    const mergedOnce = new Promise<void>((resolve) => {
+      merged = resolve
+    })
+    const { openMemory } = await import('./open-memory.js')
+    // mergeDelayMs and onMerge are search internals openMemory accepts for tests.
+    const internals = { mergeDelayMs: 0, onMerge: () => merged?.() }
+    const memory = await openMemory({ appId: 'lazy', userId: 'merger-fails', indexedDB: new IDBFactory(), IDBKeyRange, ...internals })
+    try {
+      await memory.facts.set('user', 'diet', 'vegetarian')
+      const error = await reported
+      expect(error).toMatchObject({ name: 'MemoryError', code: 'internal' })
+      expect((error as Error).message).toContain('index merger')
+      failing = false
+      await memory.facts.set('user', 'city', 'Lisbon')
+      await mergedOnce
+      expect((await memory.facts.get('user', 'diet'))?.value).toBe('vegetarian')
+      expect((await memory.search('user', 'Lisbon')).map((hit) => hit.text)).toEqual(['city: Lisbon'])
+    } finally {
+      vi.unstubAllGlobals()
+      await memory.close()
+    }
+  })
+
+  it('rejects the blocks namespace with internal while its chunk fails to load, and loads it on a later call', async () => {
+    vi.resetModules()
+    let failing = true
+    vi.doMock('./blocks.js', async (importOriginal) => {
+      if (failing) throw new TypeError('Failed to fetch dynamically imported module: blocks.js')
+      return importOriginal()
+    })
+    const { createMemory } = await import('./create-memory.js')
+    const { factsModule } = await import('./modules/facts-module.js')
+    const memory = await createMemory({ appId: 'lazy', userId: 'blocks-fail', indexedDB: new IDBFactory(), IDBKeyRange, modules: [factsModule()] })
+    try {
+      await expect(memory.blocks.set('user', 'persona', 'Helpful.')).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
+      await memory.facts.set('user', 'diet', 'vegetarian')
+      failing = false
+      await memory.blocks.set('user', 'persona', 'Helpful.')
+      expect((await memory.blocks.get('user', 'persona'))?.value).toBe('Helpful.')
+    } finally {
+      await memory.close()
+    }
   })
 
   it('rejects stats and export with MemoryError internal instead of hanging, and the rest of the store works', async () => {
@@ -81,6 +138,40 @@ describe('a store whose code chunk fails to load', () => {
       const status = await statusWhere(memory, (s) => s.embedder.state === 'failing')
       expect(status.embedder.lastError).toMatchObject({ source: 'embedder', code: 'internal' })
       await expect(memory.search('user', 'diet')).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
+    } finally {
+      await memory.close()
+    }
+  })
+})
+
+describe('subscriptions of namespaces whose queries load on use', () => {
+  it('registers a sync listener at once: one added without awaiting sees the states of an engine attached right after', async () => {
+    const { openMemory } = await import('./open-memory.js')
+    const { replicationOf } = await import('./replication-seam.js')
+    const memory = await openMemory({ appId: 'lazy', userId: 'sync-listeners', indexedDB: new IDBFactory(), IDBKeyRange })
+    const seen: string[] = []
+    void memory.sync.onStatus((projectId, state) => seen.push(`${projectId}:${state}`))
+    void memory.sync.onLeaderChange((leader) => seen.push(`leader:${leader}`))
+    let emit: ((projectId: string, state: SyncState) => void) | undefined
+    const engine: SyncEngine = {
+      status: () => 'connecting',
+      onStatus(listener) {
+        emit = listener
+        return () => {}
+      },
+      flush() {},
+      whenSynced: async () => {},
+      details: () => ({ status: 'connecting', problems: [] }),
+      close() {},
+    }
+    try {
+      const detach = replicationOf(memory).attachSync(engine)
+      emit?.('p1', 'connecting')
+      expect(seen).toEqual(['leader:true', 'p1:connecting'])
+      expect(await memory.sync.status('p1')).toBe('connecting')
+      expect(await memory.sync.isLeader()).toBe(true)
+      detach()
+      expect(seen).toEqual(['leader:true', 'p1:connecting', 'leader:false'])
     } finally {
       await memory.close()
     }

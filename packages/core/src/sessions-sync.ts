@@ -5,7 +5,7 @@ import { maxKey } from './keys.js'
 import type { SessionRow } from './schema.js'
 import { purgeSessionMessages } from './session-purge.js'
 import { MAX_CHANNEL_LENGTH, MAX_TITLE_LENGTH } from './sessions.js'
-import { MAX_SUMMARY_LENGTH } from './summaries.js'
+import { MAX_SUMMARY_LENGTH } from './summary-rows.js'
 import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from './synced-kind.js'
 import { checkId, checkOneOf, checkString, checkTime } from './validate.js'
 

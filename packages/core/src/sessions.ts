@@ -1,18 +1,13 @@
-import { Dexie } from 'dexie'
 import { MemoryError } from './errors.js'
 import { newId } from './ids.js'
 import { requireProject } from './projects.js'
 import type { SessionRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
-import { storeSummary, MAX_SUMMARY_LENGTH } from './summaries.js'
 import { checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from './paging.js'
-import { checkId, checkNumber, checkOneOf, checkOptionalString, checkOptions, checkString, checkTime } from './validate.js'
+import { checkId, checkOneOf, checkOptionalString, checkOptions, checkTime } from './validate.js'
 import { resolvePerson } from './people.js'
-import { loadOnUse } from './load-on-use.js'
+import { loadOnUse, methodsOnUse } from './load-on-use.js'
 import { read, readOne, write } from './write.js'
-
-/** Purging is rare and final: its code loads on first call. */
-const loadPurge = loadOnUse('session purge', () => import('./session-purge.js'))
 
 /** A conversation session. */
 export interface Session {
@@ -107,7 +102,8 @@ export async function requireSession(ctx: StoreContext, id: string): Promise<Ses
 /** Creates the sessions namespace of a store. */
 export function createSessions(ctx: StoreContext): SessionsApi {
   const { db } = ctx
-  const closeTables = ['sessions', 'summaries', ...ctx.index.tables]
+  // Closing, reopening, finding idle and purging sessions load on the first of them (a chat appends far more often).
+  const lifecycle = loadOnUse('session lifecycle', async () => (await import('./session-lifecycle.js')).createSessionLifecycle(ctx))
 
   return {
     async create(projectId, options) {
@@ -159,59 +155,7 @@ export function createSessions(ctx: StoreContext): SessionsApi {
       return pageFrom(rows.map(toSession), o.limit, (s) => encodeCursor(s.lastActiveAt, s.id))
     },
 
-    async close(id, options) {
-      checkId('id', id)
-      const { summary } = checkOptions('options', options, ['summary'])
-      if (summary !== undefined) checkString('summary', summary, { nonEmpty: true, maxLength: MAX_SUMMARY_LENGTH })
-      return write(ctx, closeTables, async (w) => {
-        const row = await requireSession(ctx, id)
-        if (row.status === 'closed') return false
-        const now = ctx.now()
-        const next: SessionRow = { ...row, status: 'closed', closedAt: now, hlc: w.hlc() }
-        if (summary !== undefined) {
-          next.summary = summary
-          await storeSummary(ctx, w, { projectId: row.projectId, sessionId: id, kind: 'session', text: summary, coversUntil: row.lastActiveAt })
-        }
-        await db.sessions.put(next)
-        w.change('sessions', 'put', id, row.projectId)
-        return true
-      })
-    },
-
-    async reopen(id) {
-      checkId('id', id)
-      return write(ctx, ['sessions'], async (w) => {
-        const row = await requireSession(ctx, id)
-        if (row.status === 'active') return false
-        const { closedAt: _closedAt, ...rest } = row
-        await db.sessions.put({ ...rest, status: 'active', lastActiveAt: Math.max(row.lastActiveAt, ctx.now()), hlc: w.hlc() })
-        w.change('sessions', 'put', id, row.projectId)
-        return true
-      })
-    },
-
-    async idle(olderThanMs) {
-      checkNumber('olderThanMs', olderThanMs, { min: 0 })
-      const cutoff = ctx.now() - olderThanMs
-      const rows = await read(ctx, ['sessions'], () =>
-        db.sessions.where('[status+lastActiveAt]').between(['active', Dexie.minKey], ['active', cutoff], true, false).toArray(),
-      )
-      return rows.map(toSession)
-    },
-
-    async purge(id) {
-      checkId('id', id)
-      const { PURGE_TABLES, purgedSession, purgeSessionMessages } = await loadPurge()
-      return write(ctx, [...PURGE_TABLES, ...ctx.index.tables], async (w) => {
-        const row = await requireSession(ctx, id)
-        const removed = await purgeSessionMessages(ctx, w, id, row.projectId)
-        // Where conversations sync, the tombstone carries the purge to every device (and beats older states).
-        if (ctx.conversationProjects.has(row.projectId)) await db.sessions.put(purgedSession(row, w.hlc()))
-        else await db.sessions.delete(id)
-        w.change('sessions', 'delete', id, row.projectId)
-        return removed
-      })
-    },
+    ...methodsOnUse(lifecycle, ['close', 'reopen', 'idle', 'purge']),
   }
 }
 

@@ -3,7 +3,7 @@ import { maxKey } from './keys.js'
 import { invalidInput } from './errors.js'
 import { compareHlc } from './hlc.js'
 import type { SummaryRow } from './schema.js'
-import { indexSummary, MAX_SUMMARY_LENGTH } from './summaries.js'
+import { indexSummary, MAX_SUMMARY_LENGTH } from './summary-rows.js'
 import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from './synced-kind.js'
 import { checkId, checkOneOf, checkString, checkTime } from './validate.js'
 

@@ -1,14 +1,12 @@
 import { Dexie } from 'dexie'
 import { maxKey } from './keys.js'
 import { invalidInput, MemoryError } from './errors.js'
-import { compareHlc } from './hlc.js'
-import { newId } from './ids.js'
 import { requireProject } from './projects.js'
-import type { SummaryRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from './paging.js'
 import { checkId, checkOneOf, checkOptions, checkString, checkTime } from './validate.js'
-import { type WriteScope, read, readOne, write } from './write.js'
+import { MAX_SUMMARY_LENGTH, storeSummary, summaryTables, toSummary } from './summary-rows.js'
+import { read, write } from './write.js'
 
 /** A session or project summary. `coversUntil`: epoch ms of the newest memory it covers. */
 export interface Summary {
@@ -47,48 +45,7 @@ export interface SummariesApi {
   list(projectId: string, options?: ListSummariesOptions): Promise<Page<Summary>>
 }
 
-/** Longest summary text, in characters. */
-export const MAX_SUMMARY_LENGTH = 100_000
 const KINDS = ['session', 'project'] as const
-
-/** Tables a summary write touches (the index's included): use them for {@link applyRemoteSummary}'s transaction. */
-export function summaryTables(ctx: StoreContext): string[] {
-  return ['summaries', ...ctx.index.tables]
-}
-
-/** The public shape of a stored summary. */
-export function toSummary(row: SummaryRow): Summary {
-  const { hlc: _hlc, deletedAt: _deletedAt, ...summary } = row
-  return summary
-}
-
-/**
- * Writes a checked summary row in the caller's transaction (tables: summaryTables), indexes it
- * and records the change. Used by `write` and by `sessions.close`.
- */
-export async function storeSummary(ctx: StoreContext, w: WriteScope, input: SummaryInput & { projectId: string }): Promise<SummaryRow> {
-  const row: SummaryRow = { id: newId(ctx.now()), projectId: input.projectId, kind: input.kind, text: input.text, createdAt: ctx.now(), hlc: w.hlc() }
-  if (input.sessionId !== undefined) row.sessionId = input.sessionId
-  if (input.coversUntil !== undefined) row.coversUntil = input.coversUntil
-  await ctx.db.summaries.add(row)
-  await indexSummary(ctx, w, row)
-  w.change('summaries', 'put', row.id, row.projectId)
-  return row
-}
-
-/** Puts a live summary into the search index (removes a deleted one). */
-export async function indexSummary(ctx: StoreContext, w: WriteScope, row: SummaryRow): Promise<void> {
-  const docId = `summary:${row.id}`
-  if (row.deletedAt !== undefined) return ctx.index.remove(w, docId)
-  await ctx.index.put(w, {
-    docId,
-    kind: 'summary',
-    projectId: row.projectId,
-    ...(row.sessionId === undefined ? {} : { sessionId: row.sessionId }),
-    text: row.text,
-    createdAt: row.createdAt,
-  })
-}
 
 /** Creates the summaries namespace of a store. */
 export function createSummaries(ctx: StoreContext): SummariesApi {

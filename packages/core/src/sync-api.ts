@@ -1,5 +1,5 @@
 import { MemoryError, type MemoryErrorCode } from './errors.js'
-import { checkId } from './validate.js'
+import { loadOnUse, methodsOnUse } from './load-on-use.js'
 import type { StatusHub, SyncState, Unsubscribe } from './status.js'
 import type { MirroredKind } from './synced-kind.js'
 
@@ -102,59 +102,44 @@ export interface SyncSlot {
   shutdown(): void
 }
 
-/** Creates the sync slot of a store; engine states are mirrored into the status hub. */
+/** What `memory.sync`'s queries read of the slot: the attached engine. */
+export interface SyncSlotState {
+  readonly engine: SyncEngine | undefined
+  assertOpen(): void
+}
+
+/**
+ * Creates the sync slot of a store; engine states are mirrored into the status hub.
+ * Attaching an engine and subscribing need no code beyond this file; `memory.sync`'s queries load on first call.
+ */
 export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot {
   let engine: SyncEngine | undefined
   let stopWatching: (() => void) | undefined
   const statusListeners = new Set<(projectId: string, state: SyncState) => void>()
   const leaderListeners = new Set<(leader: boolean) => void>()
+  const state: SyncSlotState = {
+    get engine() {
+      return engine
+    },
+    assertOpen,
+  }
   const emitLeader = (leader: boolean) => {
     for (const l of [...leaderListeners]) l(leader)
   }
+  const load = loadOnUse('sync status', async () => (await import('./sync-api-methods.js')).createSyncApi(state))
+  // Subscriptions register at once (a listener added before startSync sees its first states); the queries load on first call.
   const checkListener = (listener: unknown) => {
     assertOpen()
     if (typeof listener !== 'function') throw new MemoryError('invalid_input', 'a listener function is required')
   }
-  const checkProject = (projectId: unknown) => {
-    assertOpen()
-    if (typeof projectId !== 'string' || projectId === '') throw new MemoryError('invalid_input', 'projectId must be a non-empty string')
-  }
 
   return {
     api: {
-      async status(projectId) {
-        checkProject(projectId)
-        return engine?.status(projectId) ?? 'off'
-      },
+      ...methodsOnUse(load, ['status', 'details', 'flush', 'whenSynced', 'openSession', 'isLeader']),
       async onStatus(listener) {
         checkListener(listener)
         statusListeners.add(listener)
         return async () => void statusListeners.delete(listener)
-      },
-      async details(projectId) {
-        checkProject(projectId)
-        return engine?.details(projectId) ?? { status: 'off', problems: [] }
-      },
-      async flush() {
-        assertOpen()
-        await engine?.flush()
-      },
-      async whenSynced(projectId) {
-        checkProject(projectId)
-        if (!engine)
-          throw new MemoryError('invalid_input', 'Sync is not running: start it with startSync(memory, { url, token }) or connectMemory(worker, { sync })')
-        return engine.whenSynced(projectId)
-      },
-      async openSession(projectId, sessionId) {
-        checkProject(projectId)
-        checkId('sessionId', sessionId)
-        if (!engine?.openSession)
-          throw new MemoryError('invalid_input', 'Sync is not running: start it with startSync(memory, { url, token }) or connectMemory(worker, { sync })')
-        return engine.openSession(projectId, sessionId)
-      },
-      async isLeader() {
-        assertOpen()
-        return engine !== undefined
       },
       async onLeaderChange(listener) {
         checkListener(listener)
@@ -170,13 +155,13 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
       if (engine) throw new MemoryError('conflict', 'Sync is already running for this store; close it before starting it again')
       engine = next
       hub.enable('sync', true)
-      stopWatching = next.onStatus((projectId, state, details) => {
-        hub.setSync(projectId, state)
-        if (state === 'error') {
+      stopWatching = next.onStatus((projectId, syncState, details) => {
+        hub.setSync(projectId, syncState)
+        if (syncState === 'error') {
           const code = REASON_CODES[details?.reason ?? ''] ?? 'internal'
           hub.fail('sync', new MemoryError(code, details?.message ?? `Sync of project ${projectId} failed (${details?.reason ?? 'unknown reason'})`), projectId)
-        } else if (state === 'synced') hub.recover('sync')
-        for (const l of [...statusListeners]) l(projectId, state)
+        } else if (syncState === 'synced') hub.recover('sync')
+        for (const l of [...statusListeners]) l(projectId, syncState)
       })
       emitLeader(true)
       return () => {

@@ -3,27 +3,9 @@ import { isHlc } from './hlc.js'
 import type { StoreContext } from './store-context.js'
 import { checkId, type Json } from './validate.js'
 import type { WriteScope } from './write.js'
+import type { MirroredKind } from './mirrored-kinds.js'
 
-/** The memory kinds that sync mirrors between devices. */
-export type MirroredKind = 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts' | ConversationKind
-
-/** The kinds that sync only in projects that opt in (`projects.setSync(id, { messages: true })`). */
-export type ConversationKind = 'sessions' | 'messages'
-
-/**
- * The kinds every synced project mirrors, in one list (the outbox, the change feed filter,
- * dumps, adoption and the sync mirror read it). Conversations are {@link CONVERSATION_KINDS}.
- */
-export const MIRRORED_KINDS: readonly Exclude<MirroredKind, ConversationKind>[] = ['facts', 'blocks', 'summaries', 'patterns', 'artifacts']
-
-/**
- * The kinds that sync only where a project opted in: sessions travel in the project
- * document, each session's messages in a document of their own.
- */
-export const CONVERSATION_KINDS: readonly ConversationKind[] = ['sessions', 'messages']
-
-/** Every kind of a project document: {@link MIRRORED_KINDS} and the sessions list. */
-export const PROJECT_DOC_KINDS: readonly MirroredKind[] = [...MIRRORED_KINDS, 'sessions']
+export { CONVERSATION_KINDS, type ConversationKind, MIRRORED_KINDS, type MirroredKind, PROJECT_DOC_KINDS } from './mirrored-kinds.js'
 
 /**
  * One mirrored record as it travels between devices: the stored row without

@@ -3,7 +3,7 @@ import type { Change, Origin } from './change-feed.js'
 import { mapError } from './map-error.js'
 import type { StoreContext } from './store-context.js'
 import type { OutboxRow } from './schema.js'
-import { CONVERSATION_KINDS, MIRRORED_KINDS, type MirroredKind } from './synced-kind.js'
+import { CONVERSATION_KINDS, MIRRORED_KINDS, type MirroredKind } from './mirrored-kinds.js'
 
 /** Kinds whose records are mirrored to other devices through the sync outbox. */
 const MIRRORED = new Set<string>(MIRRORED_KINDS)

@@ -2,7 +2,6 @@ import { type MemoryModule, storeOf } from '../module.js'
 import { loadOnUse, methodsOnUse } from '../load-on-use.js'
 import { createMessages } from '../messages.js'
 import { createSessions } from '../sessions.js'
-import { createSummaries } from '../summaries.js'
 
 /** Conversation sessions, their messages, and session and project summaries (summaries sync). */
 export function conversationsModule(): MemoryModule<'sessions' | 'messages' | 'summaries'> {
@@ -13,10 +12,12 @@ export function conversationsModule(): MemoryModule<'sessions' | 'messages' | 's
       const ctx = storeOf(c)
       // Editing and deleting messages is rare: its code loads on first call.
       const edits = loadOnUse('message edits', async () => (await import('../message-edits.js')).createMessageEdits(ctx))
+      // Summaries are written and read now and then (context.build reads them itself): loaded on first call too.
+      const summaries = loadOnUse('summaries', async () => (await import('../summaries.js')).createSummaries(ctx))
       return {
         sessions: createSessions(ctx),
         messages: { ...createMessages(ctx), ...methodsOnUse(edits, ['edit', 'delete']) },
-        summaries: createSummaries(ctx),
+        summaries: methodsOnUse(summaries, ['create', 'latest', 'list']),
       }
     },
   }

@@ -57,21 +57,7 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
       const engine = createTextIndex(ctx.db, { ...options, analyzer: keyedAnalyzer(analyzer ?? englishAnalyzer, ctx.crypto) })
       ctx.index = engine
       // Loaded before the caller's transaction opens (a dynamic import inside it would end the transaction).
-      ctx.rebuildIndex = async () => {
-        const { rebuildIndex } = await loadRebuild()
-        return async (w) => {
-          if (!engine.enabled) return
-          const db = ctx.db
-          const [vectors, queue] = await Promise.all([db.table('vectors').toArray(), db.table('embedQueue').toArray()])
-          await engine.reset!(w)
-          await db.table('textCorpus').clear()
-          await rebuildIndex(w.tx, engine.analyzer)
-          await Promise.all([
-            vectors.length ? db.table('vectors').bulkPut(vectors) : undefined,
-            queue.length ? db.table('embedQueue').bulkPut(queue) : undefined,
-          ])
-        }
-      }
+      ctx.rebuildIndex = async () => (await loadRebuild()).wholeIndexRebuild(ctx, engine)
       ctx.status.enable('embedder', options.embedder !== undefined)
     },
     create(c) {

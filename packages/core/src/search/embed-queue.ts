@@ -1,6 +1,7 @@
 import type { StoreContext } from '../store-context.js'
 import { kindOf, type EmbedQueueRow, type VectorRow } from './index-rows.js'
 import type { SearchEngine } from './text-index.js'
+import { addVectors } from './vector-fill.js'
 import { normalize } from './vector-topk.js'
 
 /** Settings of the background embedder. */
@@ -101,7 +102,7 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
       }
       await Promise.all([t.vectors.bulkPut(stored), t.embedQueue.bulkDelete(ready.map((row) => row.seq!))])
     })
-    engine.vectors.added(stored)
+    addVectors(engine.vectors, stored)
     return ready.length
   }
 

@@ -5,7 +5,8 @@ import type { Analyzer } from './analyzer.js'
 import { factText } from './hit-text.js'
 import type { TextCorpusRow, TextDocRow } from './index-rows.js'
 import { mergeTail, type MergeTables } from './merger.js'
-import { docRowOf } from './text-index.js'
+import { docRowOf, type SearchEngine } from './text-index.js'
+import type { WriteScope } from '../write.js'
 
 /**
  * Builds the full-text index of every live record (messages, facts,
@@ -66,4 +67,20 @@ export async function finishIndexRebuild(ctx: StoreContext, analyzer: Analyzer):
     await rebuildIndex(tx, analyzer)
     await tx.table('meta').delete(INDEX_REBUILD_KEY)
   })
+}
+
+/**
+ * The rebuild of a store's whole index inside a write (at-rest encryption switching keys):
+ * vectors and queued embeddings are kept, every other index row is written again.
+ */
+export function wholeIndexRebuild(ctx: StoreContext, engine: SearchEngine): (w: WriteScope) => Promise<void> {
+  return async (w) => {
+    if (!engine.enabled) return
+    const db = ctx.db
+    const [vectors, queue] = await Promise.all([db.table('vectors').toArray(), db.table('embedQueue').toArray()])
+    await engine.reset!(w)
+    await db.table('textCorpus').clear()
+    await rebuildIndex(w.tx, engine.analyzer)
+    await Promise.all([vectors.length ? db.table('vectors').bulkPut(vectors) : undefined, queue.length ? db.table('embedQueue').bulkPut(queue) : undefined])
+  }
 }

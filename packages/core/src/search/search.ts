@@ -8,6 +8,7 @@ import { fuseRanked } from './fusion.js'
 import { searchEngineOf, type SearchEngine } from './text-index.js'
 import { textCandidates } from './text-query.js'
 import { normalize, topK } from './vector-topk.js'
+import { loadProjectVectors } from './vector-fill.js'
 import { rerankText, resolveRanked } from './text-rerank.js'
 import { withAdjacentTurns } from './adjacent-turns.js'
 
@@ -116,7 +117,7 @@ async function vectorCandidates(engine: SearchEngine, projectId: string, query: 
   if (!pv) {
     const epoch = engine.vectors.epoch
     const rows = await engine.t.vectors.where('projectId').equals(projectId).toArray()
-    pv = engine.vectors.load(projectId, query.length, rows, epoch)
+    pv = loadProjectVectors(engine.vectors, projectId, query.length, rows, epoch)
   }
   const found = pv
   return topK(found, query, depth, filter).map(([i, similarity]) => {

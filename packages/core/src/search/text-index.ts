@@ -1,5 +1,6 @@
 import { Dexie, type Transaction } from 'dexie'
 import { maxKey } from '../keys.js'
+import { loadOnUse } from '../load-on-use.js'
 import { reportError } from '../report-error.js'
 import type { EngramDb, MetaRow } from '../schema.js'
 import type { Embedder, IndexedDoc, PutManyOptions, TextIndex } from '../store-context.js'
@@ -16,7 +17,6 @@ import {
   type VectorRow,
 } from './index-rows.js'
 import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
-import { mergeTail } from './merger.js'
 import { VectorCache } from './vector-cache.js'
 
 /** The search-index tables, typed (schema.ts declares them untyped). */
@@ -143,6 +143,11 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   let stopped = false
   /** Whether vector or embed-queue rows may exist (always with an embedder; else learned from the first write). */
   let vectorsMayExist: boolean | undefined = embedder ? true : undefined
+  // The merger loads in the background as the store opens, so a merge never waits on fetching code;
+  // a failed load is tried again (and reported) by the merge that needs it.
+  let merger: typeof import('./merger.js') | undefined
+  const loadMerger = loadOnUse('index merger', async () => (merger = await import('./merger.js')))
+  if (enabled) loadMerger().catch(() => {})
 
   function logOf(w: WriteScope): TxLog {
     let log = logs.get(w.tx)
@@ -245,7 +250,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
     // A batch merged in this transaction is stored without its terms: its postings go straight into
     // blocks, and nothing reads the terms of a merged document's row again.
-    const inline = rows.length >= INLINE_MERGE_AT
+    const inline = merger !== undefined && rows.length >= INLINE_MERGE_AT
     const added = t.textDocs.bulkAdd(inline ? rows.map(mergedRowOf) : rows, { allKeys: true })
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
@@ -274,7 +279,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         mark!,
       )
     }
-    if (inline) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
+    if (inline) log.changes.merged = await merger!.mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
   }
 
   /** Stored rows of these document ids; none are looked up in projects that hold no document yet (a first import). */
@@ -309,6 +314,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     timer = undefined
     merging ??= (async () => {
       try {
+        const { mergeTail } = merger ?? (await loadMerger())
         for (;;) {
           if (stopped) return
           let more = false
