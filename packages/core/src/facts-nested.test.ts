@@ -1,5 +1,6 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
-import type { Extractor, MemoryOperation } from '@engram/core'
+import { archiveModule, contextModule, conversationsModule, createMemory, type Extractor, factsModule, type MemoryOperation, runtimeModule } from '@engram/core'
 import { openTestMemory, testClock } from '../../../test/support/memory.js'
 
 /*
@@ -74,5 +75,32 @@ describe('facts written inside an outer transaction', () => {
       ])
     expect((await memory.journal.load('s')).records.map((r) => r.kind)).toEqual(['turn.begin', 'turn.end', 'turn.extracted'])
     memory.close()
+  })
+})
+
+describe('writes inside an outer transaction of a store without the search module', () => {
+  it('a failing operation rolls back the facts and messages written before it', async () => {
+    const operations: MemoryOperation[] = [
+      { op: 'fact.set', key: 'pet', value: 'cat' },
+      { op: 'block.append', projectId: 'missing', label: 'x', text: 'y' },
+    ]
+    const memory = await createMemory({
+      appId: 'test',
+      userId: `nested-${Date.now()}`,
+      indexedDB: new IDBFactory(),
+      IDBKeyRange,
+      now: testClock().now,
+      modules: [factsModule(), conversationsModule(), archiveModule(), contextModule(), runtimeModule({ extractor: () => operations })],
+    })
+    await memory.projects.create({ name: 'P', id: 'p' })
+    const session = await memory.sessions.create('p', { id: 'chat' })
+    await memory.turns.begin('p', { sessionId: session.id, turnId: 't', prompt: 'I got a cat', budget: 100 })
+    expect(await memory.turns.end({ sessionId: session.id, turnId: 't', reply: 'Congrats' })).toMatchObject({
+      written: 0,
+      extractionError: { code: 'not_found' },
+    })
+    expect(await memory.facts.get('p', 'pet')).toBeUndefined()
+    expect((await memory.messages.tail(session.id, 10)).map((m) => m.content)).toEqual(['I got a cat', 'Congrats'])
+    await memory.close()
   })
 })
