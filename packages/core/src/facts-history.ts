@@ -15,13 +15,9 @@ import type { Json } from './validate.js'
 /**
  * Appends the version for `row` (its `version`, value and deleted state) and
  * closes the previous version at the new version's `validFrom` (= row.updatedAt).
- * `previous` is the newest stored version when the caller read it already
- * ({@link lastVersionOf}, `undefined` when there is none); without it the
- * previous version is read here. Call inside a write transaction over
- * `factVersions`. A chain of Dexie promises (no native async function), so it
- * may run beside the caller's other requests.
+ * Call inside a write transaction over `factVersions`.
  */
-export function appendVersion(ctx: StoreContext, row: FactRow, origin: Origin, previous?: { row: FactVersionRow | undefined }): Promise<void> {
+export function appendVersion(ctx: StoreContext, row: FactRow, origin: Origin): Promise<void> {
   const validFrom = row.updatedAt
   const version: FactVersionRow = {
     projectId: row.projectId,
@@ -35,18 +31,14 @@ export function appendVersion(ctx: StoreContext, row: FactRow, origin: Origin, p
     origin,
   }
   if (row.source !== undefined) version.source = row.source
-  const close = (before: FactVersionRow | undefined) =>
-    before && before.version === row.version - 1 && before.validTo === undefined ? ctx.db.factVersions.put({ ...before, validTo: validFrom }) : undefined
-  if (previous) return Dexie.Promise.all([ctx.db.factVersions.put(version), close(previous.row)]).then(() => undefined)
-  // The read of the previous version and the new version's put go out together (one round trip).
-  return Dexie.Promise.all([row.version > 1 ? ctx.db.factVersions.get([row.projectId, row.key, row.version - 1]) : undefined, ctx.db.factVersions.put(version)])
-    .then(([before]) => close(before))
-    .then(() => undefined)
-}
-
-/** The newest stored version of one key (a reverse cursor that stops at the first row). */
-export function lastVersionOf(ctx: StoreContext, projectId: string, key: string): Promise<FactVersionRow | undefined> {
-  return ctx.db.factVersions.where('[projectId+key+version]').between([projectId, key, Dexie.minKey], [projectId, key, maxKey()]).last()
+  // The read of the previous version and the new version's put go out together (one round trip);
+  // a Dexie promise chain, so it may run beside the caller's other requests.
+  return Dexie.Promise.all([
+    row.version > 1 ? ctx.db.factVersions.get([row.projectId, row.key, row.version - 1]) : undefined,
+    ctx.db.factVersions.put(version),
+  ]).then(([previous]) =>
+    previous && previous.validTo === undefined ? ctx.db.factVersions.put({ ...previous, validTo: validFrom }).then(() => undefined) : undefined,
+  )
 }
 
 /** All stored versions of one key, oldest first. */

@@ -1,8 +1,8 @@
 import { Dexie } from 'dexie'
 import type { Fact } from './facts.js'
 import { appendVersion, deleteVersionsOf } from './facts-history.js'
-import type { FactRow, FactVersionRow } from './schema.js'
-import type { IndexedDoc, StoreContext } from './store-context.js'
+import type { FactRow } from './schema.js'
+import type { StoreContext } from './store-context.js'
 import type { Origin } from './change-feed.js'
 import type { Json } from './validate.js'
 import type { WriteScope } from './write.js'
@@ -80,32 +80,21 @@ export function factText(key: string, value: Json): string {
   return `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`
 }
 
-/** The search-index document of a live fact. */
-export function factDoc(row: Pick<FactRow, 'id' | 'projectId' | 'key' | 'value' | 'updatedAt'>): IndexedDoc {
-  return { docId: `fact:${row.id}`, kind: 'fact', projectId: row.projectId, text: factText(row.key, row.value), createdAt: row.updatedAt }
-}
-
-/** What a caller of {@link storeFactRow} read or issued already. */
-export interface StoreFactOptions {
-  /** No row of this fact was stored before: the index looks up no older entry to replace. */
-  fresh?: boolean
-  /** The newest stored version, read beside the stored row ({@link lastVersionOf}). */
-  previous?: { row: FactVersionRow | undefined }
-  /** The index write of this (live) row, issued already (beside the reads). */
-  indexing?: Promise<void>
-}
-
 /**
  * Writes a new state of a fact inside a write transaction: the row, its
  * history version (closing the previous one), the search index entry and the
  * change, all issued at once (one round trip for a new fact). `row.version`
- * must be the stored version + 1. Every part is a chain of Dexie promises (no
- * native async function runs beside another), so a call nested in an outer
- * transaction keeps it.
+ * must be the stored version + 1; `fresh` says no row of this fact was stored
+ * before, so the index looks up no older entry to replace. Every part is a
+ * chain of Dexie promises (no native async function runs beside another), so
+ * a call nested in an outer transaction keeps it.
  */
-export function storeFactRow(ctx: StoreContext, w: WriteScope, row: FactRow, origin: Origin, options: StoreFactOptions = {}): Promise<void> {
+export function storeFactRow(ctx: StoreContext, w: WriteScope, row: FactRow, origin: Origin, fresh = false): Promise<void> {
+  const docId = `fact:${row.id}`
   const live = row.deletedAt === undefined
-  const indexing = options.indexing ?? (live ? ctx.index.put(w, factDoc(row), { fresh: options.fresh === true }) : ctx.index.remove(w, `fact:${row.id}`))
+  const indexing = live
+    ? ctx.index.put(w, { docId, kind: 'fact', projectId: row.projectId, text: factText(row.key, row.value), createdAt: row.updatedAt }, { fresh })
+    : ctx.index.remove(w, docId)
   w.change('facts', live ? 'put' : 'delete', row.id, row.projectId)
-  return Dexie.Promise.all([ctx.db.facts.put(row), appendVersion(ctx, row, origin, options.previous), indexing]).then(() => undefined)
+  return Dexie.Promise.all([ctx.db.facts.put(row), appendVersion(ctx, row, origin), indexing]).then(() => undefined)
 }

@@ -1,10 +1,10 @@
 import { Dexie } from 'dexie'
 import { maxKey } from './keys.js'
 import { checkFactInput } from './facts-input.js'
-import { lastVersionOf, toFactVersion, valueAt, versionsOf } from './facts-history.js'
-import { factDoc, factId, factTables, purgedTombstone, purgeFactRow, storeFactRow, tagKeysOf, toFact } from './facts-rows.js'
+import { toFactVersion, valueAt, versionsOf } from './facts-history.js'
+import { factId, factTables, purgedTombstone, purgeFactRow, storeFactRow, tagKeysOf, toFact } from './facts-rows.js'
 import { liveProject, requireProject } from './projects.js'
-import type { FactRow, FactVersionRow, Source } from './schema.js'
+import type { FactRow, Source } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { checkPageOptions, decodeCursor, encodeCursor, type Page, type PageOptions, pageFrom } from './paging.js'
 import { checkId, checkOptions, checkString, checkTime, type Json } from './validate.js'
@@ -93,9 +93,8 @@ export function createFacts(ctx: StoreContext): FactsApi {
     base: Omit<FactRow, 'id' | 'createdAt' | 'updatedAt' | 'version' | 'hlc' | 'tagKeys'>,
     hlc: string,
     deletedAt?: number,
-    at?: number,
   ): FactRow {
-    const now = deletedAt ?? at ?? ctx.now()
+    const now = deletedAt ?? ctx.now()
     const { deletedAt: _dropped, ...rest } = base as FactRow
     const row: FactRow = {
       ...rest,
@@ -110,32 +109,23 @@ export function createFacts(ctx: StoreContext): FactsApi {
     return row
   }
 
-  /**
-   * The stored row of a key and its newest version, after checking its project: the three reads
-   * go out together (one round trip), as a chain of Dexie promises.
-   */
-  function storedInProject(projectId: string, key: string): Promise<[FactRow | undefined, { row: FactVersionRow | undefined }]> {
-    return Dexie.Promise.all([liveProject(ctx, projectId), db.facts.get([projectId, key]), lastVersionOf(ctx, projectId, key)]).then(
-      ([, stored, last]): [FactRow | undefined, { row: FactVersionRow | undefined }] => [stored, { row: last }],
-    )
+  /** The stored row of a key after checking its project: both reads go out together (one round trip), a chain of Dexie promises. */
+  function storedInProject(projectId: string, key: string): Promise<FactRow | undefined> {
+    return Dexie.Promise.all([liveProject(ctx, projectId), db.facts.get([projectId, key])]).then(([, stored]) => stored)
   }
 
-  function softDelete(w: WriteScope, stored: FactRow, now: number, previous?: { row: FactVersionRow | undefined }): Promise<void> {
-    return storeFactRow(ctx, w, nextRow(stored, stored, w.hlc(), now), 'local', previous ? { previous } : {})
+  async function softDelete(w: WriteScope, stored: FactRow, now: number): Promise<void> {
+    await storeFactRow(ctx, w, nextRow(stored, stored, w.hlc(), now), 'local')
   }
 
   return {
     async set(projectId, key, value, options) {
       const input = checkFactInput(projectId, key, value, options)
       return write(ctx, tables(), async (w) => {
-        const now = ctx.now()
-        // The index entry does not depend on the stored row: it goes out with the reads (an older
-        // copy is looked up and replaced by the same requests), so a set takes two round trips.
-        const indexing = ctx.index.put(w, factDoc({ id: factId(projectId, key), projectId, key, value: input.value, updatedAt: now }))
-        const [stored, previous] = await storedInProject(projectId, key)
+        const stored = await storedInProject(projectId, key)
         // A purged key starts over as a new fact (only its version number continues).
-        const row = nextRow(stored?.purged ? { ...stored, createdAt: now } : stored, input, w.hlc(), undefined, now)
-        await storeFactRow(ctx, w, row, 'local', { previous, indexing })
+        const row = nextRow(stored?.purged ? { ...stored, createdAt: ctx.now() } : stored, input, w.hlc())
+        await storeFactRow(ctx, w, row, 'local', stored === undefined)
         return toFact(row)
       })
     },
@@ -179,9 +169,9 @@ export function createFacts(ctx: StoreContext): FactsApi {
       checkId('projectId', projectId)
       checkId('key', key)
       return write(ctx, tables(), async (w) => {
-        const [stored, previous] = await storedInProject(projectId, key)
+        const stored = await storedInProject(projectId, key)
         if (!stored || stored.deletedAt !== undefined) return false
-        await softDelete(w, stored, ctx.now(), previous)
+        await softDelete(w, stored, ctx.now())
         return true
       })
     },
@@ -210,10 +200,10 @@ export function createFacts(ctx: StoreContext): FactsApi {
       checkId('projectId', projectId)
       checkId('key', key)
       return write(ctx, tables(), async (w) => {
-        const [stored, previous] = await storedInProject(projectId, key)
+        const stored = await storedInProject(projectId, key)
         if (!stored || stored.deletedAt === undefined || stored.purged) return undefined
         const row = nextRow(stored, stored, w.hlc())
-        await storeFactRow(ctx, w, row, 'local', { previous })
+        await storeFactRow(ctx, w, row, 'local')
         return toFact(row)
       })
     },
