@@ -236,6 +236,20 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
     return { key, fact, version, doc }
   }
   const t = (name: string) => staged.table(name)
+  const stageSession = { id: 'stage', projectId: 'p', status: 'active', startedAt: T0, lastActiveAt: T0, lastSeq: 0 }
+  await t('sessions').put(stageSession)
+  const engramSession = await memory.sessions.create('p')
+  const exchangeRows = (i: number, tag: string): Row[] =>
+    [0, 1].map((j) => ({
+      id: `0190${tag}${String(2 * i + j).padStart(7, '0')}-0000-7000-8000-000000000000`,
+      sessionId: 'stage',
+      projectId: 'p',
+      seq: 2 * i + j + 1,
+      role: j ? 'assistant' : 'user',
+      content: texts[(2 * i + j) % texts.length]!,
+      tokens: 10,
+      createdAt: T0 + i,
+    }))
   const noIndex = await openEngram({ textIndex: false })
   await noIndex.projects.create({ name: 'P', id: 'p' })
   const stages: Array<[string, (i: number) => Promise<unknown>]> = [
@@ -288,6 +302,29 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
     ['Engram facts.set, index on', (i) => memory.facts.set('p', `stage${i}`, { n: i, label: `value ${i}` })],
     ['Engram facts.set, no index', (i) => noIndex.facts.set('p', `stage${i}`, { n: i, label: `value ${i}` })],
     ['Engram facts.set of a stored key (a second version), index on', (i) => memory.facts.set('p', `key${i}`, { n: i, label: `again ${i}` })],
+    [
+      'raw appendExchange baseline: bulkPut 2 messages, put session',
+      (i) =>
+        staged.transaction('rw', ['messages', 'sessions'], async () => {
+          await t('messages').bulkPut(exchangeRows(i, 'a'))
+          await t('sessions').put({ ...stageSession, lastSeq: 2 * i + 2 })
+        }),
+    ],
+    [
+      'raw: session read | 2 messages + session + project read + 2 text rows (the shape of appendExchange)',
+      (i) =>
+        staged.transaction('rw', ['projects', 'sessions', 'messages', 'people', ...wide.slice(3)], async () => {
+          const session = await t('sessions').get(stageSession.id)
+          const rows = exchangeRows(i, 'b')
+          await Promise.all([
+            t('projects').get(session.projectId),
+            t('messages').bulkAdd(rows),
+            t('sessions').put({ ...session, lastSeq: 2 * i + 2 }),
+            ...rows.map((r) => t('textDocs').add({ q: 1, d: `message:${r.id}`, a: T0 + i, l: 40, t: 'a\u0001b\u0001c', k: 2 })),
+          ])
+        }),
+    ],
+    ['Engram appendExchange', (i) => memory.messages.appendExchange(engramSession.id, texts[(2 * i) % texts.length]!, texts[(2 * i + 1) % texts.length]!)],
   ]
   const stageSamples = stages.map((): number[] => [])
   for (let i = 0; i < n + 50; i++)
@@ -295,10 +332,14 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
       const ms = await time(() => fn(i))
       if (i >= 50) stageSamples[s]!.push(ms)
     }
-  const stageBase = median(stageSamples[0]!)
+  // Each row beside its own baseline: the facts rows beside the first, the message rows beside the raw exchange.
+  const exchangeBase = stages.findIndex(([name]) => name.startsWith('raw appendExchange'))
   for (const [s, [name]] of stages.entries()) {
     const ms = median(stageSamples[s]!)
-    notes.push(`single write stage: ${name}: median ${ms.toFixed(3)} ms (${(ms / stageBase).toFixed(2)}× the 2-store baseline)`)
+    const base = s < exchangeBase ? 0 : exchangeBase
+    notes.push(
+      `single write stage: ${name}: median ${ms.toFixed(3)} ms (${(ms / median(stageSamples[base]!)).toFixed(2)}× ${s < exchangeBase ? 'raw put fact + version' : 'raw exchange'})`,
+    )
   }
   noIndex.close()
   staged.close()
