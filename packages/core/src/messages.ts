@@ -161,15 +161,18 @@ export function createMessages(ctx: StoreContext): Omit<MessagesApi, 'edit' | 'd
         return row
       })
       const next: SessionRow = { ...session, lastSeq: session.lastSeq + rows.length, lastActiveAt: Math.max(session.lastActiveAt, now) }
-      // Issued together to save round trips, the index entries of a few messages included (one
-      // Dexie promise chain each); a thrown error below still rolls all of it back.
+      // Issued together to save round trips; a thrown error below still rolls all of it back. The
+      // order matters: messages and sessions have Dexie `creating` hooks (schema.ts), and a write
+      // through a hook holds the transaction until it is done (a session put also reads the stored
+      // row first), so the requests without hooks go first: the project read and the index entries
+      // of a few messages (one Dexie promise chain each) travel with the message rows.
       const docs = rows.map(messageDoc)
       const few = docs.length <= INDEXED_WITH_ROWS
       const [project] = await Dexie.Promise.all([
         db.projects.get(session.projectId),
+        few ? Dexie.Promise.all(docs.map((doc) => ctx.index.put(w, doc, { fresh: true }))) : undefined,
         db.messages.bulkAdd(rows),
         db.sessions.put(next),
-        few ? Dexie.Promise.all(docs.map((doc) => ctx.index.put(w, doc, { fresh: true }))) : undefined,
       ])
       if (!project || project.archivedAt !== undefined) throw new MemoryError('not_found', `The project of session ${JSON.stringify(sessionId)} is archived`)
       if (!few) await indexDocs(ctx.index, w, docs, { fresh: true })

@@ -239,6 +239,14 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
   const stageSession = { id: 'stage', projectId: 'p', status: 'active', startedAt: T0, lastActiveAt: T0, lastSeq: 0 }
   await t('sessions').put(stageSession)
   const engramSession = await memory.sessions.create('p')
+  // A Dexie `creating` hook makes a write hold the transaction until it is done (and a put read first).
+  const hooked = new Dexie(`raw:${run}:${++dbs}`, { chromeTransactionDurability: 'relaxed' })
+  hooked.version(1).stores(SCHEMA)
+  hooked.table('messages').hook('creating', () => undefined)
+  hooked.table('sessions').hook('creating', () => undefined)
+  await hooked.open()
+  await hooked.table('projects').put({ ...PROJECT, id: 'p' })
+  await hooked.table('sessions').put(stageSession)
   const exchangeRows = (i: number, tag: string): Row[] =>
     [0, 1].map((j) => ({
       id: `0190${tag}${String(2 * i + j).padStart(7, '0')}-0000-7000-8000-000000000000`,
@@ -324,6 +332,20 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
           ])
         }),
     ],
+    [
+      'raw: the same shape, with creating hooks on messages and sessions (as Engram has)',
+      (i) =>
+        hooked.transaction('rw', ['projects', 'sessions', 'messages', 'people', ...wide.slice(3)], async () => {
+          const session = await hooked.table('sessions').get(stageSession.id)
+          const rows = exchangeRows(i, 'c')
+          await Promise.all([
+            hooked.table('projects').get(session.projectId),
+            ...rows.map((r) => hooked.table('textDocs').add({ q: 1, d: `message:${r.id}`, a: T0 + i, l: 40, t: 'a\u0001b\u0001c', k: 2 })),
+            hooked.table('messages').bulkAdd(rows),
+            hooked.table('sessions').put({ ...session, lastSeq: 2 * i + 2 }),
+          ])
+        }),
+    ],
     ['Engram appendExchange', (i) => memory.messages.appendExchange(engramSession.id, texts[(2 * i) % texts.length]!, texts[(2 * i + 1) % texts.length]!)],
   ]
   const stageSamples = stages.map((): number[] => [])
@@ -343,6 +365,7 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
   }
   noIndex.close()
   staged.close()
+  hooked.close()
 
   const session = await memory.sessions.create('p')
   const sessionRow: Row = { id: 's', projectId: 'p', status: 'active', startedAt: T0, lastActiveAt: T0, lastSeq: 0 }
