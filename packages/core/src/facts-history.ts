@@ -17,7 +17,7 @@ import type { Json } from './validate.js'
  * closes the previous version at the new version's `validFrom` (= row.updatedAt).
  * Call inside a write transaction over `factVersions`.
  */
-export async function appendVersion(ctx: StoreContext, row: FactRow, origin: Origin): Promise<void> {
+export function appendVersion(ctx: StoreContext, row: FactRow, origin: Origin): Promise<void> {
   const validFrom = row.updatedAt
   const version: FactVersionRow = {
     projectId: row.projectId,
@@ -31,12 +31,14 @@ export async function appendVersion(ctx: StoreContext, row: FactRow, origin: Ori
     origin,
   }
   if (row.source !== undefined) version.source = row.source
-  // Issue the read of the previous version and the new version's put together (one round trip).
-  const [previous] = await Dexie.Promise.all([
+  // The read of the previous version and the new version's put go out together (one round trip);
+  // a Dexie promise chain, so it may run beside the caller's other requests.
+  return Dexie.Promise.all([
     row.version > 1 ? ctx.db.factVersions.get([row.projectId, row.key, row.version - 1]) : undefined,
     ctx.db.factVersions.put(version),
-  ])
-  if (previous && previous.validTo === undefined) await ctx.db.factVersions.put({ ...previous, validTo: validFrom })
+  ]).then(([previous]) =>
+    previous && previous.validTo === undefined ? ctx.db.factVersions.put({ ...previous, validTo: validFrom }).then(() => undefined) : undefined,
+  )
 }
 
 /** All stored versions of one key, oldest first. */

@@ -2,7 +2,6 @@ import { Dexie } from 'dexie'
 import type { Fact } from './facts.js'
 import { appendVersion, deleteVersionsOf } from './facts-history.js'
 import type { FactRow } from './schema.js'
-import { indexDocs } from './search/index-docs.js'
 import type { StoreContext } from './store-context.js'
 import type { Origin } from './change-feed.js'
 import type { Json } from './validate.js'
@@ -84,18 +83,18 @@ export function factText(key: string, value: Json): string {
 /**
  * Writes a new state of a fact inside a write transaction: the row, its
  * history version (closing the previous one), the search index entry and the
- * change. `row.version` must be the stored version + 1; `fresh` says no row of
- * this fact was stored before, so the index looks up no older entry to replace.
+ * change, all issued at once (one round trip for a new fact). `row.version`
+ * must be the stored version + 1; `fresh` says no row of this fact was stored
+ * before, so the index looks up no older entry to replace. Every part is a
+ * chain of Dexie promises (no native async function runs beside another), so
+ * a call nested in an outer transaction keeps it.
  */
-export async function storeFactRow(ctx: StoreContext, w: WriteScope, row: FactRow, origin: Origin, fresh = false): Promise<void> {
-  await Dexie.Promise.all([ctx.db.facts.put(row), appendVersion(ctx, row, origin)])
+export function storeFactRow(ctx: StoreContext, w: WriteScope, row: FactRow, origin: Origin, fresh = false): Promise<void> {
   const docId = `fact:${row.id}`
-  if (row.deletedAt === undefined) {
-    const doc = { docId, kind: 'fact' as const, projectId: row.projectId, text: factText(row.key, row.value), createdAt: row.updatedAt }
-    await indexDocs(ctx.index, w, [doc], { fresh })
-    w.change('facts', 'put', row.id, row.projectId)
-  } else {
-    await ctx.index.remove(w, docId)
-    w.change('facts', 'delete', row.id, row.projectId)
-  }
+  const live = row.deletedAt === undefined
+  const indexing = live
+    ? ctx.index.put(w, { docId, kind: 'fact', projectId: row.projectId, text: factText(row.key, row.value), createdAt: row.updatedAt }, { fresh })
+    : ctx.index.remove(w, docId)
+  w.change('facts', live ? 'put' : 'delete', row.id, row.projectId)
+  return Dexie.Promise.all([ctx.db.facts.put(row), appendVersion(ctx, row, origin), indexing]).then(() => undefined)
 }

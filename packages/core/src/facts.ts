@@ -3,7 +3,7 @@ import { maxKey } from './keys.js'
 import { checkFactInput } from './facts-input.js'
 import { toFactVersion, valueAt, versionsOf } from './facts-history.js'
 import { factId, factTables, purgedTombstone, purgeFactRow, storeFactRow, tagKeysOf, toFact } from './facts-rows.js'
-import { requireProject } from './projects.js'
+import { liveProject, requireProject } from './projects.js'
 import type { FactRow, Source } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import { checkPageOptions, decodeCursor, encodeCursor, type Page, type PageOptions, pageFrom } from './paging.js'
@@ -109,10 +109,9 @@ export function createFacts(ctx: StoreContext): FactsApi {
     return row
   }
 
-  /** The stored row of a key after checking its project; both reads in flight at once (one round trip). */
-  async function storedInProject(projectId: string, key: string): Promise<FactRow | undefined> {
-    const [, stored] = await Dexie.Promise.all([requireProject(ctx, projectId), db.facts.get([projectId, key])])
-    return stored
+  /** The stored row of a key after checking its project: both reads go out together (one round trip), a chain of Dexie promises. */
+  function storedInProject(projectId: string, key: string): Promise<FactRow | undefined> {
+    return Dexie.Promise.all([liveProject(ctx, projectId), db.facts.get([projectId, key])]).then(([, stored]) => stored)
   }
 
   async function softDelete(w: WriteScope, stored: FactRow, now: number): Promise<void> {

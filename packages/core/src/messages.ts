@@ -93,6 +93,11 @@ export const MAX_CONTENT_BYTES = 1024 * 1024
 export const MAX_APPEND_MANY = 10_000
 /** Largest message meta, in bytes of its JSON text. */
 export const MAX_META_BYTES = 64 * 1024
+/**
+ * Messages of one append whose index entries go out with the rows, one `put` each; a larger
+ * batch is indexed after the rows in one `putMany` (few requests, merged inline when large).
+ */
+const INDEXED_WITH_ROWS = 8
 /** Every message role. */
 export const ROLES = ['user', 'assistant', 'system', 'tool'] as const
 const encoder = new TextEncoder()
@@ -132,7 +137,9 @@ export function createMessages(ctx: StoreContext): Omit<MessagesApi, 'edit' | 'd
       const session = await requireSession(ctx, sessionId)
       assertActive(session)
       const now = ctx.now()
-      const people = await Promise.all(inputs.map((p) => (p.personId === undefined ? undefined : resolvePerson(ctx, p.personId))))
+      const people = inputs.some((p) => p.personId !== undefined)
+        ? await Promise.all(inputs.map((p) => (p.personId === undefined ? undefined : resolvePerson(ctx, p.personId))))
+        : []
       const rows = inputs.map((p, i): MessageRow => {
         // One stamp per message: its place in the merged order of the session (message-order.ts).
         const at = ctx.clock.tick()
@@ -154,10 +161,21 @@ export function createMessages(ctx: StoreContext): Omit<MessagesApi, 'edit' | 'd
         return row
       })
       const next: SessionRow = { ...session, lastSeq: session.lastSeq + rows.length, lastActiveAt: Math.max(session.lastActiveAt, now) }
-      // Issued together to save round trips; a thrown error below still rolls all of it back.
-      const [project] = await Promise.all([db.projects.get(session.projectId), db.messages.bulkAdd(rows), db.sessions.put(next)])
+      // Issued together to save round trips; a thrown error below still rolls all of it back. The
+      // order matters: messages and sessions have Dexie `creating` hooks (schema.ts), and a write
+      // through a hook holds the transaction until it is done (a session put also reads the stored
+      // row first), so the requests without hooks go first: the project read and the index entries
+      // of a few messages (one Dexie promise chain each) travel with the message rows.
+      const docs = rows.map(messageDoc)
+      const few = docs.length <= INDEXED_WITH_ROWS
+      const [project] = await Dexie.Promise.all([
+        db.projects.get(session.projectId),
+        few ? Dexie.Promise.all(docs.map((doc) => ctx.index.put(w, doc, { fresh: true }))) : undefined,
+        db.messages.bulkAdd(rows),
+        db.sessions.put(next),
+      ])
       if (!project || project.archivedAt !== undefined) throw new MemoryError('not_found', `The project of session ${JSON.stringify(sessionId)} is archived`)
-      await indexDocs(ctx.index, w, rows.map(messageDoc), { fresh: true })
+      if (!few) await indexDocs(ctx.index, w, docs, { fresh: true })
       for (const row of rows) w.change('messages', 'put', row.id, row.projectId)
       w.change('sessions', 'put', sessionId, session.projectId)
       return rows.map(toMessage)

@@ -147,8 +147,18 @@ export async function prepareProjects(ctx: StoreContext): Promise<void> {
  */
 export async function requireProject(ctx: StoreContext, projectId: unknown): Promise<ProjectRow> {
   checkId('projectId', projectId)
-  const project = await ctx.db.projects.get(projectId as string)
-  if (!project) throw new MemoryError('not_found', `No project with id ${JSON.stringify(projectId)}; create it with memory.projects.create()`)
-  if (project.archivedAt !== undefined) throw new MemoryError('not_found', `Project ${JSON.stringify(projectId)} is archived`)
-  return project
+  return liveProject(ctx, projectId as string)
+}
+
+/**
+ * The project of a checked id when it exists and is not archived: one read, chained through
+ * Dexie promises (no native async function), so it may run beside other requests of a transaction.
+ * @throws MemoryError `not_found` for an unknown or archived project.
+ */
+export function liveProject(ctx: StoreContext, projectId: string): Promise<ProjectRow> {
+  return ctx.db.projects.get(projectId).then((project) => {
+    if (!project) throw new MemoryError('not_found', `No project with id ${JSON.stringify(projectId)}; create it with memory.projects.create()`)
+    if (project.archivedAt !== undefined) throw new MemoryError('not_found', `Project ${JSON.stringify(projectId)} is archived`)
+    return project
+  })
 }

@@ -39,7 +39,8 @@ export interface PutManyOptions {
 export interface TextIndex {
   /** Tables the index writes; include them in every transaction that calls it. */
   readonly tables: readonly string[]
-  put(w: WriteScope, doc: IndexedDoc): Promise<void>
+  /** Indexes one document (`fresh`: a new id, so no older copy is looked up). */
+  put(w: WriteScope, doc: IndexedDoc, options?: PutManyOptions): Promise<void>
   /** Indexes several documents with a few batched requests (optional; callers fall back to `put`). */
   putMany?(w: WriteScope, docs: readonly IndexedDoc[], options?: PutManyOptions): Promise<void>
   remove(w: WriteScope, docId: string): Promise<void>

@@ -181,18 +181,25 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     let pending = log.qs.get(projectId)
     if (!pending) {
       // Assignments of one transaction run one after the other, so two new projects never take the same number.
-      const next = log.assigning.then(async () => {
-        const row = await t.textCorpus.get(projectId)
-        if (row) {
-          log.changes.assigned.push(row)
-          return row.q
-        }
-        const last = await t.textCorpus.orderBy('q').last()
-        const created: TextCorpusRow = { p: projectId, q: (last?.q ?? 0) + 1, docs: 0, length: 0 }
-        await t.textCorpus.add(created)
-        log.changes.assigned.push(created)
-        return created.q
-      })
+      // A chain of Dexie promises (no native async function), so a single put may run beside other requests.
+      const next = log.assigning
+        .then(() => t.textCorpus.get(projectId))
+        .then((row): number | Promise<number> => {
+          if (row) {
+            log.changes.assigned.push(row)
+            return row.q
+          }
+          return t.textCorpus
+            .orderBy('q')
+            .last()
+            .then((last) => {
+              const created: TextCorpusRow = { p: projectId, q: (last?.q ?? 0) + 1, docs: 0, length: 0 }
+              return t.textCorpus.add(created).then(() => {
+                log.changes.assigned.push(created)
+                return created.q
+              })
+            })
+        })
       log.assigning = next.catch(() => undefined)
       pending = next
       log.qs.set(projectId, pending)
@@ -205,34 +212,82 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
    * merged leaves its postings in blocks; queries skip it from now on, and the next merge
    * records it (a marker of a few bytes) until enough dead ones make it purge their project.
    */
-  async function kill(log: TxLog, rows: readonly TextDocRow[], markRow: Promise<MetaRow | undefined>): Promise<void> {
-    if (rows.length === 0) return
-    const [row] = await Promise.all([markRow, t.textDocs.bulkDelete(rows.map((r) => r.n!))])
-    const mark = typeof row?.value === 'number' ? row.value : 0
-    // Only a merged document has postings in blocks to skip and, later, purge.
-    for (const r of rows) log.changes.killed.push({ n: r.n!, q: r.q, l: r.l, merged: r.n! <= mark } satisfies DeadDoc)
+  function kill(log: TxLog, rows: readonly TextDocRow[], markRow: PromiseLike<MetaRow | undefined>): Promise<void> {
+    if (rows.length === 0) return done()
+    return Dexie.Promise.all([markRow, t.textDocs.bulkDelete(rows.map((r) => r.n!))]).then(([row]) => {
+      const mark = typeof row?.value === 'number' ? row.value : 0
+      // Only a merged document has postings in blocks to skip and, later, purge.
+      for (const r of rows) log.changes.killed.push({ n: r.n!, q: r.q, l: r.l, merged: r.n! <= mark } satisfies DeadDoc)
+    })
   }
 
-  /** Deletes the vectors and queued embeddings of documents (they may exist from a session opened with an embedder). */
-  async function dropVectors(log: TxLog, ids: readonly string[], projects: Iterable<string>, checkFirst: boolean): Promise<void> {
+  /**
+   * Deletes the vectors and queued embeddings of documents (they may exist from a session opened with an embedder).
+   * Chained through Dexie promises, as {@link putOne}, so it can run beside other requests of the transaction.
+   */
+  function dropVectors(log: TxLog, ids: readonly string[], projects: Iterable<string>, checkFirst: boolean): Promise<void> {
     // A store that never had an embedder has nothing to drop: learn that once, not on every write.
-    if (vectorsMayExist === false) return
-    if (checkFirst || vectorsMayExist === undefined) {
-      const [v, e] = await Promise.all([t.vectors.count(), t.embedQueue.count()])
+    if (vectorsMayExist === false) return done()
+    const drop = (): Promise<void> => {
+      for (const p of projects) log.changes.vectorProjects.add(p)
+      return Dexie.Promise.all([
+        t.vectors.bulkDelete([...ids]),
+        t.embedQueue
+          .where('docId')
+          .anyOf([...ids])
+          .delete(),
+      ]).then(() => undefined)
+    }
+    if (!checkFirst && vectorsMayExist !== undefined) return drop()
+    return Dexie.Promise.all([t.vectors.count(), t.embedQueue.count()]).then(([v, e]) => {
       if (v === 0 && e === 0) {
         if (!embedder) log.onComplete.push(() => (vectorsMayExist ??= false))
-        return
+        return undefined
       }
       vectorsMayExist = true
+      return drop()
+    })
+  }
+
+  /**
+   * Indexes one document. Every request is issued at once (a fresh document: one `add`, no read)
+   * and the result is a chain of Dexie promises with no native async function in it, so a caller
+   * may issue it beside its own writes and await them together: a native async function left
+   * running beside others unbalances Dexie's count of pending awaits, and a caller nested in an
+   * outer transaction then loses that transaction (it commits early).
+   */
+  function putOne(w: WriteScope, doc: IndexedDoc, fresh: boolean): Promise<void> {
+    const log = logOf(w)
+    const q = projectNumber(log, doc.projectId)
+    if (typeof q !== 'number') return Dexie.Promise.resolve(q).then((n) => putNumbered(log, doc, n, fresh))
+    return putNumbered(log, doc, q, fresh)
+  }
+
+  function putNumbered(log: TxLog, doc: IndexedDoc, q: number, fresh: boolean): Promise<void> {
+    const row = docRowOf(analyzer, doc, q)
+    // Older copies are looked up before the new row is added (requests run in order).
+    const older = fresh ? undefined : t.textDocs.where('d').equals(doc.docId).toArray()
+    const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
+    const added = t.textDocs.add(row)
+    const dropped = fresh ? undefined : dropVectors(log, [doc.docId], [doc.projectId], false)
+    let queued: Promise<unknown> | undefined
+    if (embedder && EMBEDDED_KINDS.has(doc.kind) && doc.text.trim().length > 0) {
+      const entry: EmbedQueueRow = { docId: doc.docId, projectId: doc.projectId, text: doc.text, attempts: 0, notBefore: 0, at: doc.createdAt }
+      if (doc.sessionId !== undefined) entry.sid = doc.sessionId
+      queued = t.embedQueue.add(entry)
+      log.embed = true
     }
-    for (const p of projects) log.changes.vectorProjects.add(p)
-    await Promise.all([
-      t.vectors.bulkDelete([...ids]),
-      t.embedQueue
-        .where('docId')
-        .anyOf([...ids])
-        .delete(),
-    ])
+    return Dexie.Promise.all([added, older, dropped, queued]).then(([key, old]) => {
+      row.n = key
+      log.changes.added.push(tailDocOf(row))
+      return old && old.length > 0
+        ? kill(
+            log,
+            old.filter((r) => r.n !== key),
+            mark!,
+          )
+        : undefined
+    })
   }
 
   async function putDocs(w: WriteScope, input: readonly IndexedDoc[], fresh: boolean): Promise<void> {
@@ -371,8 +426,8 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       timer = undefined
     },
 
-    put(w, doc) {
-      return enabled ? putDocs(w, [doc], false) : done()
+    put(w, doc, options?: PutManyOptions) {
+      return enabled ? putOne(w, doc, options?.fresh === true) : done()
     },
 
     putMany(w, docs, options?: PutManyOptions) {
@@ -381,16 +436,15 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
 
     remove(w, docId) {
       if (!enabled) return done()
-      return (async () => {
-        const log = logOf(w)
-        const mark = t.meta.get(MERGED_MARK_KEY)
-        const [rows] = await Promise.all([t.textDocs.where('d').equals(docId).toArray(), dropVectors(log, [docId], [], false), mark])
+      const log = logOf(w)
+      const mark = t.meta.get(MERGED_MARK_KEY)
+      return Dexie.Promise.all([t.textDocs.where('d').equals(docId).toArray(), dropVectors(log, [docId], [], false)]).then(([rows]) => {
         for (const row of rows) {
           const projectId = projectIdOf(row.q)
           if (projectId !== undefined) log.changes.vectorProjects.add(projectId)
         }
-        await kill(log, rows, mark)
-      })()
+        return kill(log, rows, mark)
+      })
     },
 
     removeProject(w, projectId) {
