@@ -2,7 +2,7 @@ import type { Message } from '../messages.js'
 import type { Hit } from '../search/search.js'
 import type { StoreContext } from '../store-context.js'
 import { beginCachedRead } from '../search/query-cache.js'
-import { turnWindows, WINDOW_RADIUS } from '../search/turn-windows.js'
+import { liveTurns, turnWindows, WINDOW_RADIUS } from '../search/turn-windows.js'
 import { read } from '../write.js'
 
 /**
@@ -34,8 +34,9 @@ export async function neighbourTurns(ctx: StoreContext, seeds: readonly Hit[]): 
       seeds.map((h) => h.id),
       cached,
     )
-    for (const { row, around } of windows.values()) {
-      const near = around
+    for (const window of windows.values()) {
+      const row = window.row
+      const near = liveTurns(window)
         .filter((m) => m.seq !== row.seq && m.projectId === row.projectId)
         // A copy: rows in the query cache are shared, and a build caches its lines by record.
         .map((m) => ({ message: { ...m } as Message, distance: Math.abs(m.seq - row.seq) }))

@@ -1,6 +1,6 @@
 import type { EngramDb } from '../schema.js'
 import type { CacheAt } from './hit-text.js'
-import { turnWindows } from './turn-windows.js'
+import { liveTurns, turnWindows } from './turn-windows.js'
 import type { Hit } from './search.js'
 
 /** Message hits (the best ones) whose adjacent turns join the ranking. */
@@ -35,7 +35,7 @@ export async function withAdjacentTurns(db: EngramDb, projectId: string, hits: r
     const window = windows.get(seed.id)
     if (!window) continue
     const r = window.row
-    for (const m of window.around) {
+    for (const m of liveTurns(window)) {
       const distance = Math.abs(m.seq - r.seq)
       if (m.projectId !== projectId || distance === 0) continue
       const s = (distance === 1 ? ADJACENT_SHARE : SECOND_SHARE) * score.get(r.id)!

@@ -10,6 +10,11 @@ export interface TurnWindow {
   around: MessageRow[]
 }
 
+/** The live turns of a window (a deleted message leaves a tombstone without content in its place). */
+export function liveTurns(window: TurnWindow): MessageRow[] {
+  return window.around.filter((m) => m.deletedAt === undefined)
+}
+
 /**
  * The rows of messages `ids` and the turns around each (by id; a message that
  * is gone has no entry). Rows and windows the query cache holds are not read;
