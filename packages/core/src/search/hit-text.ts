@@ -44,11 +44,15 @@ export async function resolveHits(db: EngramDb, projectId: string, candidates: r
     ids.summary.length ? db.summaries.bulkGet(ids.summary) : [],
     ids.passage.length ? db.passages.bulkGet(ids.passage) : [],
   ])
-  for (const m of messages) if (m && m.deletedAt === undefined) keep(`message:${m.id}`, { projectId: m.projectId, text: m.content, sessionId: m.sessionId, message: m })
+  for (const m of messages)
+    if (m && m.deletedAt === undefined) keep(`message:${m.id}`, { projectId: m.projectId, text: m.content, sessionId: m.sessionId, message: m })
   for (const f of facts) if (f.deletedAt === undefined) keep(`fact:${f.id}`, { projectId: f.projectId, text: factText(f.key, f.value) })
   for (const s of summaries) {
     if (s && s.deletedAt === undefined)
-      keep(`summary:${s.id}`, s.sessionId === undefined ? { projectId: s.projectId, text: s.text } : { projectId: s.projectId, text: s.text, sessionId: s.sessionId })
+      keep(
+        `summary:${s.id}`,
+        s.sessionId === undefined ? { projectId: s.projectId, text: s.text } : { projectId: s.projectId, text: s.text, sessionId: s.sessionId },
+      )
   }
   for (const p of passages) if (p) keep(`passage:${p.id}`, { projectId: p.projectId, text: p.text })
   const hits: Hit[] = []

@@ -63,7 +63,8 @@ export async function rerankText(
   if (when) ranked = boostTimeWindow(ranked, when)
   if (PROXIMITY && tokens.length >= 2 && ranked.length > 1) {
     const window = ranked.slice(0, RERANK_WINDOW)
-    const found = await resolveHits(db, projectId, window, cached)
+    // The records of every candidate returned, not only the window's: one read instead of two in a row.
+    const found = await resolveHits(db, projectId, ranked.slice(0, Math.max(depth, RERANK_WINDOW)), cached)
     for (const h of found) loaded?.set(`${h.kind}:${h.id}`, h)
     const texts = new Map(found.map((h) => [`${h.kind}:${h.id}`, h.text]))
     const boosted = window.map((c) => {
