@@ -1,6 +1,8 @@
 import type { Message } from '../messages.js'
 import type { Hit } from '../search/search.js'
 import type { StoreContext } from '../store-context.js'
+import { beginCachedRead } from '../search/query-cache.js'
+import { liveTurns, turnWindows, WINDOW_RADIUS } from '../search/turn-windows.js'
 import { read } from '../write.js'
 
 /**
@@ -9,7 +11,7 @@ import { read } from '../write.js'
  * (two turns on). Farther neighbours come later in priority, so only a
  * larger budget shows them.
  */
-export const NEIGHBOUR_RADIUS = 2
+export const NEIGHBOUR_RADIUS = WINDOW_RADIUS
 
 /** A turn near a hit, and how many turns away it is. */
 export interface Neighbour {
@@ -24,28 +26,24 @@ export interface Neighbour {
 export async function neighbourTurns(ctx: StoreContext, seeds: readonly Hit[]): Promise<Map<string, Neighbour[]>> {
   const out = new Map<string, Neighbour[]>()
   if (seeds.length === 0) return out
+  // Before the transaction: a change emitted from here on keeps these reads out of the cache.
+  const cached = beginCachedRead(ctx)
   return read(ctx, ['messages'], async () => {
-    const rows = await ctx.db.messages.bulkGet(seeds.map((h) => h.id))
-    // One range read per hit (its session, seq − radius to seq + radius): fewer requests than a get per slot.
-    const around = await Promise.all(
-      rows.map((row) =>
-        row
-          ? ctx.db.messages
-              .where('[sessionId+seq]')
-              .between([row.sessionId, row.seq - NEIGHBOUR_RADIUS], [row.sessionId, row.seq + NEIGHBOUR_RADIUS], true, true)
-              .toArray()
-          : [],
-      ),
+    const windows = await turnWindows(
+      ctx.db,
+      seeds.map((h) => h.id),
+      cached,
     )
-    rows.forEach((row, i) => {
-      if (!row) return
-      const near = (around[i] ?? [])
+    for (const window of windows.values()) {
+      const row = window.row
+      const near = liveTurns(window)
         .filter((m) => m.seq !== row.seq && m.projectId === row.projectId)
-        .map((m) => ({ message: m as Message, distance: Math.abs(m.seq - row.seq) }))
+        // A copy: rows in the query cache are shared, and a build caches its lines by record.
+        .map((m) => ({ message: { ...m } as Message, distance: Math.abs(m.seq - row.seq) }))
       // Nearest first; at one distance the turn before, then the one after.
       near.sort((a, b) => a.distance - b.distance || a.message.seq - b.message.seq)
       out.set(row.id, near)
-    })
+    }
     return out
   })
 }

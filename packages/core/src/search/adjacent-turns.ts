@@ -1,4 +1,6 @@
-import type { EngramDb, MessageRow } from '../schema.js'
+import type { EngramDb } from '../schema.js'
+import type { CacheAt } from './hit-text.js'
+import { liveTurns, turnWindows } from './turn-windows.js'
 import type { Hit } from './search.js'
 
 /** Message hits (the best ones) whose adjacent turns join the ranking. */
@@ -18,23 +20,22 @@ const compareHits = (a: Hit, b: Hit) => b.score - a.score || b.createdAt - a.cre
  * follow-up question). Returns the best `limit`, best first. Runs inside the
  * caller's read transaction.
  */
-export async function withAdjacentTurns(db: EngramDb, projectId: string, hits: readonly Hit[], limit: number): Promise<Hit[]> {
+export async function withAdjacentTurns(db: EngramDb, projectId: string, hits: readonly Hit[], limit: number, cached?: CacheAt): Promise<Hit[]> {
   const seeds = hits.filter((h) => h.kind === 'message').slice(0, ADJACENT_SEEDS)
   if (seeds.length === 0) return hits.slice(0, limit)
-  const rows = (await db.messages.bulkGet(seeds.map((h) => h.id))).filter((r): r is MessageRow => r !== undefined)
-  // One range read per hit: its session, two turns either side.
-  const around = await Promise.all(
-    rows.map((r) =>
-      db.messages
-        .where('[sessionId+seq]')
-        .between([r.sessionId, r.seq - 2], [r.sessionId, r.seq + 2], true, true)
-        .toArray(),
-    ),
+  // The seeds' rows and the turns two either side of each (from the query cache when it holds them).
+  const windows = await turnWindows(
+    db,
+    seeds.map((h) => h.id),
+    cached,
   )
   const score = new Map(seeds.map((h) => [h.id, h.score]))
   const out = new Map(hits.map((h) => [`${h.kind}:${h.id}`, { ...h }]))
-  rows.forEach((r, i) => {
-    for (const m of around[i] ?? []) {
+  for (const seed of seeds) {
+    const window = windows.get(seed.id)
+    if (!window) continue
+    const r = window.row
+    for (const m of liveTurns(window)) {
       const distance = Math.abs(m.seq - r.seq)
       if (m.projectId !== projectId || distance === 0) continue
       const s = (distance === 1 ? ADJACENT_SHARE : SECOND_SHARE) * score.get(r.id)!
@@ -42,6 +43,6 @@ export async function withAdjacentTurns(db: EngramDb, projectId: string, hits: r
       if (found) found.score = Math.max(found.score, s)
       else out.set(`message:${m.id}`, { kind: 'message', id: m.id, projectId, sessionId: m.sessionId, text: m.content, score: s, createdAt: m.createdAt })
     }
-  })
+  }
   return [...out.values()].sort(compareHits).slice(0, limit)
 }

@@ -1,6 +1,7 @@
 import type { EngramDb, FactRow } from '../schema.js'
 import type { Candidate } from './bm25.js'
 import { recordIdOf } from './index-rows.js'
+import type { CachedRecord, QueryCache } from './query-cache.js'
 import type { Hit, HitKind } from './search.js'
 
 /** The text a fact is indexed and shown as: `key: value` (strings unquoted). */
@@ -8,21 +9,32 @@ export function factText(key: string, value: unknown): string {
   return `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`
 }
 
-interface Resolved {
-  text: string
-  sessionId?: string
+/** A query cache and the generation a read fills it with. */
+export interface CacheAt {
+  cache: QueryCache
+  generation: number
 }
 
 /**
  * Loads the records behind ranked candidates (inside the caller's read
  * transaction) and returns hits in the same order. Records that are gone,
  * soft-deleted or of another project are dropped, so a stale posting can
- * never bring a deleted memory back.
+ * never bring a deleted memory back. With a `cache`, records it holds are
+ * not read, and those read are kept (only live ones: a missing or deleted
+ * record is read again next time).
  */
-export async function resolveHits(db: EngramDb, projectId: string, candidates: readonly Candidate[]): Promise<Hit[]> {
+export async function resolveHits(db: EngramDb, projectId: string, candidates: readonly Candidate[], cached?: CacheAt): Promise<Hit[]> {
   const ids: Record<HitKind, string[]> = { message: [], fact: [], summary: [], passage: [] }
-  for (const c of candidates) ids[c.kind].push(recordIdOf(c.docId, c.kind))
-  const found = new Map<string, Resolved>()
+  const found = new Map<string, CachedRecord>()
+  for (const c of candidates) {
+    const hit = cached?.cache.record(c.docId)
+    if (hit) found.set(c.docId, hit)
+    else ids[c.kind].push(recordIdOf(c.docId, c.kind))
+  }
+  const keep = (key: string, record: CachedRecord) => {
+    found.set(key, record)
+    cached?.cache.keepRecord(key, record, cached.generation)
+  }
   const [messages, facts, summaries, passages] = await Promise.all([
     ids.message.length ? db.messages.bulkGet(ids.message) : [],
     // One equality lookup per id (not anyOf's key-ordered cursor): an encrypted store keeps fact ids as keyed hashes.
@@ -32,17 +44,21 @@ export async function resolveHits(db: EngramDb, projectId: string, candidates: r
     ids.summary.length ? db.summaries.bulkGet(ids.summary) : [],
     ids.passage.length ? db.passages.bulkGet(ids.passage) : [],
   ])
-  for (const m of messages) if (m && m.projectId === projectId) found.set(`message:${m.id}`, { text: m.content, sessionId: m.sessionId })
-  for (const f of facts) if (f.projectId === projectId && f.deletedAt === undefined) found.set(`fact:${f.id}`, { text: factText(f.key, f.value) })
+  for (const m of messages)
+    if (m && m.deletedAt === undefined) keep(`message:${m.id}`, { projectId: m.projectId, text: m.content, sessionId: m.sessionId, message: m })
+  for (const f of facts) if (f.deletedAt === undefined) keep(`fact:${f.id}`, { projectId: f.projectId, text: factText(f.key, f.value) })
   for (const s of summaries) {
-    if (s && s.projectId === projectId && s.deletedAt === undefined)
-      found.set(`summary:${s.id}`, s.sessionId === undefined ? { text: s.text } : { text: s.text, sessionId: s.sessionId })
+    if (s && s.deletedAt === undefined)
+      keep(
+        `summary:${s.id}`,
+        s.sessionId === undefined ? { projectId: s.projectId, text: s.text } : { projectId: s.projectId, text: s.text, sessionId: s.sessionId },
+      )
   }
-  for (const p of passages) if (p && p.projectId === projectId) found.set(`passage:${p.id}`, { text: p.text })
+  for (const p of passages) if (p) keep(`passage:${p.id}`, { projectId: p.projectId, text: p.text })
   const hits: Hit[] = []
   for (const c of candidates) {
     const r = found.get(c.docId)
-    if (!r) continue
+    if (!r || r.projectId !== projectId) continue
     const hit: Hit = { kind: c.kind, id: recordIdOf(c.docId, c.kind), projectId, text: r.text, score: c.score, createdAt: c.at }
     if (r.sessionId !== undefined) hit.sessionId = r.sessionId
     hits.push(hit)

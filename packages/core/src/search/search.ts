@@ -6,11 +6,12 @@ import type { Candidate, PostingFilter } from './bm25.js'
 import { startEmbedQueue } from './embed-queue.js'
 import { fuseRanked } from './fusion.js'
 import { searchEngineOf, type SearchEngine } from './text-index.js'
-import { textCandidates } from './text-query.js'
 import { normalize, topK } from './vector-topk.js'
 import { loadProjectVectors } from './vector-fill.js'
 import { rerankText, resolveRanked } from './text-rerank.js'
 import { withAdjacentTurns } from './adjacent-turns.js'
+import type { CacheAt } from './hit-text.js'
+import { beginCachedRead } from './query-cache.js'
 
 /** The kind of memory a search hit comes from. */
 export type HitKind = 'message' | 'fact' | 'summary' | 'passage'
@@ -81,20 +82,36 @@ export function createSearch(ctx: StoreContext): SearchFn {
     const queryVector = mode === 'text' || query.trim() === '' ? undefined : await embedQuery(ctx, engine, query, mode)
     // The in-memory part of the index loads once, in its own transaction, before this query's.
     if (mode !== 'vector' && terms.length > 0 && !engine.state.ready) await engine.ready()
+    // Before the transaction: a change emitted from here on keeps this query's reads out of the cache.
+    const cached = beginCachedRead(ctx)
     return read(ctx, SEARCH_TABLES, async () => {
-      const project = await ctx.db.projects.get(projectId)
-      if (!project || project.archivedAt !== undefined) return []
       const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
-      const lists: Candidate[][] = []
       const loaded = new Map<string, Hit>()
-      if (mode !== 'vector' && terms.length > 0) lists.push(await rerankText(ctx.db, engine, projectId, query, terms, filter, depth, loaded, ctx.now()))
-      if (queryVector) lists.push(await vectorCandidates(engine, projectId, queryVector, filter, depth))
+      // The project check and the candidates' reads go at once (a search of an unknown project wastes its reads).
+      const [searchable, text, vector] = await Promise.all([
+        projectSearchable(ctx, projectId, cached),
+        mode !== 'vector' && terms.length > 0 ? rerankText(ctx.db, engine, projectId, query, terms, filter, depth, loaded, ctx.now(), cached) : undefined,
+        queryVector ? vectorCandidates(engine, projectId, queryVector, filter, depth) : undefined,
+      ])
+      if (!searchable) return []
+      const lists = [text, vector].filter((l): l is Candidate[] => l !== undefined)
+      if (lists.length === 0) return []
       const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
-      const hits = await resolveRanked(ctx.db, projectId, ranked, loaded)
-      if (ADJACENT && (!kinds || kinds.has('message'))) return withAdjacentTurns(ctx.db, projectId, hits, limit)
+      const hits = await resolveRanked(ctx.db, projectId, ranked, loaded, cached)
+      if (ADJACENT && (!kinds || kinds.has('message'))) return withAdjacentTurns(ctx.db, projectId, hits, limit, cached)
       return hits.slice(0, limit)
     })
   }
+}
+
+/** Whether the project exists and is not archived (from the query cache when it knows). */
+async function projectSearchable(ctx: StoreContext, projectId: string, cached: CacheAt): Promise<boolean> {
+  const known = cached.cache.project(projectId)
+  if (known !== undefined) return known
+  const project = await ctx.db.projects.get(projectId)
+  const searchable = project !== undefined && project.archivedAt === undefined
+  cached.cache.keepProject(projectId, searchable, cached.generation)
+  return searchable
 }
 
 async function embedQuery(ctx: StoreContext, engine: SearchEngine, query: string, mode: string): Promise<Float32Array | undefined> {

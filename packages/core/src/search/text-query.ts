@@ -4,6 +4,7 @@ import { B, compareCandidates, K1, type Candidate, type PostingFilter } from './
 import { KIND_CODES, recordIdOf, type TextDocRow } from './index-rows.js'
 import type { IndexState } from './index-state.js'
 import { inTermOrder } from './merger.js'
+import { canStopAdding, gallop } from './max-score.js'
 import { decodeBlocks, type PostingList } from './posting-codec.js'
 import type { SearchEngine } from './text-index.js'
 
@@ -21,6 +22,7 @@ interface QueryTerm {
 let scratch = new Float64Array(1 << 16)
 let scratchKinds = new Uint8Array(1 << 16)
 let scratchLens = new Uint32Array(1 << 16)
+let scratchTouched = new Uint32Array(1 << 16)
 /** Above this document number scores go to a Map instead (a sparse store should not allocate per number). */
 const MAX_DENSE = 1 << 23
 
@@ -48,8 +50,10 @@ export async function textCandidates(
     const lists = await Promise.all(tokens.map((w) => mergedList(engine, stats.q, w)))
     // A merge committed while the blocks were read: the tail in memory no longer matches them.
     if (state.blockEpoch !== blockEpoch || !state.ready) continue
-    const ranked = rank(state, stats, tokens, lists, filter)
-    return await pick(engine, stats.q, ranked, filter, depth)
+    // Session filters drop candidates after ranking: rank them all. Otherwise only the best `depth` need to be exact.
+    const bySession = filter.sessionId !== undefined || filter.excludeSessionId !== undefined
+    const ranked = rank(state, stats, tokens, lists, filter, bySession ? Infinity : depth)
+    return await pick(engine, stats.q, ranked, filter, depth, () => rank(state, stats, tokens, lists, filter))
   }
 }
 
@@ -71,6 +75,8 @@ async function mergedList(engine: SearchEngine, q: number, w: string): Promise<P
 
 /** Scored documents: numbers, scores, kind codes and lengths, in no particular order. */
 interface Ranked {
+  /** True when documents that could not reach the best `keep` were left out (see max-score.ts). */
+  pruned?: boolean
   docs: Uint32Array
   scores: Float64Array
   kinds: Uint8Array
@@ -95,11 +101,11 @@ function rank(
   tokens: readonly string[],
   lists: ReadonlyArray<PostingList | undefined>,
   filter: PostingFilter,
+  keep = Infinity,
 ): Ranked {
   const { mark, dead, tail } = state
   const checkDead = dead.size > 0
   const query: QueryTerm[] = []
-  const ends: number[] = []
   tokens.forEach((term, i) => {
     const list = lists[i]
     let df = 0
@@ -139,11 +145,28 @@ function rank(
   const sc = scratch
   const sk = scratchKinds
   const sl = scratchLens
-  const touched = new Uint32Array(total)
+  // The numbers scored, in scratch too: a query over long lists would otherwise allocate (and collect) megabytes.
+  if (scratchTouched.length < total) scratchTouched = new Uint32Array(Math.max(total, scratchTouched.length * 2))
+  const touched = scratchTouched
   let count = 0
+  // What the terms not scored yet could add to a document at most, and whether the rest only adds to scored documents.
+  let remaining = query.reduce((sum, q) => sum + q.idf * (K1 + 1), 0)
+  let pruned = false
+  let sorted: Uint32Array | undefined
   for (const q of query) {
     const factor = q.idf * (K1 + 1)
     const list = q.list
+    const size = q.end + q.tail.length
+    // Worth checking only before a list much longer than what is scored (rarest terms come first).
+    if (!pruned && count >= keep && size > 4 * count && canStopAdding(scoresOf(sc, touched, count), count, keep, remaining)) {
+      pruned = true
+      sorted = touched.slice(0, count).sort()
+    }
+    remaining -= factor
+    if (pruned) {
+      addToScored(sc, sorted!, q, factor, constant, lengthWeight, state)
+      continue
+    }
     if (list) {
       const { docs, tfs, kinds, lens } = list
       for (let j = 0; j < q.end; j++) {
@@ -178,7 +201,13 @@ function rank(
       sc[n] = before + w
     }
   }
-  const out: Ranked = { docs: touched.subarray(0, count), scores: new Float64Array(count), kinds: new Uint8Array(count), lens: new Uint32Array(count) }
+  const out: Ranked = {
+    docs: touched.slice(0, count),
+    scores: new Float64Array(count),
+    kinds: new Uint8Array(count),
+    lens: new Uint32Array(count),
+    pruned,
+  }
   for (let i = 0; i < count; i++) {
     const n = touched[i]!
     out.scores[i] = sc[n]!
@@ -187,6 +216,44 @@ function rank(
     sc[n] = 0
   }
   return out
+}
+
+/** The partial scores of the documents scored so far, in scratch order. */
+function scoresOf(sc: Float64Array, touched: Uint32Array, count: number): Float64Array {
+  const out = new Float64Array(count)
+  for (let i = 0; i < count; i++) out[i] = sc[touched[i]!]!
+  return out
+}
+
+/**
+ * Adds a term's weights to documents already scored (`sorted`, by number) and
+ * to no other: galloping through a long list past the few it holds, or one
+ * pass when they are many. Dead and filtered documents were never scored.
+ */
+function addToScored(sc: Float64Array, sorted: Uint32Array, q: QueryTerm, factor: number, constant: number, lengthWeight: number, state: IndexState): void {
+  const list = q.list
+  if (list && q.end > 0) {
+    const { docs, tfs, lens } = list
+    const end = q.end
+    const add = (j: number) => {
+      const tf = tfs[j]!
+      sc[docs[j]!] = sc[docs[j]!]! + (factor * tf) / (tf + constant + lengthWeight * lens[j]!)
+    }
+    if (sorted.length * Math.log2(end + 1) < end) {
+      let j = 0
+      for (const n of sorted) {
+        j = gallop(docs, j, end, n)
+        if (j >= end) break
+        if (docs[j] === n) add(j)
+      }
+    } else for (let j = 0; j < end; j++) if (sc[docs[j]!] !== 0) add(j)
+  }
+  for (const n of q.tail) {
+    if (sc[n] === 0) continue
+    const doc = state.tail.get(n)!
+    const tf = doc.tfs[doc.terms.indexOf(q.term)]!
+    sc[n] = sc[n]! + (factor * tf) / (tf + constant + lengthWeight * doc.l)
+  }
 }
 
 /** The same scoring into maps, for stores whose document numbers grew too large for a dense scratch array. */
@@ -249,13 +316,24 @@ function bestPositions(r: Ranked, k: number, skip: ReadonlySet<number>): number[
  * records), and reads further down the ranking until `depth` pass. Equal
  * scores rank the later-written document first.
  */
-async function pick(engine: SearchEngine, q: number, r: Ranked, filter: PostingFilter, depth: number): Promise<Candidate[]> {
+async function pick(engine: SearchEngine, q: number, r: Ranked, filter: PostingFilter, depth: number, all: () => Ranked): Promise<Candidate[]> {
   const out: Candidate[] = []
-  const taken = new Set<number>()
+  let taken = new Set<number>()
   const bySession = filter.sessionId !== undefined || filter.excludeSessionId !== undefined
   const { state } = engine
   let want = depth
-  while (out.length < depth && taken.size < r.docs.length) {
+  while (out.length < depth && (taken.size < r.docs.length || r.pruned)) {
+    if (r.pruned && taken.size > 0) {
+      // Reading past the best `depth` (some were gone or filtered out): the ranking of every document is needed.
+      const before = r
+      r = all()
+      const docs = new Set(Array.from(taken, (i) => before.docs[i]!))
+      taken = new Set()
+      r.docs.forEach((n, i) => {
+        if (docs.has(n)) taken.add(i)
+      })
+      continue
+    }
     const batch = bestPositions(r, want, taken)
     if (batch.length === 0) break
     for (const i of batch) taken.add(i)

@@ -1,7 +1,7 @@
 import type { EngramDb } from '../schema.js'
 import type { Hit } from './search.js'
 import { compareCandidates, topCandidates, type Candidate, type PostingFilter } from './bm25.js'
-import { resolveHits } from './hit-text.js'
+import { resolveHits, type CacheAt } from './hit-text.js'
 import { recordIdOf } from './index-rows.js'
 import { proximityShare, PROXIMITY_WEIGHT } from './proximity.js'
 import type { SearchEngine } from './text-index.js'
@@ -44,6 +44,7 @@ export async function rerankText(
   depth: number,
   loaded?: Map<string, Hit>,
   now?: number,
+  cached?: CacheAt,
 ): Promise<Candidate[]> {
   const when = TIME && now !== undefined ? queryTimeWindow(query, now) : undefined
   if (when) {
@@ -52,13 +53,18 @@ export async function rerankText(
   }
   // A dated query weighs a fixed, deeper list, so its window can lift a candidate from far down.
   const deep = Math.max(depth, RERANK_WINDOW, when ? TIME_DEPTH : 0)
-  let ranked = await textCandidates(engine, projectId, tokens, filter, deep)
   const variants = VARIANTS ? variantTerms(engine.analyzer, query, new Set(tokens)) : []
-  if (variants.length > 0) ranked = topCandidates(mixVariants(ranked, await textCandidates(engine, projectId, variants, filter, deep)), deep)
+  // Both queries at once: their block and row reads share the round trips.
+  const [exact, derived] = await Promise.all([
+    textCandidates(engine, projectId, tokens, filter, deep),
+    variants.length > 0 ? textCandidates(engine, projectId, variants, filter, deep) : undefined,
+  ])
+  let ranked = derived ? topCandidates(mixVariants(exact, derived), deep) : exact
   if (when) ranked = boostTimeWindow(ranked, when)
   if (PROXIMITY && tokens.length >= 2 && ranked.length > 1) {
     const window = ranked.slice(0, RERANK_WINDOW)
-    const found = await resolveHits(db, projectId, window)
+    // The records of every candidate returned, not only the window's: one read instead of two in a row.
+    const found = await resolveHits(db, projectId, ranked.slice(0, Math.max(depth, RERANK_WINDOW)), cached)
     for (const h of found) loaded?.set(`${h.kind}:${h.id}`, h)
     const texts = new Map(found.map((h) => [`${h.kind}:${h.id}`, h.text]))
     const boosted = window.map((c) => {
@@ -71,10 +77,16 @@ export async function rerankText(
 }
 
 /** Loads the records of ranked candidates, reusing those already `loaded`; hits in rank order with the final scores. */
-export async function resolveRanked(db: EngramDb, projectId: string, ranked: readonly Candidate[], loaded: ReadonlyMap<string, Hit>): Promise<Hit[]> {
+export async function resolveRanked(
+  db: EngramDb,
+  projectId: string,
+  ranked: readonly Candidate[],
+  loaded: ReadonlyMap<string, Hit>,
+  cached?: CacheAt,
+): Promise<Hit[]> {
   const keyOf = (c: Candidate) => `${c.kind}:${recordIdOf(c.docId, c.kind)}`
   const missing = ranked.filter((c) => !loaded.has(keyOf(c)))
-  const fresh = new Map((await resolveHits(db, projectId, missing)).map((h) => [`${h.kind}:${h.id}`, h]))
+  const fresh = new Map((missing.length > 0 ? await resolveHits(db, projectId, missing, cached) : []).map((h) => [`${h.kind}:${h.id}`, h]))
   const out: Hit[] = []
   for (const c of ranked) {
     const h = loaded.get(keyOf(c)) ?? fresh.get(keyOf(c))
