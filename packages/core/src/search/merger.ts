@@ -2,8 +2,10 @@ import { Dexie, type Table } from 'dexie'
 import { maxKey } from '../keys.js'
 import type { MetaRow } from '../schema.js'
 import type { DeadDoc, MergeResult } from './index-state.js'
-import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDocRow } from './index-rows.js'
-import { decodeBlocks, PostingWriter } from './posting-codec.js'
+import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDocRow, type TextSegRow } from './index-rows.js'
+import { decodeBlocks, PostingWriter, type PostingList } from './posting-codec.js'
+import { listOf } from './segment-codec.js'
+import { dropSegments, updateSegments, type SegmentTable, type SegmentUpdate } from './segments.js'
 
 /** The tables a merge reads and writes (the store's, or an upgrade transaction's). */
 export interface MergeTables {
@@ -11,6 +13,8 @@ export interface MergeTables {
   textBlocks: Table<TextBlockRow, [number, string, number]>
   textCorpus: Table<TextCorpusRow, string>
   meta: Table<MetaRow, string>
+  /** Absent in the schema upgrades before segments existed. */
+  textSegs?: SegmentTable
 }
 
 /** Postings per block: a block stays a few kilobytes, so appending rewrites little. */
@@ -39,7 +43,10 @@ interface Adds {
  * documents out of the blocks they are in, inside the caller's read-write
  * transaction. Appending touches only the open block of a term; a project
  * with many dead documents has all its blocks rewritten without them. Corpus statistics and the mark move with
- * the blocks, so the index is consistent after every merge.
+ * the blocks, so the index is consistent after every merge. With
+ * `asSegment` (a bulk write merged in its own transaction) the tail becomes
+ * one new posting segment per project instead (segments.ts): a few rows
+ * rather than one per term.
  */
 export async function mergeTail(
   t: MergeTables,
@@ -47,6 +54,7 @@ export async function mergeTail(
   added: readonly TextDocRow[] = [],
   purgeAt = PURGE_AT,
   record: readonly DeadDoc[] = [],
+  asSegment = false,
 ): Promise<MergeOutcome> {
   const [markRow, corpusRows] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
   const mark = typeof markRow?.value === 'number' ? markRow.value : 0
@@ -127,6 +135,7 @@ export async function mergeTail(
     for (const keys of keysOfQ) for (const [q, w] of keys) purgeByTerm.set(`${q}\u0001${w}`, deadSet)
   }
 
+  const segments = await segmentUpdates(t.textSegs, byQ, asSegment ? takeFresh(adds, byQ) : new Map(), purgeQs, deadSet)
   const keys = new Set([...adds.keys(), ...purgeByTerm.keys()])
   const split = (key: string): [number, string] => {
     const at = key.indexOf('\u0001')
@@ -175,8 +184,13 @@ export async function mergeTail(
 
   const purgedSet = new Set(purged)
   const toRecord = fresh.filter((row) => !purgedSet.has(row.n!))
-  const corpus = [...byQ.values()].filter((row, i) => row.docs !== corpusRows[i]!.docs || row.length !== corpusRows[i]!.length)
+  const corpus = [...byQ.values()].filter((row, i) => row.docs !== corpusRows[i]!.docs || row.length !== corpusRows[i]!.length || row.s !== corpusRows[i]!.s)
+  // A compacted segment keeps the number of its first part: its old rows go before the new ones are written.
+  if (t.textSegs) await Promise.all([...segments].map(([q, u]) => dropSegments(t.textSegs!, q, u.drop)))
+  const segmentPuts: TextSegRow[] = []
+  for (const u of segments.values()) segmentPuts.push(...u.puts)
   await Promise.all([
+    segmentPuts.length > 0 ? t.textSegs!.bulkPut(segmentPuts) : undefined,
     puts.length > 0 ? t.textBlocks.bulkPut(puts) : undefined,
     deletes.length > 0 ? t.textBlocks.bulkDelete(deletes) : undefined,
     dropRows.length > 0 ? t.textDocs.bulkDelete(dropRows) : undefined,
@@ -185,6 +199,44 @@ export async function mergeTail(
     newMark !== mark ? t.meta.put({ key: MERGED_MARK_KEY, value: newMark }) : undefined,
   ])
   return { mark: newMark, merged, purged, recorded: fresh.map((row) => row.n!), corpus, more: tail.length === limit }
+}
+
+/** Takes the postings to add out of `adds` (for projects with a corpus row), as one new segment per project. */
+function takeFresh(adds: Map<string, Adds>, byQ: ReadonlyMap<number, TextCorpusRow>): Map<number, { g: number; terms: Map<string, PostingList> }> {
+  const fresh = new Map<number, { g: number; terms: Map<string, PostingList> }>()
+  for (const [key, a] of adds) {
+    if (!byQ.has(a.q)) continue
+    let f = fresh.get(a.q)
+    if (!f) fresh.set(a.q, (f = { g: a.docs[0]!, terms: new Map() }))
+    // The segment's number is its lowest document number.
+    if (a.docs[0]! < f.g) f.g = a.docs[0]!
+    f.terms.set(a.w, listOf(a))
+    adds.delete(key)
+  }
+  return fresh
+}
+
+/** Adds the fresh segments and purges dead documents from the segments of purged projects; corpus rows get their new segment lists. */
+async function segmentUpdates(
+  table: SegmentTable | undefined,
+  byQ: Map<number, TextCorpusRow>,
+  fresh: ReadonlyMap<number, { g: number; terms: Map<string, PostingList> }>,
+  purgeQs: ReadonlySet<number>,
+  dead: ReadonlySet<number>,
+): Promise<Map<number, SegmentUpdate>> {
+  const out = new Map<number, SegmentUpdate>()
+  if (!table) return out
+  const qs = [...new Set([...fresh.keys(), ...[...purgeQs].filter((q) => (byQ.get(q)?.s?.length ?? 0) > 0)])]
+  const updates = await Promise.all(qs.map((q) => updateSegments(table, q, byQ.get(q)?.s ?? [], fresh.get(q), purgeQs.has(q) ? dead : undefined)))
+  qs.forEach((q, i) => {
+    const u = updates[i]
+    const row = byQ.get(q)
+    if (!u || !row) return
+    out.set(q, u)
+    if (u.refs.length > 0) row.s = u.refs
+    else delete row.s
+  })
+  return out
 }
 
 /** The open blocks of terms; a project with no merged documents has no blocks, so nothing is read for it. */

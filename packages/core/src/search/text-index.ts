@@ -17,6 +17,7 @@ import {
 } from './index-rows.js'
 import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
 import { mergeTail } from './merger.js'
+import type { SegmentTable } from './segments.js'
 import { VectorCache } from './vector-cache.js'
 
 /** The search-index tables, typed (schema.ts declares them untyped). */
@@ -24,6 +25,7 @@ export interface IndexTables {
   textDocs: Dexie.Table<TextDocRow, number>
   textBlocks: Dexie.Table<TextBlockRow, [number, string, number]>
   textCorpus: Dexie.Table<TextCorpusRow, string>
+  textSegs: SegmentTable
   vectors: Dexie.Table<VectorRow, string>
   embedQueue: Dexie.Table<EmbedQueueRow, number>
   meta: Dexie.Table<MetaRow, string>
@@ -68,9 +70,13 @@ export interface SearchEngine extends TextIndex {
 /** Kinds that get embeddings when an embedder is set. */
 const EMBEDDED_KINDS = new Set(['message', 'passage'])
 /** Every table the index writes; callers add them to their write transactions. */
-export const INDEX_TABLES = ['textDocs', 'textBlocks', 'textCorpus', 'vectors', 'embedQueue', 'meta'] as const
-/** Documents in one batch that are merged in the writing transaction (imports) rather than later. */
-const INLINE_MERGE_AT = 2000
+export const INDEX_TABLES = ['textDocs', 'textBlocks', 'textCorpus', 'textSegs', 'vectors', 'embedQueue', 'meta'] as const
+/**
+ * Documents in one batch that are merged in the writing transaction, as a posting segment
+ * (imports, `appendMany`), rather than later: a segment is a few rows, where a later merge
+ * would read the batch back and rewrite a block row per term.
+ */
+const INLINE_MERGE_AT = 256
 /**
  * Unmerged documents that start a merge while writes go on. Below it merges wait for a quiet
  * moment: a merge rewrites the open block of every term it touches, so one merge of many
@@ -111,7 +117,7 @@ export function docRowOf(analyzer: Analyzer, doc: IndexedDoc, q: number): TextDo
 }
 
 /** The stored row of a document merged as it is written: its terms live in the posting blocks only. */
-function mergedRowOf(row: TextDocRow): TextDocRow {
+export function mergedRowOf(row: TextDocRow): TextDocRow {
   const { f: _frequencies, ...rest } = row
   return { ...rest, t: '' }
 }
@@ -274,7 +280,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         mark!,
       )
     }
-    if (inline) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
+    if (inline) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers(), true)
   }
 
   /** Stored rows of these document ids; none are looked up in projects that hold no document yet (a first import). */
@@ -312,7 +318,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         for (;;) {
           if (stopped) return
           let more = false
-          await db.transaction('rw', ['textDocs', 'textBlocks', 'textCorpus', 'meta'], async (tx) => {
+          await db.transaction('rw', ['textDocs', 'textBlocks', 'textCorpus', 'textSegs', 'meta'], async (tx) => {
             const outcome = await mergeTail(t, MERGE_BATCH, [], opts.purgeAt, state.pendingMarkers())
             more = outcome.more
             tx.on('complete', () => {
@@ -398,7 +404,8 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
           work.push(
             t.textDocs.where('q').equals(row.q).delete(),
             t.textBlocks.where('[q+w+b]').between([row.q, Dexie.minKey, Dexie.minKey], [row.q, maxKey(), maxKey()]).delete(),
-            t.textCorpus.put({ ...row, docs: 0, length: 0 }),
+            t.textSegs.where('[q+g+w]').between([row.q, Dexie.minKey, Dexie.minKey], [row.q, maxKey(), maxKey()]).delete(),
+            t.textCorpus.put({ p: row.p, q: row.q, docs: 0, length: 0 }),
           )
           log.changes.removedProjects.push(row.q)
         }
@@ -414,11 +421,13 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         await Promise.all([
           t.textDocs.clear(),
           t.textBlocks.clear(),
+          t.textSegs.clear(),
           t.vectors.clear(),
           t.embedQueue.clear(),
           t.textCorpus.toCollection().modify((row) => {
             row.docs = 0
             row.length = 0
+            delete row.s
           }),
         ])
         log.changes.reset = true

@@ -1,0 +1,116 @@
+import { TERM_SEPARATOR, type TextSegRow } from './index-rows.js'
+import { decodeBlocks, emptyList, PostingWriter, type PostingList } from './posting-codec.js'
+
+/*
+ * Rows of a posting segment as bytes: a segment's terms in string order (the
+ * order IndexedDB sorts string keys in), cut into rows of about PACK_BYTES of
+ * postings. A term's postings are never split: a frequent term may fill a
+ * row of its own.
+ */
+
+/** Postings bytes after which a segment row is closed (a query reads one row per segment and term). */
+export const PACK_BYTES = 8192
+
+/** Postings of one term being collected: parallel arrays in document order. */
+export interface TermPostings {
+  docs: number[]
+  tfs: number[]
+  kinds: number[]
+  lens: number[]
+}
+
+/** The postings of a term as a list (a view over the arrays, copied into typed arrays). */
+export function listOf(p: TermPostings): PostingList {
+  const n = p.docs.length
+  const out = emptyList(n)
+  out.docs.set(p.docs)
+  out.tfs.set(p.tfs)
+  out.kinds.set(p.kinds)
+  out.lens.set(p.lens)
+  out.count = n
+  return out
+}
+
+/**
+ * The rows of segment `g` of project `q` holding `terms` (any order; sorted
+ * here), each term's list in increasing document number.
+ */
+export function segmentRows(q: number, g: number, terms: ReadonlyMap<string, PostingList>): TextSegRow[] {
+  const sorted = [...terms.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  const rows: TextSegRow[] = []
+  let writer = new PostingWriter(0, 4 * PACK_BYTES)
+  let names: string[] = []
+  let counts: number[] = []
+  let ends: number[] = []
+  const close = () => {
+    if (names.length === 0) return
+    rows.push({ q, g, w: names[0]!, t: names.join(TERM_SEPARATOR), c: Uint32Array.from(counts), o: Uint32Array.from(ends), p: writer.finish() })
+    writer = new PostingWriter(0, 4 * PACK_BYTES)
+    names = []
+    counts = []
+    ends = []
+  }
+  for (const term of sorted) {
+    const list = terms.get(term)!
+    if (list.count === 0) continue
+    if (writer.bytes >= PACK_BYTES) close()
+    // Each term's deltas start from 0, so a term decodes on its own.
+    writer.restart()
+    for (let i = 0; i < list.count; i++) writer.add(list.docs[i]!, list.tfs[i]!, list.kinds[i]!, list.lens[i]!)
+    names.push(term)
+    counts.push(list.count)
+    ends.push(writer.bytes)
+  }
+  close()
+  return rows
+}
+
+/** The postings of `term` in a segment row, or undefined when the row does not hold it. */
+export function termInRow(row: TextSegRow, term: string): PostingList | undefined {
+  const terms = row.t.split(TERM_SEPARATOR)
+  let lo = 0
+  let hi = terms.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const at = terms[mid]!
+    if (at === term) return termAt(row, mid)
+    if (at < term) lo = mid + 1
+    else hi = mid - 1
+  }
+  return undefined
+}
+
+/** Every term of a segment row with its postings. */
+export function termsInRow(row: TextSegRow): Array<[string, PostingList]> {
+  return row.t.split(TERM_SEPARATOR).map((term, i) => [term, termAt(row, i)])
+}
+
+function termAt(row: TextSegRow, i: number): PostingList {
+  const start = i === 0 ? 0 : row.o[i - 1]!
+  return decodeBlocks([{ c: row.c[i]!, p: row.p.subarray(start, row.o[i]!) }])
+}
+
+/** Lists in increasing document number, each covering its own documents, merged into one. */
+export function mergeLists(lists: ReadonlyArray<PostingList>): PostingList | undefined {
+  const parts = lists.filter((l) => l.count > 0)
+  if (parts.length <= 1) return parts[0]
+  let total = 0
+  for (const l of parts) total += l.count
+  const out = emptyList(total)
+  const at = new Array<number>(parts.length).fill(0)
+  for (let i = 0; i < total; i++) {
+    let best = -1
+    for (let k = 0; k < parts.length; k++) {
+      if (at[k]! >= parts[k]!.count) continue
+      if (best < 0 || parts[k]!.docs[at[k]!]! < parts[best]!.docs[at[best]!]!) best = k
+    }
+    const from = parts[best]!
+    const j = at[best]!++
+    out.docs[i] = from.docs[j]!
+    out.tfs[i] = from.tfs[j]!
+    out.kinds[i] = from.kinds[j]!
+    out.lens[i] = from.lens[j]!
+  }
+  out.count = total
+  return out
+}
