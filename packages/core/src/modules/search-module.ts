@@ -32,6 +32,7 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
     'mergeAt',
     'mergeDelayMs',
     'purgeAt',
+    'inlineMergeAt',
     'onMerge',
   ] as (keyof SearchModuleOptions)[])
   if (analyzer !== undefined && typeof analyzer?.terms !== 'function')

@@ -5,7 +5,7 @@ import type { DeadDoc, MergeResult } from './index-state.js'
 import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDocRow, type TextSegRow } from './index-rows.js'
 import { decodeBlocks, PostingWriter, type PostingList } from './posting-codec.js'
 import { listOf } from './segment-codec.js'
-import { dropSegments, updateSegments, type SegmentTable, type SegmentUpdate } from './segments.js'
+import { dropSegments, updateSegments, type FreshSegment, type SegmentTable, type SegmentUpdate } from './segments.js'
 
 /** The tables a merge reads and writes (the store's, or an upgrade transaction's). */
 export interface MergeTables {
@@ -74,7 +74,8 @@ export async function mergeTail(
   const byQ = new Map<number, TextCorpusRow>()
   for (const row of corpusRows) byQ.set(row.q, { ...row })
 
-  const adds = new Map<string, Adds>()
+  // Per project, then per term: no key is built per posting (a bulk write adds millions).
+  const byProject = new Map<number, Map<string, Adds>>()
   const merged: number[] = []
   for (const row of tail) {
     if (row.x !== undefined || row.d === undefined) continue
@@ -84,16 +85,23 @@ export async function mergeTail(
       c.docs++
       c.length += row.l
     }
-    termsOf(row).forEach((w, i) => {
-      const key = `${row.q}\u0001${w}`
-      let a = adds.get(key)
-      if (!a) adds.set(key, (a = { q: row.q, w, docs: [], tfs: [], kinds: [], lens: [] }))
+    let terms = byProject.get(row.q)
+    if (!terms) byProject.set(row.q, (terms = new Map()))
+    const words = termsOf(row)
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!
+      let a = terms.get(w)
+      if (!a) terms.set(w, (a = { q: row.q, w, docs: [], tfs: [], kinds: [], lens: [] }))
       a.docs.push(row.n!)
       a.tfs.push(tfAt(row, i))
       a.kinds.push(row.k)
       a.lens.push(row.l)
-    })
+    }
   }
+  // A bulk write's postings become a new segment of each project; the rest go to blocks.
+  const freshSegments = asSegment && t.textSegs ? takeFresh(byProject, byQ) : new Map()
+  const adds = new Map<string, Adds>()
+  for (const terms of byProject.values()) for (const a of terms.values()) adds.set(`${a.q}\u0001${a.w}`, a)
   // Dead documents: a dead row keeps only its number, project and length (a delete writes next to
   // nothing, so it works on a full disk too). Those of the tail were never in a block and just go.
   // Merged ones stay in their blocks, skipped by queries, until a project has enough of them to be
@@ -135,7 +143,7 @@ export async function mergeTail(
     for (const keys of keysOfQ) for (const [q, w] of keys) purgeByTerm.set(`${q}\u0001${w}`, deadSet)
   }
 
-  const segments = await segmentUpdates(t.textSegs, byQ, asSegment ? takeFresh(adds, byQ) : new Map(), purgeQs, deadSet)
+  const segments = await segmentUpdates(t.textSegs, byQ, freshSegments, purgeQs, deadSet)
   const keys = new Set([...adds.keys(), ...purgeByTerm.keys()])
   const split = (key: string): [number, string] => {
     const at = key.indexOf('\u0001')
@@ -201,17 +209,20 @@ export async function mergeTail(
   return { mark: newMark, merged, purged, recorded: fresh.map((row) => row.n!), corpus, more: tail.length === limit }
 }
 
-/** Takes the postings to add out of `adds` (for projects with a corpus row), as one new segment per project. */
-function takeFresh(adds: Map<string, Adds>, byQ: ReadonlyMap<number, TextCorpusRow>): Map<number, { g: number; terms: Map<string, PostingList> }> {
-  const fresh = new Map<number, { g: number; terms: Map<string, PostingList> }>()
-  for (const [key, a] of adds) {
-    if (!byQ.has(a.q)) continue
-    let f = fresh.get(a.q)
-    if (!f) fresh.set(a.q, (f = { g: a.docs[0]!, terms: new Map() }))
+/** Takes the postings of projects with a corpus row out of `byProject`, as one new segment per project. */
+function takeFresh(byProject: Map<number, Map<string, Adds>>, byQ: ReadonlyMap<number, TextCorpusRow>): Map<number, FreshSegment> {
+  const fresh = new Map<number, FreshSegment>()
+  for (const [q, terms] of byProject) {
+    if (!byQ.has(q)) continue
+    const lists = new Map<string, PostingList>()
     // The segment's number is its lowest document number.
-    if (a.docs[0]! < f.g) f.g = a.docs[0]!
-    f.terms.set(a.w, listOf(a))
-    adds.delete(key)
+    let g = Infinity
+    for (const [w, a] of terms) {
+      lists.set(w, listOf(a))
+      if (a.docs[0]! < g) g = a.docs[0]!
+    }
+    if (lists.size > 0) fresh.set(q, { g, terms: lists })
+    byProject.delete(q)
   }
   return fresh
 }
@@ -220,7 +231,7 @@ function takeFresh(adds: Map<string, Adds>, byQ: ReadonlyMap<number, TextCorpusR
 async function segmentUpdates(
   table: SegmentTable | undefined,
   byQ: Map<number, TextCorpusRow>,
-  fresh: ReadonlyMap<number, { g: number; terms: Map<string, PostingList> }>,
+  fresh: ReadonlyMap<number, FreshSegment>,
   purgeQs: ReadonlySet<number>,
   dead: ReadonlySet<number>,
 ): Promise<Map<number, SegmentUpdate>> {

@@ -39,6 +39,8 @@ export interface TextIndexOptions {
   textIndex?: boolean
   /** Internal (tests, benchmarks): unmerged documents that start a merge at once, writes or not (default 8,192). */
   mergeAt?: number
+  /** Internal (tests, benchmarks): documents in one batch that are merged as a segment in their own transaction (default 256; `Infinity`: never). */
+  inlineMergeAt?: number
   /** Internal (tests, benchmarks): quiet time after the last write before the tail is merged (ms, default 250; `Infinity`: only on `mergeAt`). */
   mergeDelayMs?: number
   /** Internal (tests): dead documents in a project that make a merge purge its blocks (default 64). */
@@ -251,7 +253,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
     // A batch merged in this transaction is stored without its terms: its postings go straight into
     // blocks, and nothing reads the terms of a merged document's row again.
-    const inline = rows.length >= INLINE_MERGE_AT
+    const inline = rows.length >= (opts.inlineMergeAt ?? INLINE_MERGE_AT)
     const added = t.textDocs.bulkAdd(inline ? rows.map(mergedRowOf) : rows, { allKeys: true })
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
