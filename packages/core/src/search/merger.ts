@@ -3,8 +3,8 @@ import { maxKey } from '../keys.js'
 import type { MetaRow } from '../schema.js'
 import type { DeadDoc, MergeResult } from './index-state.js'
 import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDocRow, type TextSegRow } from './index-rows.js'
-import { decodeBlocks, PostingWriter, type PostingList } from './posting-codec.js'
-import { listOf } from './segment-codec.js'
+import { decodeBlocks, PostingWriter } from './posting-codec.js'
+import { collectSegments } from './segment-collect.js'
 import { dropSegments, updateSegments, type FreshSegment, type SegmentTable, type SegmentUpdate } from './segments.js'
 
 /** The tables a merge reads and writes (the store's, or an upgrade transaction's). */
@@ -77,6 +77,9 @@ export async function mergeTail(
   // Per project, then per term: no key is built per posting (a bulk write adds millions).
   const byProject = new Map<number, Map<string, Adds>>()
   const merged: number[] = []
+  // A bulk write's postings become a new segment of each project (with a corpus row); the rest go to blocks.
+  const toSegments = asSegment && t.textSegs !== undefined
+  const segmentRowsOf: TextDocRow[] = []
   for (const row of tail) {
     if (row.x !== undefined || row.d === undefined) continue
     merged.push(row.n!)
@@ -84,6 +87,10 @@ export async function mergeTail(
     if (c) {
       c.docs++
       c.length += row.l
+    }
+    if (toSegments && c) {
+      segmentRowsOf.push(row)
+      continue
     }
     let terms = byProject.get(row.q)
     if (!terms) byProject.set(row.q, (terms = new Map()))
@@ -98,8 +105,7 @@ export async function mergeTail(
       a.lens.push(row.l)
     }
   }
-  // A bulk write's postings become a new segment of each project; the rest go to blocks.
-  const freshSegments = asSegment && t.textSegs ? takeFresh(byProject, byQ) : new Map()
+  const freshSegments = segmentRowsOf.length > 0 ? collectSegments(segmentRowsOf) : new Map<number, FreshSegment>()
   const adds = new Map<string, Adds>()
   for (const terms of byProject.values()) for (const a of terms.values()) adds.set(`${a.q}\u0001${a.w}`, a)
   // Dead documents: a dead row keeps only its number, project and length (a delete writes next to
@@ -207,24 +213,6 @@ export async function mergeTail(
     newMark !== mark ? t.meta.put({ key: MERGED_MARK_KEY, value: newMark }) : undefined,
   ])
   return { mark: newMark, merged, purged, recorded: fresh.map((row) => row.n!), corpus, more: tail.length === limit }
-}
-
-/** Takes the postings of projects with a corpus row out of `byProject`, as one new segment per project. */
-function takeFresh(byProject: Map<number, Map<string, Adds>>, byQ: ReadonlyMap<number, TextCorpusRow>): Map<number, FreshSegment> {
-  const fresh = new Map<number, FreshSegment>()
-  for (const [q, terms] of byProject) {
-    if (!byQ.has(q)) continue
-    const lists = new Map<string, PostingList>()
-    // The segment's number is its lowest document number.
-    let g = Infinity
-    for (const [w, a] of terms) {
-      lists.set(w, listOf(a))
-      if (a.docs[0]! < g) g = a.docs[0]!
-    }
-    if (lists.size > 0) fresh.set(q, { g, terms: lists })
-    byProject.delete(q)
-  }
-  return fresh
 }
 
 /** Adds the fresh segments and purges dead documents from the segments of purged projects; corpus rows get their new segment lists. */

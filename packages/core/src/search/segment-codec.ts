@@ -11,26 +11,6 @@ import { decodeBlocks, emptyList, PostingWriter, type PostingList } from './post
 /** Postings bytes after which a segment row is closed (a query reads one row per segment and term). */
 export const PACK_BYTES = 8192
 
-/** Postings of one term being collected: parallel arrays in document order. */
-export interface TermPostings {
-  docs: number[]
-  tfs: number[]
-  kinds: number[]
-  lens: number[]
-}
-
-/** The postings of a term as a list (a view over the arrays, copied into typed arrays). */
-export function listOf(p: TermPostings): PostingList {
-  const n = p.docs.length
-  const out = emptyList(n)
-  out.docs.set(p.docs)
-  out.tfs.set(p.tfs)
-  out.kinds.set(p.kinds)
-  out.lens.set(p.lens)
-  out.count = n
-  return out
-}
-
 /**
  * The rows of segment `g` of project `q` holding `terms` (any order; sorted
  * here), each term's list in increasing document number.
