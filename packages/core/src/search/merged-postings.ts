@@ -2,8 +2,7 @@ import { Dexie } from 'dexie'
 import { maxKey } from '../keys.js'
 import { inTermOrder } from './merger.js'
 import { decodeBlocks, type PostingList } from './posting-codec.js'
-import { mergeLists } from './segment-codec.js'
-import { segmentLists } from './segments.js'
+import { mergeLists, segmentLists } from './segment-read.js'
 import type { SearchEngine } from './text-index.js'
 
 /**

@@ -1,5 +1,5 @@
 import { TERM_SEPARATOR, type TextSegRow } from './index-rows.js'
-import { decodeBlocks, emptyList, PostingWriter, type PostingList } from './posting-codec.js'
+import { decodeBlocks, PostingWriter, type PostingList } from './posting-codec.js'
 
 /*
  * Rows of a posting segment as bytes: a segment's terms in string order (the
@@ -45,52 +45,13 @@ export function segmentRows(q: number, g: number, terms: ReadonlyMap<string, Pos
   return rows
 }
 
-/** The postings of `term` in a segment row, or undefined when the row does not hold it. */
-export function termInRow(row: TextSegRow, term: string): PostingList | undefined {
-  const terms = row.t.split(TERM_SEPARATOR)
-  let lo = 0
-  let hi = terms.length - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1
-    const at = terms[mid]!
-    if (at === term) return termAt(row, mid)
-    if (at < term) lo = mid + 1
-    else hi = mid - 1
-  }
-  return undefined
-}
-
 /** Every term of a segment row with its postings. */
 export function termsInRow(row: TextSegRow): Array<[string, PostingList]> {
   return row.t.split(TERM_SEPARATOR).map((term, i) => [term, termAt(row, i)])
 }
 
-function termAt(row: TextSegRow, i: number): PostingList {
+/** The postings of the `i`-th term of a segment row. */
+export function termAt(row: TextSegRow, i: number): PostingList {
   const start = i === 0 ? 0 : row.o[i - 1]!
   return decodeBlocks([{ c: row.c[i]!, p: row.p.subarray(start, row.o[i]!) }])
-}
-
-/** Lists in increasing document number, each covering its own documents, merged into one. */
-export function mergeLists(lists: ReadonlyArray<PostingList>): PostingList | undefined {
-  const parts = lists.filter((l) => l.count > 0)
-  if (parts.length <= 1) return parts[0]
-  let total = 0
-  for (const l of parts) total += l.count
-  const out = emptyList(total)
-  const at = new Array<number>(parts.length).fill(0)
-  for (let i = 0; i < total; i++) {
-    let best = -1
-    for (let k = 0; k < parts.length; k++) {
-      if (at[k]! >= parts[k]!.count) continue
-      if (best < 0 || parts[k]!.docs[at[k]!]! < parts[best]!.docs[at[best]!]!) best = k
-    }
-    const from = parts[best]!
-    const j = at[best]!++
-    out.docs[i] = from.docs[j]!
-    out.tfs[i] = from.tfs[j]!
-    out.kinds[i] = from.kinds[j]!
-    out.lens[i] = from.lens[j]!
-  }
-  out.count = total
-  return out
 }

@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { SCHEMA } from '../schema.js'
 import type { SegmentRef, TextSegRow } from './index-rows.js'
 import { emptyList, type PostingList } from './posting-codec.js'
-import { mergeLists, PACK_BYTES, segmentRows, termInRow } from './segment-codec.js'
-import { dropSegments, segmentLists, updateSegments, type SegmentTable } from './segments.js'
+import { PACK_BYTES, segmentRows } from './segment-codec.js'
+import { mergeLists, segmentLists, termInRow } from './segment-read.js'
+import { dropSegments, updateSegments, type SegmentTable } from './segments.js'
 
 /** A tiny deterministic generator (failures replay with the printed seed). */
 function lcg(seed: number): () => number {

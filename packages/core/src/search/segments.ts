@@ -2,23 +2,10 @@ import { Dexie, type Table } from 'dexie'
 import { maxKey } from '../keys.js'
 import type { SegmentRef, TextSegRow } from './index-rows.js'
 import { emptyList, type PostingList } from './posting-codec.js'
-import { segmentRows, termInRow, termsInRow } from './segment-codec.js'
+import { segmentRows, termsInRow } from './segment-codec.js'
 
 /** The segment table (schema.ts declares it untyped). */
 export type SegmentTable = Table<TextSegRow, [number, number, string]>
-
-/** The postings of `term` in each segment of project `q` that holds it: one point read per segment, in segment order. */
-export async function segmentLists(table: SegmentTable, q: number, refs: readonly SegmentRef[], term: string): Promise<PostingList[]> {
-  if (refs.length === 0) return []
-  // The row holding a term is the last one of its segment whose first term is not above it.
-  const rows = await Promise.all(refs.map((ref) => table.where('[q+g+w]').between([q, ref.g, Dexie.minKey], [q, ref.g, term], true, true).last()))
-  const out: PostingList[] = []
-  for (const row of rows) {
-    const list = row ? termInRow(row, term) : undefined
-    if (list) out.push(list)
-  }
-  return out
-}
 
 /** What a merge does to a project's segments: its new list, rows to write, and segments whose rows go first. */
 export interface SegmentUpdate {
