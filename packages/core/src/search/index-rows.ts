@@ -1,7 +1,7 @@
 import type { HitKind } from './search.js'
 
 /*
- * Rows of the search-index tables (schema.ts, version 2). The layout is a
+ * Rows of the search-index tables (schema.ts, versions 2 and 5). The layout is a
  * small log-structured index inside IndexedDB:
  *
  * - `textDocs`: one row per indexed document, keyed by a small integer (the
