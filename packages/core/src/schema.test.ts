@@ -242,7 +242,7 @@ describe('schema', () => {
 
   it('opens a store written with version 4 (index in posting blocks only): its documents stay searchable, edited and removed beside bulk-written segments', async () => {
     const indexedDB = await writeVersion4Store()
-    const memory = await openMemory({ appId: 'schema-test', userId: 'u4', indexedDB, IDBKeyRange })
+    const memory = await openMemory({ appId: 'schema-test', userId: 'u4', indexedDB, IDBKeyRange, inlineMergeAt: 256 } as Parameters<typeof openMemory>[0])
     try {
       expect((await memory.search('p', 'bicycle')).map((h) => h.id)[0]).toBe('m1')
       // A bulk write goes to a posting segment, beside the blocks written by version 4.

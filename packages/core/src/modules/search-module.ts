@@ -33,6 +33,7 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
     'mergeDelayMs',
     'purgeAt',
     'inlineMergeAt',
+    'segmentAt',
     'onMerge',
   ] as (keyof SearchModuleOptions)[])
   if (analyzer !== undefined && typeof analyzer?.terms !== 'function')

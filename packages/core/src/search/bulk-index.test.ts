@@ -44,7 +44,7 @@ describe('bulk-written documents in posting segments', () => {
     const seed = Number(process.env.BULK_SEED ?? 99)
     console.log(`bulk index seed ${seed}`)
     const rand = lcg(seed)
-    const bulk = await openTestMemory({ purgeAt: 8, mergeDelayMs: Infinity } as Record<string, unknown>)
+    const bulk = await openTestMemory({ purgeAt: 8, inlineMergeAt: 256, mergeDelayMs: Infinity } as Record<string, unknown>)
     const small = await openTestMemory({ inlineMergeAt: Infinity, mergeAt: Infinity, mergeDelayMs: Infinity } as Record<string, unknown>)
     const stores = [bulk, small]
     for (const s of stores) {
@@ -128,5 +128,33 @@ describe('bulk-written documents in posting segments', () => {
     expect(new Set(zebras.map((h) => h.text))).toEqual(new Set(['oslo tomato basil zebra', 'porto cello']))
     reopened.close()
     small.close()
+  })
+})
+
+describe('a background merge of many documents', () => {
+  it('writes them as a segment, and a merge of a few into blocks', async () => {
+    let merged: () => void = () => {}
+    const memory = await openTestMemory({ mergeDelayMs: 0, onMerge: () => merged() } as Record<string, unknown>)
+    await memory.projects.create({ name: 'P', id: 'p1' })
+    await memory.sessions.create('p1', { id: 's1' })
+    const settled = () => new Promise<void>((resolve) => (merged = resolve))
+    let done = settled()
+    await memory.messages.appendMany(
+      's1',
+      Array.from({ length: 300 }, (_, i) => ({ role: 'user' as const, content: i === 3 ? 'the lantern by the harbor' : `note ${i} on the garden` })),
+    )
+    await done
+    const raw = await rawTables(memory)
+    expect(await raw.table('textSegs').count()).toBeGreaterThan(0)
+    expect(await raw.table('textBlocks').count()).toBe(0)
+    done = settled()
+    await memory.messages.append('s1', { role: 'user', content: 'another lantern' })
+    await done
+    expect(await raw.table('textBlocks').count()).toBeGreaterThan(0)
+    raw.close()
+    const hits = (await memory.search('p1', 'lantern')).filter((h) => h.text.includes('lantern')).map((h) => h.text)
+    expect(hits.sort()).toEqual(['another lantern', 'the lantern by the harbor'])
+    expect((await memory.search('p1', 'garden', { limit: 500 })).filter((h) => h.text.includes('garden'))).toHaveLength(299)
+    memory.close()
   })
 })

@@ -60,7 +60,7 @@ export async function rebuildIndex(tx: Transaction, analyzer: Analyzer): Promise
   rows.forEach((row, i) => {
     row.n = keys[i]!
   })
-  await mergeTail(t, Infinity, rows, undefined, [], true)
+  await mergeTail(t, Infinity, rows, undefined, [], 0)
 }
 
 /**

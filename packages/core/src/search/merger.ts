@@ -43,10 +43,10 @@ interface Adds {
  * documents out of the blocks they are in, inside the caller's read-write
  * transaction. Appending touches only the open block of a term; a project
  * with many dead documents has all its blocks rewritten without them. Corpus statistics and the mark move with
- * the blocks, so the index is consistent after every merge. With
- * `asSegment` (a bulk write merged in its own transaction) the tail becomes
- * one new posting segment per project instead (segments.ts): a few rows
- * rather than one per term.
+ * the blocks, so the index is consistent after every merge. A tail of
+ * `segmentAt` live documents or more (0 for a bulk write merged in its own
+ * transaction) becomes one new posting segment per project instead
+ * (segments.ts): a few rows rather than one per term.
  */
 export async function mergeTail(
   t: MergeTables,
@@ -54,7 +54,7 @@ export async function mergeTail(
   added: readonly TextDocRow[] = [],
   purgeAt = PURGE_AT,
   record: readonly DeadDoc[] = [],
-  asSegment = false,
+  segmentAt = Infinity,
 ): Promise<MergeOutcome> {
   const [markRow, corpusRows] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
   const mark = typeof markRow?.value === 'number' ? markRow.value : 0
@@ -78,7 +78,9 @@ export async function mergeTail(
   const byProject = new Map<number, Map<string, Adds>>()
   const merged: number[] = []
   // A bulk write's postings become a new segment of each project (with a corpus row); the rest go to blocks.
-  const toSegments = asSegment && t.textSegs !== undefined
+  let live = 0
+  for (const row of tail) if (row.x === undefined && row.d !== undefined) live++
+  const toSegments = t.textSegs !== undefined && live > 0 && live >= segmentAt
   const segmentRowsOf: TextDocRow[] = []
   for (const row of tail) {
     if (row.x !== undefined || row.d === undefined) continue

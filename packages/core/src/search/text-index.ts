@@ -39,8 +39,10 @@ export interface TextIndexOptions {
   textIndex?: boolean
   /** Internal (tests, benchmarks): unmerged documents that start a merge at once, writes or not (default 8,192). */
   mergeAt?: number
-  /** Internal (tests, benchmarks): documents in one batch that are merged as a segment in their own transaction (default 256; `Infinity`: never). */
+  /** Internal (tests, benchmarks): documents in one batch that are merged as a segment in their own transaction (default 2,000; `Infinity`: never). */
   inlineMergeAt?: number
+  /** Internal (tests, benchmarks): unmerged documents a background merge writes as a segment rather than into blocks (default 256). */
+  segmentAt?: number
   /** Internal (tests, benchmarks): quiet time after the last write before the tail is merged (ms, default 250; `Infinity`: only on `mergeAt`). */
   mergeDelayMs?: number
   /** Internal (tests): dead documents in a project that make a merge purge its blocks (default 64). */
@@ -75,10 +77,15 @@ const EMBEDDED_KINDS = new Set(['message', 'passage'])
 export const INDEX_TABLES = ['textDocs', 'textBlocks', 'textCorpus', 'textSegs', 'vectors', 'embedQueue', 'meta'] as const
 /**
  * Documents in one batch that are merged in the writing transaction, as a posting segment
- * (imports, `appendMany`), rather than later: a segment is a few rows, where a later merge
- * would read the batch back and rewrite a block row per term.
+ * (imports, large `appendMany`), rather than later: the batch is not read back, and a
+ * segment is a few rows where blocks take a row per term.
  */
-const INLINE_MERGE_AT = 256
+const INLINE_MERGE_AT = 2000
+/**
+ * Unmerged documents that a background merge writes as a posting segment rather than into
+ * blocks (a segment is a few rows; appending to blocks rewrites a row per term touched).
+ */
+const SEGMENT_AT = 256
 /**
  * Unmerged documents that start a merge while writes go on. Below it merges wait for a quiet
  * moment: a merge rewrites the open block of every term it touches, so one merge of many
@@ -282,7 +289,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         mark!,
       )
     }
-    if (inline) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers(), true)
+    if (inline) log.changes.merged = await mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers(), 0)
   }
 
   /** Stored rows of these document ids; none are looked up in projects that hold no document yet (a first import). */
@@ -321,7 +328,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
           if (stopped) return
           let more = false
           await db.transaction('rw', ['textDocs', 'textBlocks', 'textCorpus', 'textSegs', 'meta'], async (tx) => {
-            const outcome = await mergeTail(t, MERGE_BATCH, [], opts.purgeAt, state.pendingMarkers())
+            const outcome = await mergeTail(t, MERGE_BATCH, [], opts.purgeAt, state.pendingMarkers(), opts.segmentAt ?? SEGMENT_AT)
             more = outcome.more
             tx.on('complete', () => {
               state.apply({ added: [], killed: [], assigned: [], removedProjects: [], vectorProjects: new Set(), reset: false, merged: outcome })
