@@ -15,8 +15,9 @@ import type { HitKind } from './search.js'
  *   `Uint8Array`s of delta-varint document numbers with frequency, kind and
  *   length. Documents numbered above the merged mark are the unmerged tail,
  *   which queries keep in memory.
- * - `textSegs`: posting segments of bulk writes (imports, large `appendMany`):
- *   a batch merged in its own transaction is one segment per project, its
+ * - `textSegs`: posting segments of bulk writes (imports, `appendMany`): a
+ *   batch merged in its own transaction, or a background merge of many
+ *   documents, is one segment per project, its
  *   terms in order packed a few kilobytes of postings to a row (see
  *   segments.ts), so a batch writes a few hundred rows instead of one per
  *   term. Segments cover disjoint, increasing ranges of document numbers;
