@@ -7,7 +7,10 @@ import { factsModule } from './modules/facts-module.js'
 import { openMemory } from './open-memory.js'
 import { isHandle } from './runtime/task-handle.js'
 import { isHlc } from './hlc.js'
-import { EngramDb, SCHEMA, SCHEMA_MODULES, SCHEMA_V1, SCHEMA_V2 } from './schema.js'
+import { CONVERSATIONS_VERSION, EngramDb, SCHEMA, SCHEMA_CONVERSATIONS, SCHEMA_MODULES, SCHEMA_V1, SCHEMA_V2 } from './schema.js'
+import { englishAnalyzer } from './search/analyzer.js'
+import { mergeTail, type MergeTables } from './search/merger.js'
+import { docRowOf } from './search/text-index.js'
 
 /*
  * Schema tests. Every Dexie version bump adds one entry to MIGRATIONS: the
@@ -174,6 +177,22 @@ const MIGRATIONS: Migration[] = [
       expect((await db.messages.where('[sessionId+at]').between(['s', ''], ['s', '\uffff']).last())?.id).toBe('m4')
     },
   },
+  {
+    // Version 5 (SEGMENTS_VERSION): an empty table of posting segments; the index rows stay as they are.
+    from: CONVERSATIONS_VERSION,
+    stores: { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS },
+    seed: async (db) => {
+      await db.table('textCorpus').put({ p: 'p', q: 1, docs: 1, length: 2 })
+      await db.table('textDocs').add({ q: 1, d: 'message:m', a: 1, l: 2, t: '', k: 0 })
+      await db.table('textBlocks').put({ q: 1, w: 'hi', b: 0, s: 0, c: 1, z: 1, p: Uint8Array.of(1, 4, 2) })
+    },
+    check: async (db) => {
+      expect(await db.table('textSegs').count()).toBe(0)
+      expect(await db.table('textBlocks').get([1, 'hi', 0])).toMatchObject({ c: 1, z: 1 })
+      expect(await db.table('textDocs').where('d').equals('message:m').count()).toBe(1)
+      expect(await db.table('textCorpus').get('p')).toEqual({ p: 'p', q: 1, docs: 1, length: 2 })
+    },
+  },
 ]
 
 describe('schema', () => {
@@ -221,6 +240,33 @@ describe('schema', () => {
     }
   })
 
+  it('opens a store written with version 4 (index in posting blocks only): its documents stay searchable, edited and removed beside bulk-written segments', async () => {
+    const indexedDB = await writeVersion4Store()
+    const memory = await openMemory({ appId: 'schema-test', userId: 'u4', indexedDB, IDBKeyRange, inlineMergeAt: 256 } as Parameters<typeof openMemory>[0])
+    try {
+      expect((await memory.search('p', 'bicycle')).map((h) => h.id)[0]).toBe('m1')
+      // A bulk write goes to a posting segment, beside the blocks written by version 4.
+      const written = await memory.messages.appendMany(
+        's',
+        Array.from({ length: 300 }, (_, i) => ({ role: 'user' as const, content: i === 7 ? 'A second bicycle, a red one' : `note ${i} about the harbour` })),
+      )
+      const raw = await new Dexie('engram:schema-test:u4', { indexedDB, IDBKeyRange }).open()
+      expect(await raw.table('textBlocks').count()).toBeGreaterThan(0)
+      expect(await raw.table('textSegs').count()).toBeGreaterThan(0)
+      raw.close()
+      // Hits that hold the word (turns next to them may join as neighbours).
+      const holding = async (word: string) => (await memory.search('p', word, { limit: 500 })).filter((h) => h.text.includes(word)).map((h) => h.id)
+      expect(new Set(await holding('bicycle'))).toEqual(new Set(['m1', written[7]!.id]))
+      await memory.messages.edit('m1', { content: 'Where did I park the scooter?' })
+      await memory.messages.delete(written[7]!.id)
+      expect(await memory.search('p', 'bicycle')).toEqual([])
+      expect((await memory.search('p', 'scooter')).map((h) => h.id)[0]).toBe('m1')
+      expect((await holding('harbour')).length).toBe(299)
+    } finally {
+      await memory.close()
+    }
+  })
+
   it('an upgrade made by a store without the search module leaves the index to the first store that has it', async () => {
     const indexedDB = await writeVersion1Store()
     const factsOnly = await createMemory({ appId: 'schema-test', userId: 'u1', indexedDB, IDBKeyRange, modules: [factsModule()] })
@@ -247,6 +293,42 @@ async function expectUpgraded(memory: Memory): Promise<void> {
   // Written after the upgrade: indexed beside the rebuilt documents.
   const m3 = await memory.messages.append('s', { role: 'user', content: 'And the bicycle lock code?' })
   expect((await memory.search('p', 'bicycle')).map((h) => h.id)).toEqual(expect.arrayContaining([m3.id, 'm1']))
+}
+
+/** Writes the store of user `u4` the way version 4 did: records, and their index merged into posting blocks. */
+async function writeVersion4Store(): Promise<IDBFactory> {
+  const indexedDB = new IDBFactory()
+  const old = new Dexie('engram:schema-test:u4', { indexedDB, IDBKeyRange })
+  old.version(CONVERSATIONS_VERSION).stores({ ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS })
+  await old.open()
+  const T = Date.UTC(2026, 0, 1)
+  await old.table('meta').put({ key: 'deviceId', value: 'dev0000000000004' })
+  await old.table('projects').bulkPut([
+    { id: 'p', name: 'Home', sync: { enabled: false }, createdAt: T, updatedAt: T },
+    { id: 'user', name: 'User', sync: { enabled: false }, createdAt: T, updatedAt: T },
+  ])
+  await old
+    .table('sessions')
+    .put({ id: 's', projectId: 'p', status: 'active', startedAt: T, lastActiveAt: T + 2, lastSeq: 2, hlc: `${T}.00000.dev0000000000004` })
+  const messages = [
+    { id: 'm1', seq: 1, role: 'user', content: 'Where did I park the bicycle?' },
+    { id: 'm2', seq: 2, role: 'assistant', content: 'You parked it behind the library.' },
+  ].map((m) => ({ ...m, sessionId: 's', projectId: 'p', tokens: 7, createdAt: T + m.seq }))
+  await old.table('messages').bulkPut(messages)
+  await old.table('textCorpus').put({ p: 'p', q: 1, docs: 0, length: 0 })
+  const rows = messages.map((m) =>
+    docRowOf(englishAnalyzer, { docId: `message:${m.id}`, kind: 'message', projectId: 'p', sessionId: 's', text: m.content, createdAt: m.createdAt }, 1),
+  )
+  await old.table('textDocs').bulkAdd(rows)
+  const t = {
+    textDocs: old.table('textDocs'),
+    textBlocks: old.table('textBlocks'),
+    textCorpus: old.table('textCorpus'),
+    meta: old.table('meta'),
+  } as MergeTables
+  await old.transaction('rw', ['textDocs', 'textBlocks', 'textCorpus', 'meta'], () => mergeTail(t))
+  old.close()
+  return indexedDB
 }
 
 /** Writes the store of user `u1` the way version 1 did (records and old index rows) and returns its factory. */

@@ -225,6 +225,8 @@ export class EngramDb extends Dexie {
             o.doc ??= ''
           })
       })
+    // Posting segments of bulk writes (search/segments.ts); the posting blocks stay as they are.
+    this.version(SEGMENTS_VERSION).stores(SCHEMA_SEGMENTS)
     // Rows written without an order key or stamp (dump import, adoption, older callers) get the legacy ones.
     this.messages.hook('creating', (_key, row) => {
       if (row.at === undefined) Object.assign(row, legacyOrder(row))
@@ -326,10 +328,21 @@ export const SCHEMA_CONVERSATIONS: Record<string, string> = {
   outbox: '++seq, projectId, [projectId+doc]',
 }
 
+/** The version that adds {@link SCHEMA_SEGMENTS}. */
+export const SEGMENTS_VERSION = 5
+
+/**
+ * What version {@link SEGMENTS_VERSION} changes: the search index gets posting segments
+ * (search/index-rows.ts `textSegs`) for bulk writes; nothing stored changes, so no upgrade runs.
+ */
+export const SCHEMA_SEGMENTS: Record<string, string> = {
+  textSegs: '[q+g+w]',
+}
+
 /** The current schema version. */
-export const SCHEMA_VERSION = CONVERSATIONS_VERSION
+export const SCHEMA_VERSION = SEGMENTS_VERSION
 /** The tables of the current schema version: table → Dexie index spec. */
-export const SCHEMA: Record<string, string> = { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS }
+export const SCHEMA: Record<string, string> = { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS, ...SCHEMA_SEGMENTS }
 
 /** Every table name, for transactions that span the whole store (import, purge). */
 export const ALL_TABLES = Object.keys(SCHEMA)

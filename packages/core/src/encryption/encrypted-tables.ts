@@ -66,10 +66,10 @@ const HASH_WHEN: Readonly<Record<string, (value: string) => boolean>> = {
 }
 
 /**
- * Tables stored as they are: posting blocks of hashed terms, per-project counts, and `meta` (the
+ * Tables stored as they are: posting blocks and segments of hashed terms, per-project counts, and `meta` (the
  * store's own state — device id, merge mark, adoption counts — and the key bundle; no user text).
  */
-export const PLAIN_TABLES: ReadonlySet<string> = new Set(['textBlocks', 'textCorpus', 'meta'])
+export const PLAIN_TABLES: ReadonlySet<string> = new Set(['textBlocks', 'textSegs', 'textCorpus', 'meta'])
 
 /** The field holding a row's sealed fields. */
 export const SEALED = '_c'

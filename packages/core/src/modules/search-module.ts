@@ -32,6 +32,8 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
     'mergeAt',
     'mergeDelayMs',
     'purgeAt',
+    'inlineMergeAt',
+    'segmentAt',
     'onMerge',
   ] as (keyof SearchModuleOptions)[])
   if (analyzer !== undefined && typeof analyzer?.terms !== 'function')

@@ -29,7 +29,7 @@ const ASCII_WORD = /^[a-z0-9]+$/
 /** A character outside ASCII; text without one folds by lower-casing alone (no accents to drop, nothing to normalize). */
 const NON_ASCII = /[\u0080-\uffff]/
 /** Stems kept per analyzer: words follow a Zipf curve, so a small cache answers most of them. */
-const STEM_CACHE_SIZE = 20_000
+const STEM_CACHE_SIZE = 50_000
 
 /**
  * Lower-cases and strips diacritics from Latin, Greek and Cyrillic letters

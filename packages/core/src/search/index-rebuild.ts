@@ -5,7 +5,7 @@ import type { Analyzer } from './analyzer.js'
 import { factText } from './hit-text.js'
 import type { TextCorpusRow, TextDocRow } from './index-rows.js'
 import { mergeTail, type MergeTables } from './merger.js'
-import { docRowOf, type SearchEngine } from './text-index.js'
+import { docRowOf, mergedRowOf, type SearchEngine } from './text-index.js'
 import type { WriteScope } from '../write.js'
 
 /**
@@ -49,8 +49,19 @@ export async function rebuildIndex(tx: Transaction, analyzer: Analyzer): Promise
     return docRowOf(analyzer, doc, c.q)
   })
   const t: MergeTables = { textDocs: tx.table('textDocs'), textBlocks: tx.table('textBlocks'), textCorpus: tx.table('textCorpus'), meta: tx.table('meta') }
-  await Promise.all([t.textCorpus.bulkPut([...corpus.values()]), rows.length > 0 ? t.textDocs.bulkAdd(rows) : undefined])
-  await mergeTail(t)
+  // The upgrade to version 2 runs before the segment table exists: it merges into posting blocks.
+  if (!tx.idbtrans.objectStoreNames.contains('textSegs')) {
+    await Promise.all([t.textCorpus.bulkPut([...corpus.values()]), rows.length > 0 ? t.textDocs.bulkAdd(rows) : undefined])
+    await mergeTail(t)
+    return
+  }
+  t.textSegs = tx.table('textSegs')
+  // One segment per project: the rows are stored without their terms, which live in the segment only.
+  const [, keys] = await Promise.all([t.textCorpus.bulkPut([...corpus.values()]), t.textDocs.bulkAdd(rows.map(mergedRowOf), { allKeys: true })])
+  rows.forEach((row, i) => {
+    row.n = keys[i]!
+  })
+  await mergeTail(t, Infinity, rows, undefined, [], 0)
 }
 
 /**
@@ -60,7 +71,7 @@ export async function rebuildIndex(tx: Transaction, analyzer: Analyzer): Promise
 export async function finishIndexRebuild(ctx: StoreContext, analyzer: Analyzer): Promise<void> {
   const note = await ctx.db.meta.get(INDEX_REBUILD_KEY)
   if (note === undefined) return
-  const tables = ['messages', 'facts', 'summaries', 'passages', 'textDocs', 'textBlocks', 'textCorpus', 'meta']
+  const tables = ['messages', 'facts', 'summaries', 'passages', 'textDocs', 'textBlocks', 'textSegs', 'textCorpus', 'meta']
   await ctx.db.transaction('rw', tables, async (tx) => {
     // Another tab opening the same database may have finished it meanwhile.
     if ((await tx.table('meta').get(INDEX_REBUILD_KEY)) === undefined) return

@@ -1,7 +1,7 @@
 import type { HitKind } from './search.js'
 
 /*
- * Rows of the search-index tables (schema.ts, version 2). The layout is a
+ * Rows of the search-index tables (schema.ts, versions 2 and 5). The layout is a
  * small log-structured index inside IndexedDB:
  *
  * - `textDocs`: one row per indexed document, keyed by a small integer (the
@@ -15,8 +15,16 @@ import type { HitKind } from './search.js'
  *   `Uint8Array`s of delta-varint document numbers with frequency, kind and
  *   length. Documents numbered above the merged mark are the unmerged tail,
  *   which queries keep in memory.
- * - `textCorpus`: per project its number, and the document count and total
- *   length of its merged documents.
+ * - `textSegs`: posting segments of bulk writes (imports, `appendMany`): a
+ *   batch merged in its own transaction, or a background merge of many
+ *   documents, is one segment per project, its
+ *   terms in order packed a few kilobytes of postings to a row (see
+ *   segments.ts), so a batch writes a few hundred rows instead of one per
+ *   term. Segments cover disjoint, increasing ranges of document numbers;
+ *   the newest are compacted into one when they grow as large as the one
+ *   before them, so a project keeps a handful.
+ * - `textCorpus`: per project its number, the document count and total
+ *   length of its merged documents, and its segments.
  */
 
 /** Kinds as stored in a posting (two bits). */
@@ -67,6 +75,32 @@ export interface TextCorpusRow {
   q: number
   docs: number
   length: number
+  /** The project's posting segments, in document order (absent: none). */
+  s?: SegmentRef[]
+}
+
+/** A posting segment of a project: its number (its lowest document number) and its postings. */
+export interface SegmentRef {
+  g: number
+  /** Postings in the segment (compaction compares sizes by it). */
+  c: number
+}
+
+/** A row of a posting segment: consecutive terms (in string order) with their postings. */
+export interface TextSegRow {
+  q: number
+  /** The segment number (see {@link SegmentRef}). */
+  g: number
+  /** The first term of the row: a term lives in the row with the greatest `w` not above it. */
+  w: string
+  /** The terms of the row, in order, joined by {@link TERM_SEPARATOR}. */
+  t: string
+  /** Postings per term. */
+  c: Uint32Array
+  /** End of each term's postings in `p` (the first starts at 0). */
+  o: Uint32Array
+  /** Postings of each term, as in a block ({@link TextBlockRow.p}), each term's deltas starting from 0. */
+  p: Uint8Array
 }
 
 /** A stored embedding (unit length), beside the fields vector search filters on. */

@@ -295,7 +295,7 @@ export class IndexState {
   private dropProject(q: number): void {
     this.blockEpoch++
     this.docs.clear()
-    for (const [id, row] of this.projects) if (row.q === q) this.projects.set(id, { ...row, docs: 0, length: 0 })
+    for (const [id, row] of this.projects) if (row.q === q) this.projects.set(id, { p: row.p, q: row.q, docs: 0, length: 0 })
     for (const [n, doc] of this.unrecorded) if (doc.q === q) this.unrecorded.delete(n)
     if (!this.ready) return
     for (const [n, doc] of this.tail) if (doc.q === q) this.tail.delete(n)

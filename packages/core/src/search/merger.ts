@@ -2,8 +2,10 @@ import { Dexie, type Table } from 'dexie'
 import { maxKey } from '../keys.js'
 import type { MetaRow } from '../schema.js'
 import type { DeadDoc, MergeResult } from './index-state.js'
-import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDocRow } from './index-rows.js'
+import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDocRow, type TextSegRow } from './index-rows.js'
 import { decodeBlocks, PostingWriter } from './posting-codec.js'
+import { collectSegments } from './segment-collect.js'
+import { dropSegments, updateSegments, type FreshSegment, type SegmentTable, type SegmentUpdate } from './segments.js'
 
 /** The tables a merge reads and writes (the store's, or an upgrade transaction's). */
 export interface MergeTables {
@@ -11,6 +13,8 @@ export interface MergeTables {
   textBlocks: Table<TextBlockRow, [number, string, number]>
   textCorpus: Table<TextCorpusRow, string>
   meta: Table<MetaRow, string>
+  /** Absent in the schema upgrades before segments existed. */
+  textSegs?: SegmentTable
 }
 
 /** Postings per block: a block stays a few kilobytes, so appending rewrites little. */
@@ -39,7 +43,10 @@ interface Adds {
  * documents out of the blocks they are in, inside the caller's read-write
  * transaction. Appending touches only the open block of a term; a project
  * with many dead documents has all its blocks rewritten without them. Corpus statistics and the mark move with
- * the blocks, so the index is consistent after every merge.
+ * the blocks, so the index is consistent after every merge. A tail of
+ * `segmentAt` live documents or more (0 for a bulk write merged in its own
+ * transaction) becomes one new posting segment per project instead
+ * (segments.ts): a few rows rather than one per term.
  */
 export async function mergeTail(
   t: MergeTables,
@@ -47,6 +54,7 @@ export async function mergeTail(
   added: readonly TextDocRow[] = [],
   purgeAt = PURGE_AT,
   record: readonly DeadDoc[] = [],
+  segmentAt = Infinity,
 ): Promise<MergeOutcome> {
   const [markRow, corpusRows] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
   const mark = typeof markRow?.value === 'number' ? markRow.value : 0
@@ -66,8 +74,14 @@ export async function mergeTail(
   const byQ = new Map<number, TextCorpusRow>()
   for (const row of corpusRows) byQ.set(row.q, { ...row })
 
-  const adds = new Map<string, Adds>()
+  // Per project, then per term: no key is built per posting (a bulk write adds millions).
+  const byProject = new Map<number, Map<string, Adds>>()
   const merged: number[] = []
+  // A bulk write's postings become a new segment of each project (with a corpus row); the rest go to blocks.
+  let live = 0
+  for (const row of tail) if (row.x === undefined && row.d !== undefined) live++
+  const toSegments = t.textSegs !== undefined && live > 0 && live >= segmentAt
+  const segmentRowsOf: TextDocRow[] = []
   for (const row of tail) {
     if (row.x !== undefined || row.d === undefined) continue
     merged.push(row.n!)
@@ -76,16 +90,26 @@ export async function mergeTail(
       c.docs++
       c.length += row.l
     }
-    termsOf(row).forEach((w, i) => {
-      const key = `${row.q}\u0001${w}`
-      let a = adds.get(key)
-      if (!a) adds.set(key, (a = { q: row.q, w, docs: [], tfs: [], kinds: [], lens: [] }))
+    if (toSegments && c) {
+      segmentRowsOf.push(row)
+      continue
+    }
+    let terms = byProject.get(row.q)
+    if (!terms) byProject.set(row.q, (terms = new Map()))
+    const words = termsOf(row)
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!
+      let a = terms.get(w)
+      if (!a) terms.set(w, (a = { q: row.q, w, docs: [], tfs: [], kinds: [], lens: [] }))
       a.docs.push(row.n!)
       a.tfs.push(tfAt(row, i))
       a.kinds.push(row.k)
       a.lens.push(row.l)
-    })
+    }
   }
+  const freshSegments = segmentRowsOf.length > 0 ? collectSegments(segmentRowsOf) : new Map<number, FreshSegment>()
+  const adds = new Map<string, Adds>()
+  for (const terms of byProject.values()) for (const a of terms.values()) adds.set(`${a.q}\u0001${a.w}`, a)
   // Dead documents: a dead row keeps only its number, project and length (a delete writes next to
   // nothing, so it works on a full disk too). Those of the tail were never in a block and just go.
   // Merged ones stay in their blocks, skipped by queries, until a project has enough of them to be
@@ -127,6 +151,7 @@ export async function mergeTail(
     for (const keys of keysOfQ) for (const [q, w] of keys) purgeByTerm.set(`${q}\u0001${w}`, deadSet)
   }
 
+  const segments = await segmentUpdates(t.textSegs, byQ, freshSegments, purgeQs, deadSet)
   const keys = new Set([...adds.keys(), ...purgeByTerm.keys()])
   const split = (key: string): [number, string] => {
     const at = key.indexOf('\u0001')
@@ -175,8 +200,13 @@ export async function mergeTail(
 
   const purgedSet = new Set(purged)
   const toRecord = fresh.filter((row) => !purgedSet.has(row.n!))
-  const corpus = [...byQ.values()].filter((row, i) => row.docs !== corpusRows[i]!.docs || row.length !== corpusRows[i]!.length)
+  const corpus = [...byQ.values()].filter((row, i) => row.docs !== corpusRows[i]!.docs || row.length !== corpusRows[i]!.length || row.s !== corpusRows[i]!.s)
+  // A compacted segment keeps the number of its first part: its old rows go before the new ones are written.
+  if (t.textSegs) await Promise.all([...segments].map(([q, u]) => dropSegments(t.textSegs!, q, u.drop)))
+  const segmentPuts: TextSegRow[] = []
+  for (const u of segments.values()) segmentPuts.push(...u.puts)
   await Promise.all([
+    segmentPuts.length > 0 ? t.textSegs!.bulkPut(segmentPuts) : undefined,
     puts.length > 0 ? t.textBlocks.bulkPut(puts) : undefined,
     deletes.length > 0 ? t.textBlocks.bulkDelete(deletes) : undefined,
     dropRows.length > 0 ? t.textDocs.bulkDelete(dropRows) : undefined,
@@ -185,6 +215,29 @@ export async function mergeTail(
     newMark !== mark ? t.meta.put({ key: MERGED_MARK_KEY, value: newMark }) : undefined,
   ])
   return { mark: newMark, merged, purged, recorded: fresh.map((row) => row.n!), corpus, more: tail.length === limit }
+}
+
+/** Adds the fresh segments and purges dead documents from the segments of purged projects; corpus rows get their new segment lists. */
+async function segmentUpdates(
+  table: SegmentTable | undefined,
+  byQ: Map<number, TextCorpusRow>,
+  fresh: ReadonlyMap<number, FreshSegment>,
+  purgeQs: ReadonlySet<number>,
+  dead: ReadonlySet<number>,
+): Promise<Map<number, SegmentUpdate>> {
+  const out = new Map<number, SegmentUpdate>()
+  if (!table) return out
+  const qs = [...new Set([...fresh.keys(), ...[...purgeQs].filter((q) => (byQ.get(q)?.s?.length ?? 0) > 0)])]
+  const updates = await Promise.all(qs.map((q) => updateSegments(table, q, byQ.get(q)?.s ?? [], fresh.get(q), purgeQs.has(q) ? dead : undefined)))
+  qs.forEach((q, i) => {
+    const u = updates[i]
+    const row = byQ.get(q)
+    if (!u || !row) return
+    out.set(q, u)
+    if (u.refs.length > 0) row.s = u.refs
+    else delete row.s
+  })
+  return out
 }
 
 /** The open blocks of terms; a project with no merged documents has no blocks, so nothing is read for it. */

@@ -55,6 +55,11 @@ export class PostingWriter {
     this.count++
   }
 
+  /** Starts a new run of deltas from 0 after the bytes written (a segment row holds one run per term). */
+  restart(): void {
+    this.last = 0
+  }
+
   /** The written bytes (a copy sized to fit). */
   finish(): Uint8Array {
     return this.buf.slice(0, this.at)

@@ -17,6 +17,7 @@ import {
   type VectorRow,
 } from './index-rows.js'
 import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
+import type { SegmentTable } from './segments.js'
 import { VectorCache } from './vector-cache.js'
 
 /** The search-index tables, typed (schema.ts declares them untyped). */
@@ -24,6 +25,7 @@ export interface IndexTables {
   textDocs: Dexie.Table<TextDocRow, number>
   textBlocks: Dexie.Table<TextBlockRow, [number, string, number]>
   textCorpus: Dexie.Table<TextCorpusRow, string>
+  textSegs: SegmentTable
   vectors: Dexie.Table<VectorRow, string>
   embedQueue: Dexie.Table<EmbedQueueRow, number>
   meta: Dexie.Table<MetaRow, string>
@@ -37,6 +39,10 @@ export interface TextIndexOptions {
   textIndex?: boolean
   /** Internal (tests, benchmarks): unmerged documents that start a merge at once, writes or not (default 8,192). */
   mergeAt?: number
+  /** Internal (tests, benchmarks): documents in one batch that are merged as a segment in their own transaction (default 2,000; `Infinity`: never). */
+  inlineMergeAt?: number
+  /** Internal (tests, benchmarks): unmerged documents a background merge writes as a segment rather than into blocks (default 256). */
+  segmentAt?: number
   /** Internal (tests, benchmarks): quiet time after the last write before the tail is merged (ms, default 250; `Infinity`: only on `mergeAt`). */
   mergeDelayMs?: number
   /** Internal (tests): dead documents in a project that make a merge purge its blocks (default 64). */
@@ -68,9 +74,18 @@ export interface SearchEngine extends TextIndex {
 /** Kinds that get embeddings when an embedder is set. */
 const EMBEDDED_KINDS = new Set(['message', 'passage'])
 /** Every table the index writes; callers add them to their write transactions. */
-export const INDEX_TABLES = ['textDocs', 'textBlocks', 'textCorpus', 'vectors', 'embedQueue', 'meta'] as const
-/** Documents in one batch that are merged in the writing transaction (imports) rather than later. */
+export const INDEX_TABLES = ['textDocs', 'textBlocks', 'textCorpus', 'textSegs', 'vectors', 'embedQueue', 'meta'] as const
+/**
+ * Documents in one batch that are merged in the writing transaction, as a posting segment
+ * (imports, large `appendMany`), rather than later: the batch is not read back, and a
+ * segment is a few rows where blocks take a row per term.
+ */
 const INLINE_MERGE_AT = 2000
+/**
+ * Unmerged documents that a background merge writes as a posting segment rather than into
+ * blocks (a segment is a few rows; appending to blocks rewrites a row per term touched).
+ */
+const SEGMENT_AT = 256
 /**
  * Unmerged documents that start a merge while writes go on. Below it merges wait for a quiet
  * moment: a merge rewrites the open block of every term it touches, so one merge of many
@@ -111,7 +126,7 @@ export function docRowOf(analyzer: Analyzer, doc: IndexedDoc, q: number): TextDo
 }
 
 /** The stored row of a document merged as it is written: its terms live in the posting blocks only. */
-function mergedRowOf(row: TextDocRow): TextDocRow {
+export function mergedRowOf(row: TextDocRow): TextDocRow {
   const { f: _frequencies, ...rest } = row
   return { ...rest, t: '' }
 }
@@ -305,7 +320,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
     // A batch merged in this transaction is stored without its terms: its postings go straight into
     // blocks, and nothing reads the terms of a merged document's row again.
-    const inline = merger !== undefined && rows.length >= INLINE_MERGE_AT
+    const inline = merger !== undefined && rows.length >= (opts.inlineMergeAt ?? INLINE_MERGE_AT)
     const added = t.textDocs.bulkAdd(inline ? rows.map(mergedRowOf) : rows, { allKeys: true })
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
@@ -334,7 +349,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         mark!,
       )
     }
-    if (inline) log.changes.merged = await merger!.mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers())
+    if (inline) log.changes.merged = await merger!.mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers(), 0)
   }
 
   /** Stored rows of these document ids; none are looked up in projects that hold no document yet (a first import). */
@@ -373,8 +388,8 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         for (;;) {
           if (stopped) return
           let more = false
-          await db.transaction('rw', ['textDocs', 'textBlocks', 'textCorpus', 'meta'], async (tx) => {
-            const outcome = await mergeTail(t, MERGE_BATCH, [], opts.purgeAt, state.pendingMarkers())
+          await db.transaction('rw', ['textDocs', 'textBlocks', 'textCorpus', 'textSegs', 'meta'], async (tx) => {
+            const outcome = await mergeTail(t, MERGE_BATCH, [], opts.purgeAt, state.pendingMarkers(), opts.segmentAt ?? SEGMENT_AT)
             more = outcome.more
             tx.on('complete', () => {
               state.apply({ added: [], killed: [], assigned: [], removedProjects: [], vectorProjects: new Set(), reset: false, merged: outcome })
@@ -458,7 +473,8 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
           work.push(
             t.textDocs.where('q').equals(row.q).delete(),
             t.textBlocks.where('[q+w+b]').between([row.q, Dexie.minKey, Dexie.minKey], [row.q, maxKey(), maxKey()]).delete(),
-            t.textCorpus.put({ ...row, docs: 0, length: 0 }),
+            t.textSegs.where('[q+g+w]').between([row.q, Dexie.minKey, Dexie.minKey], [row.q, maxKey(), maxKey()]).delete(),
+            t.textCorpus.put({ p: row.p, q: row.q, docs: 0, length: 0 }),
           )
           log.changes.removedProjects.push(row.q)
         }
@@ -474,11 +490,13 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         await Promise.all([
           t.textDocs.clear(),
           t.textBlocks.clear(),
+          t.textSegs.clear(),
           t.vectors.clear(),
           t.embedQueue.clear(),
           t.textCorpus.toCollection().modify((row) => {
             row.docs = 0
             row.length = 0
+            delete row.s
           }),
         ])
         log.changes.reset = true

@@ -1,11 +1,9 @@
-import { Dexie } from 'dexie'
-import { maxKey } from '../keys.js'
 import { B, compareCandidates, K1, type Candidate, type PostingFilter } from './bm25.js'
 import { KIND_CODES, recordIdOf, type TextDocRow } from './index-rows.js'
 import type { IndexState } from './index-state.js'
-import { inTermOrder } from './merger.js'
 import { canStopAdding, gallop } from './max-score.js'
-import { decodeBlocks, type PostingList } from './posting-codec.js'
+import { readMergedList } from './merged-postings.js'
+import type { PostingList } from './posting-codec.js'
 import type { SearchEngine } from './text-index.js'
 
 /** A query term with its live document frequency and idf. */
@@ -67,8 +65,7 @@ async function mergedList(engine: SearchEngine, q: number, w: string): Promise<P
   const cached = engine.state.list(key)
   if (cached) return cached.count > 0 ? cached : undefined
   const blockEpoch = engine.state.blockEpoch
-  const blocks = await engine.t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, maxKey()]).toArray()
-  const list = decodeBlocks(inTermOrder(blocks))
+  const list = await readMergedList(engine, q, w)
   engine.state.keepList(key, list, blockEpoch)
   return list.count > 0 ? list : undefined
 }

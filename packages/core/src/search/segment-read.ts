@@ -1,0 +1,60 @@
+import { Dexie } from 'dexie'
+import { TERM_SEPARATOR, type SegmentRef, type TextSegRow } from './index-rows.js'
+import { emptyList, type PostingList } from './posting-codec.js'
+import { termAt } from './segment-codec.js'
+import type { SegmentTable } from './segments.js'
+
+/* Reading posting segments (queries only; the merger writes them: segments.ts). */
+
+/** The postings of `term` in each segment of project `q` that holds it: one point read per segment, in segment order. */
+export async function segmentLists(table: SegmentTable, q: number, refs: readonly SegmentRef[], term: string): Promise<PostingList[]> {
+  if (refs.length === 0) return []
+  // The row holding a term is the last one of its segment whose first term is not above it.
+  const rows = await Promise.all(refs.map((ref) => table.where('[q+g+w]').between([q, ref.g, Dexie.minKey], [q, ref.g, term], true, true).last()))
+  const out: PostingList[] = []
+  for (const row of rows) {
+    const list = row ? termInRow(row, term) : undefined
+    if (list) out.push(list)
+  }
+  return out
+}
+
+/** The postings of `term` in a segment row, or undefined when the row does not hold it. */
+export function termInRow(row: TextSegRow, term: string): PostingList | undefined {
+  const terms = row.t.split(TERM_SEPARATOR)
+  let lo = 0
+  let hi = terms.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const at = terms[mid]!
+    if (at === term) return termAt(row, mid)
+    if (at < term) lo = mid + 1
+    else hi = mid - 1
+  }
+  return undefined
+}
+
+/** Lists in increasing document number, each covering its own documents, merged into one. */
+export function mergeLists(lists: ReadonlyArray<PostingList>): PostingList | undefined {
+  const parts = lists.filter((l) => l.count > 0)
+  if (parts.length <= 1) return parts[0]
+  let total = 0
+  for (const l of parts) total += l.count
+  const out = emptyList(total)
+  const at = new Array<number>(parts.length).fill(0)
+  for (let i = 0; i < total; i++) {
+    let best = -1
+    for (let k = 0; k < parts.length; k++) {
+      if (at[k]! >= parts[k]!.count) continue
+      if (best < 0 || parts[k]!.docs[at[k]!]! < parts[best]!.docs[at[best]!]!) best = k
+    }
+    const from = parts[best]!
+    const j = at[best]!++
+    out.docs[i] = from.docs[j]!
+    out.tfs[i] = from.tfs[j]!
+    out.kinds[i] = from.kinds[j]!
+    out.lens[i] = from.lens[j]!
+  }
+  out.count = total
+  return out
+}
