@@ -18,7 +18,15 @@ let stores = 0
 
 export async function runEncryptionBench(): Promise<void> {
   const figures = await encryptionFigures(
-    (key) => openMemory({ appId: 'bench-enc', userId: `u${++stores}`, indexedDB: new IDBFactory(), IDBKeyRange, ...(key ? { encryption: { key } } : {}) }),
+    (key, internals) =>
+      openMemory({
+        appId: 'bench-enc',
+        userId: `u${++stores}`,
+        indexedDB: new IDBFactory(),
+        IDBKeyRange,
+        ...internals,
+        ...(key ? { encryption: { key } } : {}),
+      }),
     { writes, corpus, queries: 200 },
     (text) => console.error(`[bench] ${text}`),
     () => {

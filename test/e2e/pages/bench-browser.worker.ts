@@ -612,7 +612,11 @@ self.addEventListener('message', (event: MessageEvent) => {
     return
   }
   if (data?.cmd === 'encryption') {
-    encryptionFigures((key) => openEngram(key ? { encryption: { key } } : {}), (data as { encryption: EncryptionBenchConfig }).encryption, progress).then(
+    encryptionFigures(
+      (key, internals) => openEngram({ ...internals, ...(key ? { encryption: { key } } : {}) }),
+      (data as { encryption: EncryptionBenchConfig }).encryption,
+      progress,
+    ).then(
       (result) => self.postMessage({ type: 'done', result }),
       (error: unknown) =>
         self.postMessage({ type: 'error', message: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),

@@ -24,8 +24,8 @@ export interface EncryptionFigure {
   goal: string
 }
 
-/** Opens a fresh store: plain without `key`, encrypted at rest with it. */
-export type OpenStore = (key?: CryptoKey) => Promise<Memory>
+/** Opens a fresh store: plain without `key`, encrypted at rest with it; `internals` are the search-index options tests and benchmarks pass. */
+export type OpenStore = (key?: CryptoKey, internals?: Record<string, unknown>) => Promise<Memory>
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -92,7 +92,16 @@ export async function encryptionFigures(
 
   progress(`encryption: search and context over ${c.corpus} messages`)
   const corpus = makeCorpus(c.corpus, c.queries, 7)
-  const readers: [Memory, Memory] = [await open(), await open(key)]
+  // Each reader counts the documents its background merges fold in, so timing starts once both indexes are merged.
+  const merged = [0, 0]
+  let wake = () => {}
+  const counting = (i: number) => ({
+    onMerge: (m: { merged: number }) => {
+      merged[i]! += m.merged
+      wake()
+    },
+  })
+  const readers: [Memory, Memory] = [await open(undefined, counting(0)), await open(key, counting(1))]
   const readerSessions: string[] = []
   for (const m of readers) {
     await m.projects.create({ id: 'p', name: 'Bench' })
@@ -106,8 +115,16 @@ export async function encryptionFigures(
     for (let i = 0; i < 50; i++) await m.facts.set('p', `fact ${i}`, corpus.texts[i]!)
     await m.blocks.set('p', 'persona', 'A helpful assistant who remembers.')
   }
-  // Let the background merges of the seeded index finish before timing.
-  await new Promise((resolve) => setTimeout(resolve, 1000))
+  const indexed = corpus.texts.length + 50 // the messages and the facts
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the seeded indexes merged ${merged.join(' and ')} of ${indexed} documents in 120 s`)), 120_000)
+    wake = () => {
+      if (merged.some((n) => n < indexed)) return
+      clearTimeout(timer)
+      resolve()
+    }
+    wake()
+  })
   const query = (i: number) => corpus.queries[i % corpus.queries.length]!
   row('search (limit 10)', await paired(readers, c.queries, (m, i) => m.search('p', query(i), { limit: 10 })), '≤ 1.5×')
   row(
