@@ -1,29 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { launchProfile, startPageServer, type PageServer, type Profile } from './support/pages.js'
+import { describe, expect, it } from 'vitest'
+import { workerTabs } from './support/worker-tabs.js'
 import type {} from './pages/harness.js'
 
-let server: PageServer
-let profiles: Profile[] = []
+const { profile, tab } = workerTabs()
 let users = 0
-
-beforeAll(async () => {
-  server = await startPageServer()
-})
-afterAll(async () => {
-  await server?.close()
-})
-afterEach(async () => {
-  await Promise.all(profiles.map((p) => p.close()))
-  profiles = []
-})
 
 const user = (): string => `m${++users}-${Date.now().toString(36)}`
 
 describe('limitations, patterns, spaces, artifacts, people and task handles in Chromium, through a worker', () => {
   it('stores artifacts as Blobs in real IndexedDB and uses every new namespace', async () => {
-    const p = await launchProfile('worker')
-    profiles.push(p)
-    const page = await server.open(p, 'worker')
+    const page = await tab(await profile())
     await page.evaluate((u) => window.harness.open('dedicated', u), user())
     const result = await page.evaluate(async () => {
       const m = window.harness.memory()
@@ -66,9 +52,7 @@ describe('limitations, patterns, spaces, artifacts, people and task handles in C
   })
 
   it("adopts another user's database of the same profile", async () => {
-    const p = await launchProfile('worker')
-    profiles.push(p)
-    const page = await server.open(p, 'worker')
+    const page = await tab(await profile())
     const anon = user()
     await page.evaluate((u) => window.harness.open('dedicated', u), anon)
     await page.evaluate(async () => {

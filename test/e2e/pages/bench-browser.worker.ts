@@ -6,7 +6,7 @@ import MiniSearch from 'minisearch'
 import { openMemory, type Dump, type Memory } from '@engram/core'
 import { SCHEMA, SCHEMA_V1 } from '../../../packages/core/src/schema.js'
 import { makeCorpus } from './bench-corpus.js'
-import { type EncryptionBenchConfig, encryptionFigures } from './bench-encryption.js'
+import { type EncryptionBenchConfig, type EncryptionFigure, encryptionFigures } from './bench-encryption.js'
 
 /** What Node asks for. */
 export interface BrowserBenchConfig {
@@ -19,14 +19,8 @@ export interface BrowserBenchConfig {
   builds: number
 }
 /** One figure: ours beside a baseline (same unit). */
-export interface Figure {
+export interface Figure extends EncryptionFigure {
   table: string
-  name: string
-  ours: number
-  baseline: number
-  unit: string
-  baselineName: string
-  goal: string
   today?: string
 }
 /** What the worker answers. */
