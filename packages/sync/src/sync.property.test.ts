@@ -57,6 +57,14 @@ afterEach(async () => {
   open = []
 })
 
+/** A step on a replica's connection or lifetime, the same in every property: cut, heal, restart or reopen. */
+async function connectionStep(step: 'cut' | 'heal' | 'restart' | 'reopen', replica: Replica, network: ReturnType<typeof createLoopbackNetwork>): Promise<void> {
+  if (step === 'cut') network.disconnect(replica.name)
+  else if (step === 'heal') network.reconnect(replica.name)
+  else if (step === 'restart') await replica.restart()
+  else await replica.reopen()
+}
+
 async function recordsOf(replica: Replica): Promise<Map<string, MirroredRecord>> {
   const { records } = await replicationOf(replica.memory).snapshot('p')
   return new Map(records.map((r) => [`${r.kind}:${r.id}`, r]))
@@ -152,18 +160,8 @@ describe.each(variants)('sync convergence (property, %s)', (variant, syncOptions
                 replica.clock.advance(10 * 60_000)
               }
               break
-            case 'cut':
-              network.disconnect(replica.name)
-              break
-            case 'heal':
-              network.reconnect(replica.name)
-              break
-            case 'restart':
-              await replica.restart()
-              break
-            case 'reopen':
-              await replica.reopen()
-              break
+            default:
+              await connectionStep(o.t, replica, network)
           }
           await observe(replica)
         }
@@ -257,18 +255,8 @@ describe.each(variants)('conversation convergence (property, %s)', (variant, syn
             case 'advance':
               replica.clock.advance(o.ms)
               break
-            case 'cut':
-              network.disconnect(replica.name)
-              break
-            case 'heal':
-              network.reconnect(replica.name)
-              break
-            case 'restart':
-              await replica.restart()
-              break
-            case 'reopen':
-              await replica.reopen()
-              break
+            default:
+              await connectionStep(o.t, replica, network)
           }
         }
         for (const replica of replicas) network.reconnect(replica.name)
