@@ -4,8 +4,8 @@ import { appendVersion, deleteVersionsOf } from './facts-history.js'
 import type { FactRow } from './schema.js'
 import type { StoreContext } from './store-context.js'
 import type { Origin } from './change-feed.js'
-import type { Json } from './validate.js'
 import type { WriteScope } from './write.js'
+import { factText } from './fact-text.js'
 
 /**
  * The stable id of a fact: derived from (projectId, key) so the same key
@@ -73,11 +73,6 @@ export async function purgeFactRow(ctx: StoreContext, w: WriteScope, row: FactRo
   await deleteVersionsOf(ctx, row.projectId, row.key)
   await ctx.index.remove(w, `fact:${row.id}`)
   w.change('facts', 'delete', row.id, row.projectId)
-}
-
-/** The text the full-text index sees for a fact: `key: value`. */
-export function factText(key: string, value: Json): string {
-  return `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { MirroredKind, SyncRecordProblem } from '@engram/core'
+import type { SyncRecordProblem } from '@engram/core'
 import type * as Y from 'yjs'
 import type { BackoffOptions } from './backoff.js'
 import type { EncryptionOption } from './value-cipher.js'

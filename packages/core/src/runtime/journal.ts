@@ -3,7 +3,7 @@ import { maxKey } from '../keys.js'
 import { invalidInput } from '../errors.js'
 import type { StoreContext } from '../store-context.js'
 import { DEFAULT_PAGE_SIZE, checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from '../paging.js'
-import { checkId, checkJson, checkLimit, checkNumber, checkOffset, checkOptions, checkTime, type Json } from '../validate.js'
+import { checkId, checkJson, checkLimit, checkNumber, checkOptions, checkTime, type Json } from '../validate.js'
 import { read, write, type WriteScope } from '../write.js'
 
 /** One append-only journal record of an agent session. */

@@ -3,11 +3,7 @@ import type { Candidate } from './bm25.js'
 import { recordIdOf } from './index-rows.js'
 import type { CachedRecord, QueryCache } from './query-cache.js'
 import type { Hit, HitKind } from './search.js'
-
-/** The text a fact is indexed and shown as: `key: value` (strings unquoted). */
-export function factText(key: string, value: unknown): string {
-  return `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`
-}
+import { factText } from '../fact-text.js'
 
 /** A query cache and the generation a read fills it with. */
 export interface CacheAt {

@@ -243,7 +243,7 @@ async function segmentUpdates(
 /** The open blocks of terms; a project with no merged documents has no blocks, so nothing is read for it. */
 async function readOpenBlocks(t: MergeTables, terms: ReadonlyArray<[number, string]>, empty: ReadonlySet<number>): Promise<Array<TextBlockRow | undefined>> {
   const out = new Array<TextBlockRow | undefined>(terms.length)
-  const wanted = terms.flatMap(([q, w], i) => (empty.has(q) ? [] : [i]))
+  const wanted = terms.flatMap(([q], i) => (empty.has(q) ? [] : [i]))
   if (wanted.length === 0) return out
   const found = await t.textBlocks.bulkGet(wanted.map((i) => [terms[i]![0], terms[i]![1], OPEN_BLOCK] as [number, string, number]))
   wanted.forEach((i, j) => {
