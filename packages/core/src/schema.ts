@@ -227,6 +227,8 @@ export class EngramDb extends Dexie {
       })
     // Posting segments of bulk writes (search/segments.ts); the posting blocks stay as they are.
     this.version(SEGMENTS_VERSION).stores(SCHEMA_SEGMENTS)
+    // Directories of posting segments (search/segment-dirs.ts); segments written before have none and are read as before.
+    this.version(DIRECTORIES_VERSION).stores(SCHEMA_DIRECTORIES)
     // Rows written without an order key or stamp (dump import, adoption, older callers) get the legacy ones.
     this.messages.hook('creating', (_key, row) => {
       if (row.at === undefined) Object.assign(row, legacyOrder(row))
@@ -339,10 +341,22 @@ export const SCHEMA_SEGMENTS: Record<string, string> = {
   textSegs: '[q+g+w]',
 }
 
+/** The version that adds {@link SCHEMA_DIRECTORIES}. */
+export const DIRECTORIES_VERSION = 6
+
+/**
+ * What version {@link DIRECTORIES_VERSION} changes: each posting segment gets a directory
+ * (search/index-rows.ts `textDirs`: its terms and documents), so queries read only the rows
+ * that hold their terms; nothing stored changes, so no upgrade runs.
+ */
+export const SCHEMA_DIRECTORIES: Record<string, string> = {
+  textDirs: '[q+g]',
+}
+
 /** The current schema version. */
-export const SCHEMA_VERSION = SEGMENTS_VERSION
+export const SCHEMA_VERSION = DIRECTORIES_VERSION
 /** The tables of the current schema version: table → Dexie index spec. */
-export const SCHEMA: Record<string, string> = { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS, ...SCHEMA_SEGMENTS }
+export const SCHEMA: Record<string, string> = { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS, ...SCHEMA_SEGMENTS, ...SCHEMA_DIRECTORIES }
 
 /** Every table name, for transactions that span the whole store (import, purge). */
 export const ALL_TABLES = Object.keys(SCHEMA)

@@ -54,6 +54,8 @@ export const HASHED_FIELDS: Readonly<Record<string, readonly string[]>> = {
  */
 export const CLEAR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   textDocs: ['t', 'f', 'l', 'a', 'k'],
+  // A segment directory's terms, row starts, document numbers and times; its document ids are sealed.
+  textDirs: ['t', 'r', 'n', 'a'],
   artifacts: ['data'],
 }
 

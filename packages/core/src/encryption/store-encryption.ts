@@ -253,7 +253,20 @@ export class StoreEncryption {
   private async switchKeys(stored: StoredBundle, progress: Progress): Promise<void> {
     const ctx = this.ctx!
     const db = ctx.db
-    const tables = ['meta', 'messages', 'facts', 'summaries', 'passages', 'textDocs', 'textBlocks', 'textSegs', 'textCorpus', 'vectors', 'embedQueue']
+    const tables = [
+      'meta',
+      'messages',
+      'facts',
+      'summaries',
+      'passages',
+      'textDocs',
+      'textBlocks',
+      'textSegs',
+      'textDirs',
+      'textCorpus',
+      'vectors',
+      'embedQueue',
+    ]
     const rebuildIndex = await ctx.rebuildIndex?.()
     await write(ctx, tables, async (w) => {
       await db.meta.bulkPut([
@@ -266,7 +279,13 @@ export class StoreEncryption {
       } else {
         // No search module in this store: drop the index; the search module rebuilds it (hashed) when a store with it opens.
         const had = await db.table('textDocs').count()
-        await Promise.all([db.table('textDocs').clear(), db.table('textBlocks').clear(), db.table('textSegs').clear(), db.table('textCorpus').clear()])
+        await Promise.all([
+          db.table('textDocs').clear(),
+          db.table('textBlocks').clear(),
+          db.table('textSegs').clear(),
+          db.table('textDirs').clear(),
+          db.table('textCorpus').clear(),
+        ])
         if (had > 0) await db.meta.put({ key: INDEX_REBUILD_KEY, value: true })
       }
     })

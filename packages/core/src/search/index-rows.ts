@@ -23,6 +23,11 @@ import type { HitKind } from './search.js'
  *   term. Segments cover disjoint, increasing ranges of document numbers;
  *   the newest are compacted into one when they grow as large as the one
  *   before them, so a project keeps a handful.
+ * - `textDirs`: per segment its directory: every term with the row that
+ *   holds it, and every document with its id and time. Queries load it once
+ *   and then read only the rows of terms a segment holds (a derived word
+ *   form the corpus lacks costs no read), and take the ids of segment
+ *   documents from it rather than from their rows.
  * - `textCorpus`: per project its number, the document count and total
  *   length of its merged documents, and its segments.
  */
@@ -101,6 +106,27 @@ export interface TextSegRow {
   o: Uint32Array
   /** Postings of each term, as in a block ({@link TextBlockRow.p}), each term's deltas starting from 0. */
   p: Uint8Array
+}
+
+/**
+ * The directory of a posting segment, written with it: its terms in the order of
+ * its rows, where each row starts, and its documents. Segments written before
+ * directories existed have none (queries then look a term up by key range).
+ */
+export interface TextDirRow {
+  q: number
+  /** The segment number (see {@link SegmentRef}). */
+  g: number
+  /** Every term of the segment, in string order, joined by {@link TERM_SEPARATOR}. */
+  t: string
+  /** For each row of the segment, the position in `t` of its first term. */
+  r: Uint32Array
+  /** The segment's document numbers, increasing; absent when unknown (compacted from a segment without a directory). */
+  n?: Uint32Array
+  /** Their document ids, in the order of `n`. */
+  d?: string[]
+  /** Their creation times, in the order of `n`. */
+  a?: Float64Array
 }
 
 /** A stored embedding (unit length), beside the fields vector search filters on. */

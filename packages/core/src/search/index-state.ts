@@ -1,5 +1,6 @@
 import type { PostingList } from './posting-codec.js'
-import { termsOf, tfAt, type TextCorpusRow, type TextDocRow } from './index-rows.js'
+import type { SegmentDir } from './segment-dirs.js'
+import { termsOf, tfAt, type SegmentRef, type TextCorpusRow, type TextDocRow } from './index-rows.js'
 
 /** A document of the unmerged tail, as queries score it. */
 export interface TailDoc {
@@ -39,7 +40,10 @@ export interface MergeResult {
   merged: number[]
   purged: number[]
   recorded: number[]
+  /** Corpus rows the merge changed (statistics, segment lists). */
   corpus: TextCorpusRow[]
+  /** Per project number, the terms the merge gave postings in blocks. */
+  blockTerms?: ReadonlyMap<number, readonly string[]>
 }
 
 /** A decoded list of merged postings, valid while no merge or purge changed the blocks. */
@@ -76,6 +80,10 @@ export class IndexState {
   /** Per project number: live documents and length outside the merged statistics (tail added, dead taken away). */
   private readonly delta = new Map<number, { docs: number; length: number }>()
   private readonly lists = new Map<string, CachedList>()
+  /** Loaded segment directories by `${q}:${g}` (null: the segment has none, written before directories). */
+  readonly dirs = new Map<string, SegmentDir | null>()
+  /** Per project number, once loaded: every term with posting blocks (a superset: purges may have emptied some). */
+  readonly blockTerms = new Map<number, Set<string>>()
   /** Ids and times of documents met in results (bounded, least recently used first out). */
   private readonly docs = new Map<number, { d: string; a: number }>()
   private cachedPostings = 0
@@ -218,8 +226,22 @@ export class IndexState {
       this.dead.delete(n)
       this.shift(doc.q, 1, doc.l)
     }
-    for (const row of m.corpus) this.projects.set(row.p, row)
+    for (const row of m.corpus) {
+      const before = this.projects.get(row.p)
+      if (!sameSegments(before?.s, row.s)) this.dropDirs(row.q)
+      this.projects.set(row.p, row)
+    }
+    for (const [q, terms] of m.blockTerms ?? []) {
+      const known = this.blockTerms.get(q)
+      if (known) for (const w of terms) known.add(w)
+    }
     this.rebuildTailTerms()
+  }
+
+  /** Forgets the loaded directories and block terms of a project (its segments changed, or it was removed). */
+  private dropDirs(q: number): void {
+    const prefix = `${q}:`
+    for (const key of this.dirs.keys()) if (key.startsWith(prefix)) this.dirs.delete(key)
   }
 
   private kill(doc: DeadDoc): void {
@@ -295,6 +317,8 @@ export class IndexState {
   private dropProject(q: number): void {
     this.blockEpoch++
     this.docs.clear()
+    this.dropDirs(q)
+    this.blockTerms.delete(q)
     for (const [id, row] of this.projects) if (row.q === q) this.projects.set(id, { p: row.p, q: row.q, docs: 0, length: 0 })
     for (const [n, doc] of this.unrecorded) if (doc.q === q) this.unrecorded.delete(n)
     if (!this.ready) return
@@ -323,8 +347,16 @@ export class IndexState {
     this.delta.clear()
     this.lists.clear()
     this.docs.clear()
+    this.dirs.clear()
+    this.blockTerms.clear()
     this.cachedPostings = 0
   }
+}
+
+/** Whether two segment lists name the same segments with the same sizes. */
+function sameSegments(a: readonly SegmentRef[] | undefined, b: readonly SegmentRef[] | undefined): boolean {
+  if ((a?.length ?? 0) !== (b?.length ?? 0)) return false
+  return (a ?? []).every((ref, i) => ref.g === b![i]!.g && ref.c === b![i]!.c)
 }
 
 /** The tail view of a stored (live) document row. */

@@ -2,10 +2,11 @@ import { Dexie, type Table } from 'dexie'
 import { maxKey } from '../keys.js'
 import type { MetaRow } from '../schema.js'
 import type { DeadDoc, MergeResult } from './index-state.js'
-import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDocRow, type TextSegRow } from './index-rows.js'
+import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDirRow, type TextDocRow, type TextSegRow } from './index-rows.js'
 import { decodeBlocks, PostingWriter } from './posting-codec.js'
 import { collectSegments } from './segment-collect.js'
-import { dropSegments, updateSegments, type FreshSegment, type SegmentTable, type SegmentUpdate } from './segments.js'
+import type { DirTable } from './segment-dirs.js'
+import { dropSegments, updateSegments, type FreshSegment, type SegmentTable, type SegmentTables, type SegmentUpdate } from './segments.js'
 
 /** The tables a merge reads and writes (the store's, or an upgrade transaction's). */
 export interface MergeTables {
@@ -15,6 +16,8 @@ export interface MergeTables {
   meta: Table<MetaRow, string>
   /** Absent in the schema upgrades before segments existed. */
   textSegs?: SegmentTable
+  /** Absent in the schema upgrades before segment directories existed. */
+  textDirs?: DirTable
 }
 
 /** Postings per block: a block stays a few kilobytes, so appending rewrites little. */
@@ -151,7 +154,7 @@ export async function mergeTail(
     for (const keys of keysOfQ) for (const [q, w] of keys) purgeByTerm.set(`${q}\u0001${w}`, deadSet)
   }
 
-  const segments = await segmentUpdates(t.textSegs, byQ, freshSegments, purgeQs, deadSet)
+  const segments = await segmentUpdates(t.textSegs ? { textSegs: t.textSegs, textDirs: t.textDirs } : undefined, byQ, freshSegments, purgeQs, deadSet)
   const keys = new Set([...adds.keys(), ...purgeByTerm.keys()])
   const split = (key: string): [number, string] => {
     const at = key.indexOf('\u0001')
@@ -202,11 +205,23 @@ export async function mergeTail(
   const toRecord = fresh.filter((row) => !purgedSet.has(row.n!))
   const corpus = [...byQ.values()].filter((row, i) => row.docs !== corpusRows[i]!.docs || row.length !== corpusRows[i]!.length || row.s !== corpusRows[i]!.s)
   // A compacted segment keeps the number of its first part: its old rows go before the new ones are written.
-  if (t.textSegs) await Promise.all([...segments].map(([q, u]) => dropSegments(t.textSegs!, q, u.drop)))
+  if (t.textSegs) await Promise.all([...segments].map(([q, u]) => dropSegments({ textSegs: t.textSegs!, textDirs: t.textDirs }, q, u.drop)))
   const segmentPuts: TextSegRow[] = []
-  for (const u of segments.values()) segmentPuts.push(...u.puts)
+  const dirPuts: TextDirRow[] = []
+  for (const u of segments.values()) {
+    segmentPuts.push(...u.puts)
+    if (u.dir) dirPuts.push(u.dir)
+  }
+  // Terms given postings in blocks, per project (queries keep the set of terms that have blocks).
+  const blockTerms = new Map<number, string[]>()
+  for (const a of adds.values()) {
+    const list = blockTerms.get(a.q)
+    if (list) list.push(a.w)
+    else blockTerms.set(a.q, [a.w])
+  }
   await Promise.all([
     segmentPuts.length > 0 ? t.textSegs!.bulkPut(segmentPuts) : undefined,
+    dirPuts.length > 0 ? t.textDirs!.bulkPut(dirPuts) : undefined,
     puts.length > 0 ? t.textBlocks.bulkPut(puts) : undefined,
     deletes.length > 0 ? t.textBlocks.bulkDelete(deletes) : undefined,
     dropRows.length > 0 ? t.textDocs.bulkDelete(dropRows) : undefined,
@@ -214,12 +229,12 @@ export async function mergeTail(
     toRecord.length > 0 ? t.textDocs.bulkPut(toRecord) : undefined,
     newMark !== mark ? t.meta.put({ key: MERGED_MARK_KEY, value: newMark }) : undefined,
   ])
-  return { mark: newMark, merged, purged, recorded: fresh.map((row) => row.n!), corpus, more: tail.length === limit }
+  return { mark: newMark, merged, purged, recorded: fresh.map((row) => row.n!), corpus, blockTerms, more: tail.length === limit }
 }
 
 /** Adds the fresh segments and purges dead documents from the segments of purged projects; corpus rows get their new segment lists. */
 async function segmentUpdates(
-  table: SegmentTable | undefined,
+  table: SegmentTables | undefined,
   byQ: Map<number, TextCorpusRow>,
   fresh: ReadonlyMap<number, FreshSegment>,
   purgeQs: ReadonlySet<number>,

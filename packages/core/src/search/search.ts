@@ -47,7 +47,20 @@ const MODES = ['hybrid', 'text', 'vector'] as const
 export const MAX_QUERY_LENGTH = 10_000
 /** Whether turns adjacent to the best message hits join the ranking. */
 const ADJACENT = true
-const SEARCH_TABLES = ['projects', 'textDocs', 'textBlocks', 'textSegs', 'textCorpus', 'meta', 'vectors', 'messages', 'facts', 'summaries', 'passages']
+const SEARCH_TABLES = [
+  'projects',
+  'textDocs',
+  'textBlocks',
+  'textSegs',
+  'textDirs',
+  'textCorpus',
+  'meta',
+  'vectors',
+  'messages',
+  'facts',
+  'summaries',
+  'passages',
+]
 
 /**
  * Creates the search function of a store (and starts its embed queue when an

@@ -4,7 +4,7 @@ import type { FreshSegment } from './segments.js'
 
 /**
  * The postings of document rows (live, in increasing number) as one new
- * segment per project: a pass that numbers each project's terms and counts
+ * segment per project, with its documents: a pass that numbers each project's terms and counts
  * their postings, and one that places every posting in typed arrays shared by
  * the project's terms (each term's list is a view). A bulk write adds
  * millions of postings; no array or key is built per posting.
@@ -16,7 +16,14 @@ export function collectSegments(rows: readonly TextDocRow[]): Map<number, FreshS
   let at = 0
   rows.forEach((row, r) => {
     let p = projects.get(row.q)
-    if (!p) projects.set(row.q, (p = { ids: new Map(), names: [], counts: [], g: row.n!, total: 0, next: new Int32Array(0), lists: undefined! }))
+    if (!p)
+      projects.set(
+        row.q,
+        (p = { ids: new Map(), names: [], counts: [], g: row.n!, total: 0, next: new Int32Array(0), lists: undefined!, docs: { n: [], d: [], a: [] } }),
+      )
+    p.docs.n.push(row.n!)
+    p.docs.d.push(row.d!)
+    p.docs.a.push(row.a)
     const words = termsOf(row)
     perRow[r] = words.length
     if (at + words.length > postings.length) {
@@ -56,7 +63,7 @@ export function collectSegments(rows: readonly TextDocRow[]): Map<number, FreshS
       })
       from = to
     })
-    if (terms.size > 0) out.set(q, { g: p.g, terms })
+    if (terms.size > 0) out.set(q, { g: p.g, terms, docs: p.docs })
   }
   // Second pass: each posting to the next free place of its term (documents stay in order).
   at = 0
@@ -83,4 +90,6 @@ interface Collected {
   total: number
   next: Int32Array
   lists: { docs: Uint32Array; tfs: Uint16Array; kinds: Uint8Array; lens: Uint32Array }
+  /** The documents of the segment (numbers, ids, times). */
+  docs: { n: number[]; d: string[]; a: number[] }
 }

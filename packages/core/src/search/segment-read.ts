@@ -2,21 +2,38 @@ import { Dexie } from 'dexie'
 import { TERM_SEPARATOR, type SegmentRef, type TextSegRow } from './index-rows.js'
 import { emptyList, type PostingList } from './posting-codec.js'
 import { termAt } from './segment-codec.js'
+import { termPlace, type SegmentDir } from './segment-dirs.js'
 import type { SegmentTable } from './segments.js'
 
 /* Reading posting segments (queries only; the merger writes them: segments.ts). */
 
-/** The postings of `term` in each segment of project `q` that holds it: one point read per segment, in segment order. */
-export async function segmentLists(table: SegmentTable, q: number, refs: readonly SegmentRef[], term: string): Promise<PostingList[]> {
+/**
+ * The postings of `term` in each segment of project `q` that holds it, in segment order. A segment
+ * whose directory `dirOf` gives is read only when it holds the term, by the key of its row; one
+ * without (not loaded, or written before directories) by one key-range read.
+ */
+export async function segmentLists(
+  table: SegmentTable,
+  q: number,
+  refs: readonly SegmentRef[],
+  term: string,
+  dirOf: (g: number) => SegmentDir | null | undefined = () => undefined,
+): Promise<PostingList[]> {
   if (refs.length === 0) return []
-  // The row holding a term is the last one of its segment whose first term is not above it.
-  const rows = await Promise.all(refs.map((ref) => table.where('[q+g+w]').between([q, ref.g, Dexie.minKey], [q, ref.g, term], true, true).last()))
-  const out: PostingList[] = []
-  for (const row of rows) {
-    const list = row ? termInRow(row, term) : undefined
-    if (list) out.push(list)
-  }
-  return out
+  const reads = refs.map((ref): Promise<PostingList | undefined> | undefined => {
+    const dir = dirOf(ref.g)
+    if (dir) {
+      const place = termPlace(dir, q, ref.g, term)
+      return place && table.get(place.key).then((row) => (row ? termAt(row, place.i) : undefined))
+    }
+    // The row holding a term is the last one of its segment whose first term is not above it.
+    return table
+      .where('[q+g+w]')
+      .between([q, ref.g, Dexie.minKey], [q, ref.g, term], true, true)
+      .last()
+      .then((row) => (row ? termInRow(row, term) : undefined))
+  })
+  return (await Promise.all(reads)).filter((list): list is PostingList => list !== undefined)
 }
 
 /** The postings of `term` in a segment row, or undefined when the row does not hold it. */

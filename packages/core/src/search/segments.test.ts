@@ -2,11 +2,12 @@ import { Dexie } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
 import { SCHEMA } from '../schema.js'
-import type { SegmentRef, TextSegRow } from './index-rows.js'
+import type { SegmentRef, TextDirRow, TextSegRow } from './index-rows.js'
 import { emptyList, type PostingList } from './posting-codec.js'
 import { PACK_BYTES, segmentRows } from './segment-codec.js'
 import { mergeLists, segmentLists, termInRow } from './segment-read.js'
-import { dropSegments, updateSegments, type SegmentTable } from './segments.js'
+import { docIn, readDir, termPlace, type DirTable, type SegmentDocs } from './segment-dirs.js'
+import { dropSegments, updateSegments, type SegmentTable, type SegmentTables } from './segments.js'
 
 /** A tiny deterministic generator (failures replay with the printed seed). */
 function lcg(seed: number): () => number {
@@ -41,11 +42,19 @@ const plain = (l: PostingList | undefined) =>
 /** The row a point read finds for `term`: the last row whose first term is not above it. */
 const rowFor = (rows: readonly TextSegRow[], term: string) => rows.filter((r) => r.w <= term).at(-1)
 
-async function segmentTable(): Promise<{ db: Dexie; table: SegmentTable }> {
+async function segmentTable(): Promise<{ db: Dexie; table: SegmentTable; dirs: DirTable; tables: SegmentTables }> {
   const db = new Dexie(`segments-${Math.random()}`, { indexedDB: new IDBFactory(), IDBKeyRange })
   db.version(1).stores(SCHEMA)
   await db.open()
-  return { db, table: db.table('textSegs') as SegmentTable }
+  const table = db.table('textSegs') as SegmentTable
+  const dirs = db.table('textDirs') as DirTable
+  return { db, table, dirs, tables: { textSegs: table, textDirs: dirs } }
+}
+
+/** The documents from..to of a test segment: ids and times derived from their numbers. */
+function docsOf(from: number, to: number): SegmentDocs {
+  const n = Array.from({ length: to - from + 1 }, (_, i) => from + i)
+  return { n, d: n.map((x) => `message:m${x}`), a: n.map((x) => x * 10) }
 }
 
 describe('segment rows', () => {
@@ -85,13 +94,14 @@ describe('segment rows', () => {
 
 describe('updateSegments', () => {
   it('keeps a project at few segments (the newest compacted like a binary counter) and purges dead documents from all of them', async () => {
-    const { db, table } = await segmentTable()
+    const { db, table, dirs, tables } = await segmentTable()
     let refs: SegmentRef[] = []
     const all: Array<Map<string, PostingList>> = []
     const apply = async (u: Awaited<ReturnType<typeof updateSegments>>) => {
       expect(u).toBeDefined()
-      await dropSegments(table, 2, u!.drop)
+      await dropSegments(tables, 2, u!.drop)
       await table.bulkPut(u!.puts)
+      if (u!.dir) await dirs.put(u!.dir)
       refs = u!.refs
     }
     const counts: number[][] = []
@@ -100,28 +110,72 @@ describe('updateSegments', () => {
       // The same terms and sizes each batch (shifted), so every batch holds as many postings.
       const fresh = randomTerms(lcg(5), 60, from, from + 99)
       all.push(fresh)
-      await apply(await updateSegments(table, 2, refs, { g: from, terms: fresh }, undefined))
+      await apply(await updateSegments(tables, 2, refs, { g: from, terms: fresh, docs: docsOf(from, from + 99) }, undefined))
       counts.push(refs.map((r) => r.g))
     }
     // Batches of equal size merge pairwise: 1, 2 → 1 segment, 3 → 2, 4 → 1, 5 → 2, 6 → 2.
     expect(counts.map((c) => c.length)).toEqual([1, 1, 2, 1, 2, 2])
     expect(refs.map((r) => r.g)).toEqual([1, 401])
+    // Exactly one directory per segment, none left of the segments compacted away.
+    expect((await dirs.toArray()).map((r) => r.g)).toEqual([1, 401])
     const expected = (term: string, dead?: Set<number>) => {
       const lists = all.map((m) => m.get(term)).filter((l): l is PostingList => l !== undefined)
       return plain(mergeLists(lists)).filter((p) => !dead?.has(p[0]!))
     }
     const terms = [...new Set(all.flatMap((m) => [...m.keys()]))]
-    for (const term of terms) expect(plain(mergeLists(await segmentLists(table, 2, refs, term))), term).toEqual(expected(term))
+    const loaded = async () => new Map((await dirs.bulkGet(refs.map((r) => [2, r.g]))).map((row) => [row!.g, readDir(row!)]))
+    let byDir = await loaded()
+    for (const term of terms) {
+      expect(plain(mergeLists(await segmentLists(table, 2, refs, term))), term).toEqual(expected(term))
+      // Through the directories: the same postings, read by the key of the row that holds the term.
+      expect(plain(mergeLists(await segmentLists(table, 2, refs, term, (g) => byDir.get(g)))), term).toEqual(expected(term))
+    }
     expect(await segmentLists(table, 2, refs, 'absent')).toEqual([])
+    for (const dir of byDir.values()) expect(termPlace(dir, 2, 1, 'absent')).toBeUndefined()
+    // Every document is listed by the segment that holds its number, with its id and time.
+    expect(docIn(byDir.get(1)!, 400)).toEqual({ d: 'message:m400', a: 4000 })
+    expect(docIn(byDir.get(401)!, 401)).toEqual({ d: 'message:m401', a: 4010 })
+    expect(docIn(byDir.get(1)!, 401)).toBeUndefined()
 
     // A purge rewrites every segment without the dead documents, as one.
     const dead = new Set(Array.from({ length: 600 }, (_, i) => i + 1).filter((n) => n % 3 === 0))
-    await apply(await updateSegments(table, 2, refs, undefined, dead))
+    await apply(await updateSegments(tables, 2, refs, undefined, dead))
     expect(refs.map((r) => r.g)).toEqual([1])
-    for (const term of terms) expect(plain(mergeLists(await segmentLists(table, 2, refs, term))), term).toEqual(expected(term, dead))
+    byDir = await loaded()
+    for (const term of terms) {
+      expect(plain(mergeLists(await segmentLists(table, 2, refs, term))), term).toEqual(expected(term, dead))
+      expect(plain(mergeLists(await segmentLists(table, 2, refs, term, (g) => byDir.get(g)))), term).toEqual(expected(term, dead))
+    }
     expect(await table.where('[q+g+w]').between([2, 401, Dexie.minKey], [2, 401, Dexie.maxKey]).count()).toBe(0)
+    expect((await dirs.toArray()).map((r) => r.g)).toEqual([1])
+    expect(byDir.get(1)!.docs!.n.length).toBe(400)
+    expect(docIn(byDir.get(1)!, 3)).toBeUndefined()
+    expect(docIn(byDir.get(1)!, 599)).toEqual({ d: 'message:m599', a: 5990 })
     // Nothing to add and nothing dead: nothing to do.
-    expect(await updateSegments(table, 2, refs, undefined, undefined)).toBeUndefined()
+    expect(await updateSegments(tables, 2, refs, undefined, undefined)).toBeUndefined()
+    db.close()
+  })
+
+  it('compacts a segment written before directories into one whose directory lists its terms but no documents', async () => {
+    const { db, table, dirs, tables } = await segmentTable()
+    const first = randomTerms(lcg(9), 40, 1, 100)
+    const second = randomTerms(lcg(9), 40, 101, 200)
+    // The older segment is written without a directory (as a version 5 store did).
+    const old = await updateSegments({ textSegs: table }, 4, [], { g: 1, terms: first }, undefined)
+    expect(old!.dir).toBeUndefined()
+    await table.bulkPut(old!.puts)
+    const u = (await updateSegments(tables, 4, old!.refs, { g: 101, terms: second, docs: docsOf(101, 200) }, undefined))!
+    expect(u.refs.map((r) => r.g)).toEqual([1])
+    await dropSegments(tables, 4, u.drop)
+    await table.bulkPut(u.puts)
+    await dirs.put(u.dir!)
+    const dir = readDir((await dirs.get([4, 1])) as TextDirRow)
+    expect(dir.docs).toBeUndefined()
+    expect(dir.terms).toEqual([...new Set([...first.keys(), ...second.keys()])].sort())
+    for (const term of dir.terms) {
+      const both = [first.get(term), second.get(term)].filter((l): l is PostingList => l !== undefined)
+      expect(plain(mergeLists(await segmentLists(table, 4, u.refs, term, () => dir))), term).toEqual(plain(mergeLists(both)))
+    }
     db.close()
   })
 })

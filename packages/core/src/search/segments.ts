@@ -1,23 +1,33 @@
 import { Dexie, type Table } from 'dexie'
 import { maxKey } from '../keys.js'
-import type { SegmentRef, TextSegRow } from './index-rows.js'
+import type { SegmentRef, TextDirRow, TextSegRow } from './index-rows.js'
 import { emptyList, type PostingList } from './posting-codec.js'
 import { segmentRows, termsInRow } from './segment-codec.js'
+import { concatDocs, dirRowOf, docsOfRow, type DirTable, type SegmentDocs } from './segment-dirs.js'
 
 /** The segment table (schema.ts declares it untyped). */
 export type SegmentTable = Table<TextSegRow, [number, number, string]>
 
-/** What a merge does to a project's segments: its new list, rows to write, and segments whose rows go first. */
+/** The tables segments live in; `textDirs` is absent in schema upgrades before directories existed. */
+export interface SegmentTables {
+  textSegs: SegmentTable
+  textDirs?: DirTable | undefined
+}
+
+/** What a merge does to a project's segments: its new list, rows to write, and segments whose rows (and directories) go first. */
 export interface SegmentUpdate {
   refs: SegmentRef[]
   puts: TextSegRow[]
+  /** The directory of the segment written (when the store has directories). */
+  dir?: TextDirRow
   drop: number[]
 }
 
-/** A new segment: its number (its lowest document number, above every stored segment's documents) and its terms. */
+/** A new segment: its number (its lowest document number, above every stored segment's documents), its terms and its documents. */
 export interface FreshSegment {
   g: number
   terms: ReadonlyMap<string, PostingList>
+  docs?: SegmentDocs
 }
 
 /**
@@ -30,7 +40,7 @@ export interface FreshSegment {
  * segment keeps the number of its first part).
  */
 export async function updateSegments(
-  table: SegmentTable,
+  t: SegmentTables,
   q: number,
   refs: readonly SegmentRef[],
   fresh: FreshSegment | undefined,
@@ -51,8 +61,11 @@ export async function updateSegments(
   }
   const merging = all.slice(from)
   const stored = merging.filter((ref) => ref.g !== fresh?.g)
-  if (stored.length === 0) return { refs: all, puts: segmentRows(q, fresh!.g, fresh!.terms), drop: [] }
-  const rowsOf = await Promise.all(stored.map((ref) => table.where('[q+g+w]').between([q, ref.g, Dexie.minKey], [q, ref.g, maxKey()]).toArray()))
+  if (stored.length === 0) return written(t, q, fresh!.g, fresh!.terms, fresh!.docs, all, [])
+  const [rowsOf, dirs] = await Promise.all([
+    Promise.all(stored.map((ref) => t.textSegs.where('[q+g+w]').between([q, ref.g, Dexie.minKey], [q, ref.g, maxKey()]).toArray())),
+    t.textDirs ? t.textDirs.bulkGet(stored.map((ref) => [q, ref.g] as [number, number])) : [],
+  ])
   // Segments cover increasing, disjoint document ranges: a term's parts concatenate in segment order.
   const parts = new Map<string, PostingList[]>()
   const push = (term: string, list: PostingList) => {
@@ -71,16 +84,41 @@ export async function updateSegments(
     c += list.count
   }
   const g = merging[0]!.g
-  return {
-    refs: [...all.slice(0, from), ...(c > 0 ? [{ g, c }] : [])],
-    puts: segmentRows(q, g, terms),
-    drop: stored.map((ref) => ref.g),
-  }
+  const docs = concatDocs([...stored.map((_, i) => docsOfRow(dirs[i])), ...(fresh ? [fresh.docs] : [])], dead)
+  const kept = [...all.slice(0, from), ...(c > 0 ? [{ g, c }] : [])]
+  return written(
+    t,
+    q,
+    g,
+    terms,
+    docs,
+    kept,
+    stored.map((ref) => ref.g),
+  )
 }
 
-/** Deletes the rows of segments of a project. */
-export function dropSegments(table: SegmentTable, q: number, gs: readonly number[]): Promise<unknown> {
-  return Promise.all(gs.map((g) => table.where('[q+g+w]').between([q, g, Dexie.minKey], [q, g, maxKey()]).delete()))
+/** The update that writes segment `g` holding `terms`, with its directory when the store keeps them. */
+function written(
+  t: SegmentTables,
+  q: number,
+  g: number,
+  terms: ReadonlyMap<string, PostingList>,
+  docs: SegmentDocs | undefined,
+  refs: SegmentRef[],
+  drop: number[],
+): SegmentUpdate {
+  const puts = segmentRows(q, g, terms)
+  const update: SegmentUpdate = { refs, puts, drop }
+  if (t.textDirs && puts.length > 0) update.dir = dirRowOf(q, g, puts, docs)
+  return update
+}
+
+/** Deletes the rows and directories of segments of a project. */
+export function dropSegments(t: SegmentTables, q: number, gs: readonly number[]): Promise<unknown> {
+  return Promise.all([
+    ...gs.map((g) => t.textSegs.where('[q+g+w]').between([q, g, Dexie.minKey], [q, g, maxKey()]).delete()),
+    t.textDirs && gs.length > 0 ? t.textDirs.bulkDelete(gs.map((g) => [q, g] as [number, number])) : undefined,
+  ])
 }
 
 /** Lists one after the other, without the postings of `dead` documents. */

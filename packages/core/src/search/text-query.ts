@@ -2,7 +2,7 @@ import { B, compareCandidates, K1, type Candidate, type PostingFilter } from './
 import { KIND_CODES, recordIdOf, type TextDocRow } from './index-rows.js'
 import type { IndexState } from './index-state.js'
 import { canStopAdding, gallop } from './max-score.js'
-import { readMergedList } from './merged-postings.js'
+import { loadDirectories, readMergedList } from './merged-postings.js'
 import type { PostingList } from './posting-codec.js'
 import type { SearchEngine } from './text-index.js'
 
@@ -45,6 +45,7 @@ export async function textCandidates(
     const stats = state.stats(projectId)
     if (!stats || tokens.length === 0) return []
     const blockEpoch = state.blockEpoch
+    await loadDirectories(engine, stats.q)
     const lists = await Promise.all(tokens.map((w) => mergedList(engine, stats.q, w)))
     // A merge committed while the blocks were read: the tail in memory no longer matches them.
     if (state.blockEpoch !== blockEpoch || !state.ready) continue
