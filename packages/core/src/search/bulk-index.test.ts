@@ -158,3 +158,35 @@ describe('a background merge of many documents', () => {
     memory.close()
   })
 })
+
+describe('documents of a segment after a reopen', () => {
+  it('leave out one edited or deleted in an earlier session before a merge recorded it', async () => {
+    const options = { inlineMergeAt: 50, mergeDelayMs: Infinity, mergeAt: Infinity } as Record<string, unknown>
+    const memory = await openTestMemory(options)
+    await memory.projects.create({ name: 'P', id: 'p1' })
+    await memory.sessions.create('p1', { id: 's1' })
+    const written = await memory.messages.appendMany(
+      's1',
+      Array.from({ length: 100 }, (_, i) => ({ role: 'user' as const, content: `${i % 10 === 0 ? 'walrus ' : ''}note ${i} about the orchard` })),
+    )
+    // Search once so the directories are loaded; then edit and delete with no merge to record it.
+    expect((await memory.search('p1', 'walrus', { limit: 50 })).filter((h) => h.text.includes('walrus'))).toHaveLength(10)
+    await memory.messages.edit(written[0]!.id, { content: 'a plain note' })
+    await memory.messages.delete(written[10]!.id)
+    const here = (await memory.search('p1', 'walrus', { limit: 50 })).filter((h) => h.text.includes('walrus'))
+    expect(here).toHaveLength(8)
+    memory.close()
+    // A new session of the store knows nothing of those two removals but what is on disk.
+    const reopened = await openTestMemory({ ...options, indexedDB: memory.indexedDB, userId: memory.userId })
+    for (let i = 0; i < 2; i++) {
+      const hits = await reopened.search('p1', 'walrus', { limit: 50 })
+      // The edited message no longer says "walrus" (nor is it next to a turn that does).
+      expect(hits.map((h) => h.id)).not.toContain(written[0]!.id)
+      const walrus = hits.filter((h) => h.text.includes('walrus'))
+      expect(walrus.map((h) => h.id).sort(), `search ${i + 1}`).toEqual(here.map((h) => h.id).sort())
+    }
+    const plain = (await reopened.search('p1', 'plain')).filter((h) => h.text.includes('plain'))
+    expect(plain.map((h) => h.id)).toEqual([written[0]!.id])
+    reopened.close()
+  })
+})

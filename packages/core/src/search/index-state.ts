@@ -84,6 +84,13 @@ export class IndexState {
   readonly dirs = new Map<string, SegmentDir | null>()
   /** Per project number, once loaded: every term with posting blocks (a superset: purges may have emptied some). */
   readonly blockTerms = new Map<number, Set<string>>()
+  /**
+   * Per project number, once checked: whether its stored document rows are as many as this state
+   * expects ({@link expectedRows}). Only then may queries take documents from segment directories
+   * rather than their rows: a document removed in an earlier session whose removal no merge
+   * recorded has no row, and only a row read (or this count) reveals it.
+   */
+  readonly verified = new Map<number, boolean>()
   /** Ids and times of documents met in results (bounded, least recently used first out). */
   private readonly docs = new Map<number, { d: string; a: number }>()
   private cachedPostings = 0
@@ -265,6 +272,21 @@ export class IndexState {
     if (!this.ready || doc.n > this.mark || this.dead.has(doc.n) || this.tail.has(doc.n)) return
     this.addDead(doc)
     this.unrecorded.set(doc.n, doc)
+    this.verified.delete(doc.q)
+  }
+
+  /**
+   * The document rows project `q` should have: one per merged document not yet purged (a removed
+   * one keeps a marker row once a merge recorded it) less those removed without a marker yet,
+   * plus one per live unmerged document.
+   */
+  expectedRows(q: number): number | undefined {
+    let rows: number | undefined
+    for (const row of this.projects.values()) if (row.q === q) rows = row.docs
+    if (rows === undefined) return undefined
+    for (const doc of this.unrecorded.values()) if (doc.q === q) rows--
+    for (const doc of this.tail.values()) if (doc.q === q) rows++
+    return rows
   }
 
   private projectKnown(q: number): boolean {
@@ -319,6 +341,7 @@ export class IndexState {
     this.docs.clear()
     this.dropDirs(q)
     this.blockTerms.delete(q)
+    this.verified.delete(q)
     for (const [id, row] of this.projects) if (row.q === q) this.projects.set(id, { p: row.p, q: row.q, docs: 0, length: 0 })
     for (const [n, doc] of this.unrecorded) if (doc.q === q) this.unrecorded.delete(n)
     if (!this.ready) return
@@ -349,6 +372,7 @@ export class IndexState {
     this.docs.clear()
     this.dirs.clear()
     this.blockTerms.clear()
+    this.verified.clear()
     this.cachedPostings = 0
   }
 }

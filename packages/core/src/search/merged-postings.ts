@@ -3,7 +3,7 @@ import { maxKey } from '../keys.js'
 import type { SegmentRef } from './index-rows.js'
 import { inTermOrder } from './merger.js'
 import { decodeBlocks, type PostingList } from './posting-codec.js'
-import { readDir } from './segment-dirs.js'
+import { docIn, readDir } from './segment-dirs.js'
 import { mergeLists, segmentLists } from './segment-read.js'
 import type { SearchEngine } from './text-index.js'
 
@@ -33,20 +33,39 @@ export async function readMergedList(engine: SearchEngine, q: number, w: string)
  */
 export async function loadDirectories(engine: SearchEngine, q: number): Promise<void> {
   const { state } = engine
-  const missing = segmentsOf(engine, q).filter((ref) => !state.dirs.has(`${q}:${ref.g}`))
+  const refs = segmentsOf(engine, q)
+  const missing = refs.filter((ref) => !state.dirs.has(`${q}:${ref.g}`))
   const needBlocks = !state.blockTerms.has(q)
-  if (missing.length === 0 && !needBlocks) return
-  const blockEpoch = state.blockEpoch
-  const [rows, keys] = await Promise.all([
+  // Whether the directories' documents can stand in for document rows (see IndexState.verified).
+  const needCount = refs.length > 0 && !state.verified.has(q)
+  if (missing.length === 0 && !needBlocks && !needCount) return
+  const { blockEpoch, epoch } = state
+  const [rows, keys, count] = await Promise.all([
     missing.length > 0 ? engine.t.textDirs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
     needBlocks ? engine.t.textBlocks.where('[q+w+b]').between([q, Dexie.minKey, Dexie.minKey], [q, maxKey(), maxKey()]).primaryKeys() : undefined,
+    needCount ? engine.t.textDocs.where('q').equals(q).count() : undefined,
   ])
+  if (count !== undefined && state.epoch === epoch) state.verified.set(q, count === state.expectedRows(q))
   if (state.blockEpoch !== blockEpoch) return
   missing.forEach((ref, i) => {
     const row = rows[i]
     state.dirs.set(`${q}:${ref.g}`, row ? readDir(row) : null)
   })
   if (keys) state.blockTerms.set(q, new Set(keys.map((key) => key[1])))
+}
+
+/** The id and time of merged document `n` of project `q` from its segment's directory, when the project's rows are verified. */
+export function segmentDoc(engine: SearchEngine, q: number, n: number): { d: string; a: number } | undefined {
+  const { state } = engine
+  if (state.verified.get(q) !== true) return undefined
+  // Segments cover disjoint, increasing ranges, each numbered by its lowest document: the last one not above `n`.
+  let g: number | undefined
+  for (const ref of segmentsOf(engine, q)) {
+    if (ref.g > n) break
+    g = ref.g
+  }
+  const dir = g === undefined ? undefined : state.dirs.get(`${q}:${g}`)
+  return dir ? docIn(dir, n) : undefined
 }
 
 /** The segments of project `q`, as the last committed merge left them. */

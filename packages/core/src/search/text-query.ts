@@ -2,7 +2,7 @@ import { B, compareCandidates, K1, type Candidate, type PostingFilter } from './
 import { KIND_CODES, recordIdOf, type TextDocRow } from './index-rows.js'
 import type { IndexState } from './index-state.js'
 import { canStopAdding, gallop } from './max-score.js'
-import { loadDirectories, readMergedList } from './merged-postings.js'
+import { loadDirectories, readMergedList, segmentDoc } from './merged-postings.js'
 import type { PostingList } from './posting-codec.js'
 import type { SearchEngine } from './text-index.js'
 
@@ -335,7 +335,9 @@ async function pick(engine: SearchEngine, q: number, r: Ranked, filter: PostingF
     const batch = bestPositions(r, want, taken)
     if (batch.length === 0) break
     for (const i of batch) taken.add(i)
-    const known = batch.map((i) => state.doc(r.docs[i]!))
+    // From memory (the tail, documents met before, segment directories); the rest from their rows.
+    const lookup = (n: number) => state.doc(n) ?? segmentDoc(engine, q, n)
+    const known = batch.map((i) => lookup(r.docs[i]!))
     const missing = batch.filter((_, j) => known[j] === undefined)
     const rows = missing.length > 0 ? await engine.t.textDocs.bulkGet(missing.map((i) => r.docs[i]!)) : []
     rows.forEach((row: TextDocRow | undefined, j) => {
@@ -348,7 +350,7 @@ async function pick(engine: SearchEngine, q: number, r: Ranked, filter: PostingF
     })
     let found: Candidate[] = []
     for (const i of batch) {
-      const doc = state.doc(r.docs[i]!)
+      const doc = lookup(r.docs[i]!)
       if (doc) found.push({ docId: doc.d, kind: KIND_CODES[r.kinds[i]!]!, at: doc.a, score: r.scores[i]! })
     }
     if (bySession) found = await withSessions(engine, found, filter)
