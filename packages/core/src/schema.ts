@@ -345,12 +345,14 @@ export const SCHEMA_SEGMENTS: Record<string, string> = {
 export const DIRECTORIES_VERSION = 6
 
 /**
- * What version {@link DIRECTORIES_VERSION} changes: each posting segment gets a directory
- * (search/index-rows.ts `textDirs`: its terms and documents), so queries read only the rows
- * that hold their terms; nothing stored changes, so no upgrade runs.
+ * What version {@link DIRECTORIES_VERSION} changes: each posting segment gets a directory of its
+ * terms and a list of its documents (search/index-rows.ts `textDirs`, `textSegDocs`), so queries
+ * read only the rows that hold their terms and no row per result; nothing stored changes, so no
+ * upgrade runs.
  */
 export const SCHEMA_DIRECTORIES: Record<string, string> = {
   textDirs: '[q+g]',
+  textSegDocs: '[q+g]',
 }
 
 /** The current schema version. */

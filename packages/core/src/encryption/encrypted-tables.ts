@@ -54,8 +54,8 @@ export const HASHED_FIELDS: Readonly<Record<string, readonly string[]>> = {
  */
 export const CLEAR_FIELDS: Readonly<Record<string, readonly string[]>> = {
   textDocs: ['t', 'f', 'l', 'a', 'k'],
-  // A segment directory's terms, row starts, document numbers and times; its document ids are sealed.
-  textDirs: ['t', 'r', 'n', 'a'],
+  // The document numbers, id ends and times of a segment's documents; their ids are sealed.
+  textSegDocs: ['n', 'o', 'a'],
   artifacts: ['data'],
 }
 
@@ -68,10 +68,10 @@ const HASH_WHEN: Readonly<Record<string, (value: string) => boolean>> = {
 }
 
 /**
- * Tables stored as they are: posting blocks and segments of hashed terms, per-project counts, and `meta` (the
+ * Tables stored as they are: posting blocks, segments and segment directories of hashed terms, per-project counts, and `meta` (the
  * store's own state — device id, merge mark, adoption counts — and the key bundle; no user text).
  */
-export const PLAIN_TABLES: ReadonlySet<string> = new Set(['textBlocks', 'textSegs', 'textCorpus', 'meta'])
+export const PLAIN_TABLES: ReadonlySet<string> = new Set(['textBlocks', 'textSegs', 'textDirs', 'textCorpus', 'meta'])
 
 /** The field holding a row's sealed fields. */
 export const SEALED = '_c'

@@ -263,6 +263,7 @@ export class StoreEncryption {
       'textBlocks',
       'textSegs',
       'textDirs',
+      'textSegDocs',
       'textCorpus',
       'vectors',
       'embedQueue',
@@ -284,6 +285,7 @@ export class StoreEncryption {
           db.table('textBlocks').clear(),
           db.table('textSegs').clear(),
           db.table('textDirs').clear(),
+          db.table('textSegDocs').clear(),
           db.table('textCorpus').clear(),
         ])
         if (had > 0) await db.meta.put({ key: INDEX_REBUILD_KEY, value: true })

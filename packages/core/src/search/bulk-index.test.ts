@@ -161,14 +161,24 @@ describe('a background merge of many documents', () => {
 
 describe('documents of a segment after a reopen', () => {
   it('leave out one edited or deleted in an earlier session before a merge recorded it', async () => {
-    const options = { inlineMergeAt: 50, mergeDelayMs: Infinity, mergeAt: Infinity } as Record<string, unknown>
-    const memory = await openTestMemory(options)
+    // A merge starts once 100 documents wait, and writes them as a segment; nothing else merges.
+    let merged: () => void = () => {}
+    const done = new Promise<void>((resolve) => (merged = resolve))
+    const options = { segmentAt: 50, mergeAt: 100, mergeDelayMs: Infinity } as Record<string, unknown>
+    const memory = await openTestMemory({ ...options, onMerge: () => merged() } as Record<string, unknown>)
     await memory.projects.create({ name: 'P', id: 'p1' })
     await memory.sessions.create('p1', { id: 's1' })
     const written = await memory.messages.appendMany(
       's1',
-      Array.from({ length: 100 }, (_, i) => ({ role: 'user' as const, content: `${i % 10 === 0 ? 'walrus ' : ''}note ${i} about the orchard` })),
+      Array.from({ length: 100 }, (_, i) => ({
+        role: 'user' as const,
+        content: `${i % 10 === 0 ? 'walrus ' : i === 55 ? 'yak ' : ''}note ${i} about the orchard`,
+      })),
     )
+    await done
+    const raw = await rawTables(memory)
+    expect(await raw.table('textSegDocs').count()).toBe(1)
+    raw.close()
     // Search once so the directories are loaded; then edit and delete with no merge to record it.
     expect((await memory.search('p1', 'walrus', { limit: 50 })).filter((h) => h.text.includes('walrus'))).toHaveLength(10)
     await memory.messages.edit(written[0]!.id, { content: 'a plain note' })
@@ -178,7 +188,10 @@ describe('documents of a segment after a reopen', () => {
     memory.close()
     // A new session of the store knows nothing of those two removals but what is on disk.
     const reopened = await openTestMemory({ ...options, indexedDB: memory.indexedDB, userId: memory.userId })
-    for (let i = 0; i < 2; i++) {
+    // A first search that meets neither: the segment's document list loads in the background after it.
+    expect((await reopened.search('p1', 'yak')).filter((h) => h.text.includes('yak'))).toHaveLength(1)
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
       const hits = await reopened.search('p1', 'walrus', { limit: 50 })
       // The edited message no longer says "walrus" (nor is it next to a turn that does).
       expect(hits.map((h) => h.id)).not.toContain(written[0]!.id)

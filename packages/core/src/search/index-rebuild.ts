@@ -56,7 +56,10 @@ export async function rebuildIndex(tx: Transaction, analyzer: Analyzer): Promise
     return
   }
   t.textSegs = tx.table('textSegs')
-  if (tx.idbtrans.objectStoreNames.contains('textDirs')) t.textDirs = tx.table('textDirs')
+  if (tx.idbtrans.objectStoreNames.contains('textDirs')) {
+    t.textDirs = tx.table('textDirs')
+    t.textSegDocs = tx.table('textSegDocs')
+  }
   // One segment per project: the rows are stored without their terms, which live in the segment only.
   const [, keys] = await Promise.all([t.textCorpus.bulkPut([...corpus.values()]), t.textDocs.bulkAdd(rows.map(mergedRowOf), { allKeys: true })])
   rows.forEach((row, i) => {
@@ -72,7 +75,7 @@ export async function rebuildIndex(tx: Transaction, analyzer: Analyzer): Promise
 export async function finishIndexRebuild(ctx: StoreContext, analyzer: Analyzer): Promise<void> {
   const note = await ctx.db.meta.get(INDEX_REBUILD_KEY)
   if (note === undefined) return
-  const tables = ['messages', 'facts', 'summaries', 'passages', 'textDocs', 'textBlocks', 'textSegs', 'textDirs', 'textCorpus', 'meta']
+  const tables = ['messages', 'facts', 'summaries', 'passages', 'textDocs', 'textBlocks', 'textSegs', 'textDirs', 'textSegDocs', 'textCorpus', 'meta']
   await ctx.db.transaction('rw', tables, async (tx) => {
     // Another tab opening the same database may have finished it meanwhile.
     if ((await tx.table('meta').get(INDEX_REBUILD_KEY)) === undefined) return

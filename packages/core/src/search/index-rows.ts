@@ -24,10 +24,11 @@ import type { HitKind } from './search.js'
  *   the newest are compacted into one when they grow as large as the one
  *   before them, so a project keeps a handful.
  * - `textDirs`: per segment its directory: every term with the row that
- *   holds it, and every document with its id and time. Queries load it once
- *   and then read only the rows of terms a segment holds (a derived word
- *   form the corpus lacks costs no read), and take the ids of segment
- *   documents from it rather than from their rows.
+ *   holds it. Queries load it once and then read only the rows of terms a
+ *   segment holds (a derived word form the corpus lacks costs no read).
+ * - `textSegDocs`: per segment its documents with their ids and times,
+ *   loaded in the background after a project's first query: from then on
+ *   results take ids from it rather than reading a row per result.
  * - `textCorpus`: per project its number, the document count and total
  *   length of its merged documents, and its segments.
  */
@@ -110,8 +111,8 @@ export interface TextSegRow {
 
 /**
  * The directory of a posting segment, written with it: its terms in the order of
- * its rows, where each row starts, and its documents. Segments written before
- * directories existed have none (queries then look a term up by key range).
+ * its rows and where each row starts. Segments written before directories
+ * existed have none (queries then look a term up by key range).
  */
 export interface TextDirRow {
   q: number
@@ -121,12 +122,24 @@ export interface TextDirRow {
   t: string
   /** For each row of the segment, the position in `t` of its first term. */
   r: Uint32Array
-  /** The segment's document numbers, increasing; absent when unknown (compacted from a segment without a directory). */
-  n?: Uint32Array
-  /** Their document ids, in the order of `n`. */
-  d?: string[]
-  /** Their creation times, in the order of `n`. */
-  a?: Float64Array
+}
+
+/**
+ * The documents of a posting segment, written with it (absent when unknown: a
+ * segment compacted from one written before this list existed).
+ */
+export interface TextSegDocsRow {
+  q: number
+  /** The segment number (see {@link SegmentRef}). */
+  g: number
+  /** Document numbers, increasing. */
+  n: Uint32Array
+  /** Their document ids, one after the other (ids may hold any character). */
+  d: string
+  /** End of each id in `d`. */
+  o: Uint32Array
+  /** Their creation times. */
+  a: Float64Array
 }
 
 /** A stored embedding (unit length), beside the fields vector search filters on. */

@@ -1,5 +1,6 @@
 import type { PostingList } from './posting-codec.js'
 import type { SegmentDir } from './segment-dirs.js'
+import type { TextSegDocsRow } from './index-rows.js'
 import { termsOf, tfAt, type SegmentRef, type TextCorpusRow, type TextDocRow } from './index-rows.js'
 
 /** A document of the unmerged tail, as queries score it. */
@@ -82,6 +83,10 @@ export class IndexState {
   private readonly lists = new Map<string, CachedList>()
   /** Loaded segment directories by `${q}:${g}` (null: the segment has none, written before directories). */
   readonly dirs = new Map<string, SegmentDir | null>()
+  /** Loaded segment document lists by `${q}:${g}` (null: the segment has none). */
+  readonly segDocs = new Map<string, TextSegDocsRow | null>()
+  /** Projects whose document lists are being loaded. */
+  readonly docsLoading = new Set<number>()
   /** Per project number, once loaded: every term with posting blocks (a superset: purges may have emptied some). */
   readonly blockTerms = new Map<number, Set<string>>()
   /**
@@ -249,6 +254,7 @@ export class IndexState {
   private dropDirs(q: number): void {
     const prefix = `${q}:`
     for (const key of this.dirs.keys()) if (key.startsWith(prefix)) this.dirs.delete(key)
+    for (const key of this.segDocs.keys()) if (key.startsWith(prefix)) this.segDocs.delete(key)
   }
 
   private kill(doc: DeadDoc): void {
@@ -371,6 +377,7 @@ export class IndexState {
     this.lists.clear()
     this.docs.clear()
     this.dirs.clear()
+    this.segDocs.clear()
     this.blockTerms.clear()
     this.verified.clear()
     this.cachedPostings = 0

@@ -30,31 +30,61 @@ export async function readMergedList(engine: SearchEngine, q: number, w: string)
  * directories of its segments and the set of its terms that have posting
  * blocks. Inside the caller's read transaction; what was read while a merge
  * committed is dropped (the caller's query retries on the changed blocks).
+ * Then starts loading the segments' document lists in the background.
  */
 export async function loadDirectories(engine: SearchEngine, q: number): Promise<void> {
   const { state } = engine
-  const refs = segmentsOf(engine, q)
-  const missing = refs.filter((ref) => !state.dirs.has(`${q}:${ref.g}`))
+  const missing = segmentsOf(engine, q).filter((ref) => !state.dirs.has(`${q}:${ref.g}`))
   const needBlocks = !state.blockTerms.has(q)
-  // Whether the directories' documents can stand in for document rows (see IndexState.verified).
-  const needCount = refs.length > 0 && !state.verified.has(q)
-  if (missing.length === 0 && !needBlocks && !needCount) return
-  const { blockEpoch, epoch } = state
-  const [rows, keys, count] = await Promise.all([
-    missing.length > 0 ? engine.t.textDirs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
-    needBlocks ? engine.t.textBlocks.where('[q+w+b]').between([q, Dexie.minKey, Dexie.minKey], [q, maxKey(), maxKey()]).primaryKeys() : undefined,
-    needCount ? engine.t.textDocs.where('q').equals(q).count() : undefined,
-  ])
-  if (count !== undefined && state.epoch === epoch) state.verified.set(q, count === state.expectedRows(q))
-  if (state.blockEpoch !== blockEpoch) return
-  missing.forEach((ref, i) => {
-    const row = rows[i]
-    state.dirs.set(`${q}:${ref.g}`, row ? readDir(row) : null)
-  })
-  if (keys) state.blockTerms.set(q, new Set(keys.map((key) => key[1])))
+  if (missing.length > 0 || needBlocks) {
+    const blockEpoch = state.blockEpoch
+    const [rows, keys] = await Promise.all([
+      missing.length > 0 ? engine.t.textDirs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
+      needBlocks ? engine.t.textBlocks.where('[q+w+b]').between([q, Dexie.minKey, Dexie.minKey], [q, maxKey(), maxKey()]).primaryKeys() : undefined,
+    ])
+    if (state.blockEpoch !== blockEpoch) return
+    missing.forEach((ref, i) => {
+      const row = rows[i]
+      state.dirs.set(`${q}:${ref.g}`, row ? readDir(row) : null)
+    })
+    if (keys) state.blockTerms.set(q, new Set(keys.map((key) => key[1])))
+  }
+  loadSegmentDocs(engine, q)
 }
 
-/** The id and time of merged document `n` of project `q` from its segment's directory, when the project's rows are verified. */
+/**
+ * Loads the document lists of a project's segments, and counts its document rows to check that
+ * they may stand in for those rows (see IndexState.verified), in a transaction of its own after
+ * the caller's: a large project's lists take a while, and queries read rows until they are in.
+ */
+function loadSegmentDocs(engine: SearchEngine, q: number): void {
+  const { state } = engine
+  const refs = segmentsOf(engine, q)
+  const missing = refs.filter((ref) => !state.segDocs.has(`${q}:${ref.g}`))
+  const needCount = refs.length > 0 && !state.verified.has(q)
+  if ((missing.length === 0 && !needCount) || state.docsLoading.has(q)) return
+  state.docsLoading.add(q)
+  const { blockEpoch, epoch } = state
+  const t = engine.t
+  Dexie.ignoreTransaction(() =>
+    engine.db.transaction('r', ['textSegDocs', 'textDocs'], () =>
+      Promise.all([
+        missing.length > 0 ? t.textSegDocs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
+        needCount ? t.textDocs.where('q').equals(q).count() : undefined,
+      ]),
+    ),
+  )
+    .then(([rows, count]) => {
+      if (count !== undefined && state.epoch === epoch) state.verified.set(q, count === state.expectedRows(q))
+      if (state.blockEpoch !== blockEpoch) return
+      missing.forEach((ref, i) => state.segDocs.set(`${q}:${ref.g}`, rows[i] ?? null))
+    })
+    // A list that failed to load is tried again by a later query; until then rows are read.
+    .catch(() => undefined)
+    .finally(() => state.docsLoading.delete(q))
+}
+
+/** The id and time of merged document `n` of project `q` from its segment's document list, when loaded and the project's rows are verified. */
 export function segmentDoc(engine: SearchEngine, q: number, n: number): { d: string; a: number } | undefined {
   const { state } = engine
   if (state.verified.get(q) !== true) return undefined
@@ -64,8 +94,8 @@ export function segmentDoc(engine: SearchEngine, q: number, n: number): { d: str
     if (ref.g > n) break
     g = ref.g
   }
-  const dir = g === undefined ? undefined : state.dirs.get(`${q}:${g}`)
-  return dir ? docIn(dir, n) : undefined
+  const docs = g === undefined ? undefined : state.segDocs.get(`${q}:${g}`)
+  return docs ? docIn(docs, n) : undefined
 }
 
 /** The segments of project `q`, as the last committed merge left them. */

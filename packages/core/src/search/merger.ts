@@ -2,10 +2,20 @@ import { Dexie, type Table } from 'dexie'
 import { maxKey } from '../keys.js'
 import type { MetaRow } from '../schema.js'
 import type { DeadDoc, MergeResult } from './index-state.js'
-import { MERGED_MARK_KEY, termsOf, tfAt, type TextBlockRow, type TextCorpusRow, type TextDirRow, type TextDocRow, type TextSegRow } from './index-rows.js'
+import {
+  MERGED_MARK_KEY,
+  termsOf,
+  tfAt,
+  type TextBlockRow,
+  type TextCorpusRow,
+  type TextDirRow,
+  type TextDocRow,
+  type TextSegDocsRow,
+  type TextSegRow,
+} from './index-rows.js'
 import { decodeBlocks, PostingWriter } from './posting-codec.js'
 import { collectSegments } from './segment-collect.js'
-import type { DirTable } from './segment-dirs.js'
+import type { DirTable, SegDocsTable } from './segment-dirs.js'
 import { dropSegments, updateSegments, type FreshSegment, type SegmentTable, type SegmentTables, type SegmentUpdate } from './segments.js'
 
 /** The tables a merge reads and writes (the store's, or an upgrade transaction's). */
@@ -16,8 +26,9 @@ export interface MergeTables {
   meta: Table<MetaRow, string>
   /** Absent in the schema upgrades before segments existed. */
   textSegs?: SegmentTable
-  /** Absent in the schema upgrades before segment directories existed. */
+  /** Absent in the schema upgrades before segment directories existed (as is `textSegDocs`). */
   textDirs?: DirTable
+  textSegDocs?: SegDocsTable
 }
 
 /** Postings per block: a block stays a few kilobytes, so appending rewrites little. */
@@ -154,7 +165,7 @@ export async function mergeTail(
     for (const keys of keysOfQ) for (const [q, w] of keys) purgeByTerm.set(`${q}\u0001${w}`, deadSet)
   }
 
-  const segments = await segmentUpdates(t.textSegs ? { textSegs: t.textSegs, textDirs: t.textDirs } : undefined, byQ, freshSegments, purgeQs, deadSet)
+  const segments = await segmentUpdates(t.textSegs ? segmentTables(t) : undefined, byQ, freshSegments, purgeQs, deadSet)
   const keys = new Set([...adds.keys(), ...purgeByTerm.keys()])
   const split = (key: string): [number, string] => {
     const at = key.indexOf('\u0001')
@@ -205,12 +216,14 @@ export async function mergeTail(
   const toRecord = fresh.filter((row) => !purgedSet.has(row.n!))
   const corpus = [...byQ.values()].filter((row, i) => row.docs !== corpusRows[i]!.docs || row.length !== corpusRows[i]!.length || row.s !== corpusRows[i]!.s)
   // A compacted segment keeps the number of its first part: its old rows go before the new ones are written.
-  if (t.textSegs) await Promise.all([...segments].map(([q, u]) => dropSegments({ textSegs: t.textSegs!, textDirs: t.textDirs }, q, u.drop)))
+  if (t.textSegs) await Promise.all([...segments].map(([q, u]) => dropSegments(segmentTables(t), q, u.drop)))
   const segmentPuts: TextSegRow[] = []
   const dirPuts: TextDirRow[] = []
+  const docsPuts: TextSegDocsRow[] = []
   for (const u of segments.values()) {
     segmentPuts.push(...u.puts)
     if (u.dir) dirPuts.push(u.dir)
+    if (u.docs) docsPuts.push(u.docs)
   }
   // Terms given postings in blocks, per project (queries keep the set of terms that have blocks).
   const blockTerms = new Map<number, string[]>()
@@ -222,6 +235,7 @@ export async function mergeTail(
   await Promise.all([
     segmentPuts.length > 0 ? t.textSegs!.bulkPut(segmentPuts) : undefined,
     dirPuts.length > 0 ? t.textDirs!.bulkPut(dirPuts) : undefined,
+    docsPuts.length > 0 ? t.textSegDocs!.bulkPut(docsPuts) : undefined,
     puts.length > 0 ? t.textBlocks.bulkPut(puts) : undefined,
     deletes.length > 0 ? t.textBlocks.bulkDelete(deletes) : undefined,
     dropRows.length > 0 ? t.textDocs.bulkDelete(dropRows) : undefined,
@@ -230,6 +244,11 @@ export async function mergeTail(
     newMark !== mark ? t.meta.put({ key: MERGED_MARK_KEY, value: newMark }) : undefined,
   ])
   return { mark: newMark, merged, purged, recorded: fresh.map((row) => row.n!), corpus, blockTerms, more: tail.length === limit }
+}
+
+/** The segment tables of a merge's tables (which has segments). */
+function segmentTables(t: MergeTables): SegmentTables {
+  return { textSegs: t.textSegs!, textDirs: t.textDirs, textSegDocs: t.textSegDocs }
 }
 
 /** Adds the fresh segments and purges dead documents from the segments of purged projects; corpus rows get their new segment lists. */

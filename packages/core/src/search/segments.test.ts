@@ -2,11 +2,11 @@ import { Dexie } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
 import { SCHEMA } from '../schema.js'
-import type { SegmentRef, TextDirRow, TextSegRow } from './index-rows.js'
+import type { SegmentRef, TextDirRow, TextSegDocsRow, TextSegRow } from './index-rows.js'
 import { emptyList, type PostingList } from './posting-codec.js'
 import { PACK_BYTES, segmentRows } from './segment-codec.js'
 import { mergeLists, segmentLists, termInRow } from './segment-read.js'
-import { docIn, readDir, termPlace, type DirTable, type SegmentDocs } from './segment-dirs.js'
+import { docIn, readDir, termPlace, type DirTable, type SegDocsTable, type SegmentDocs } from './segment-dirs.js'
 import { dropSegments, updateSegments, type SegmentTable, type SegmentTables } from './segments.js'
 
 /** A tiny deterministic generator (failures replay with the printed seed). */
@@ -42,13 +42,14 @@ const plain = (l: PostingList | undefined) =>
 /** The row a point read finds for `term`: the last row whose first term is not above it. */
 const rowFor = (rows: readonly TextSegRow[], term: string) => rows.filter((r) => r.w <= term).at(-1)
 
-async function segmentTable(): Promise<{ db: Dexie; table: SegmentTable; dirs: DirTable; tables: SegmentTables }> {
+async function segmentTable(): Promise<{ db: Dexie; table: SegmentTable; dirs: DirTable; lists: SegDocsTable; tables: SegmentTables }> {
   const db = new Dexie(`segments-${Math.random()}`, { indexedDB: new IDBFactory(), IDBKeyRange })
   db.version(1).stores(SCHEMA)
   await db.open()
   const table = db.table('textSegs') as SegmentTable
   const dirs = db.table('textDirs') as DirTable
-  return { db, table, dirs, tables: { textSegs: table, textDirs: dirs } }
+  const lists = db.table('textSegDocs') as SegDocsTable
+  return { db, table, dirs, lists, tables: { textSegs: table, textDirs: dirs, textSegDocs: lists } }
 }
 
 /** The documents from..to of a test segment: ids and times derived from their numbers. */
@@ -94,7 +95,7 @@ describe('segment rows', () => {
 
 describe('updateSegments', () => {
   it('keeps a project at few segments (the newest compacted like a binary counter) and purges dead documents from all of them', async () => {
-    const { db, table, dirs, tables } = await segmentTable()
+    const { db, table, dirs, lists, tables } = await segmentTable()
     let refs: SegmentRef[] = []
     const all: Array<Map<string, PostingList>> = []
     const apply = async (u: Awaited<ReturnType<typeof updateSegments>>) => {
@@ -102,6 +103,7 @@ describe('updateSegments', () => {
       await dropSegments(tables, 2, u!.drop)
       await table.bulkPut(u!.puts)
       if (u!.dir) await dirs.put(u!.dir)
+      if (u!.docs) await lists.put(u!.docs)
       refs = u!.refs
     }
     const counts: number[][] = []
@@ -116,8 +118,10 @@ describe('updateSegments', () => {
     // Batches of equal size merge pairwise: 1, 2 → 1 segment, 3 → 2, 4 → 1, 5 → 2, 6 → 2.
     expect(counts.map((c) => c.length)).toEqual([1, 1, 2, 1, 2, 2])
     expect(refs.map((r) => r.g)).toEqual([1, 401])
-    // Exactly one directory per segment, none left of the segments compacted away.
+    // Exactly one directory and document list per segment, none left of the segments compacted away.
     expect((await dirs.toArray()).map((r) => r.g)).toEqual([1, 401])
+    expect((await lists.toArray()).map((r) => r.g)).toEqual([1, 401])
+    const listOf = async (g: number) => (await lists.get([2, g])) as TextSegDocsRow
     const expected = (term: string, dead?: Set<number>) => {
       const lists = all.map((m) => m.get(term)).filter((l): l is PostingList => l !== undefined)
       return plain(mergeLists(lists)).filter((p) => !dead?.has(p[0]!))
@@ -133,9 +137,9 @@ describe('updateSegments', () => {
     expect(await segmentLists(table, 2, refs, 'absent')).toEqual([])
     for (const dir of byDir.values()) expect(termPlace(dir, 2, 1, 'absent')).toBeUndefined()
     // Every document is listed by the segment that holds its number, with its id and time.
-    expect(docIn(byDir.get(1)!, 400)).toEqual({ d: 'message:m400', a: 4000 })
-    expect(docIn(byDir.get(401)!, 401)).toEqual({ d: 'message:m401', a: 4010 })
-    expect(docIn(byDir.get(1)!, 401)).toBeUndefined()
+    expect(docIn(await listOf(1), 400)).toEqual({ d: 'message:m400', a: 4000 })
+    expect(docIn(await listOf(401), 401)).toEqual({ d: 'message:m401', a: 4010 })
+    expect(docIn(await listOf(1), 401)).toBeUndefined()
 
     // A purge rewrites every segment without the dead documents, as one.
     const dead = new Set(Array.from({ length: 600 }, (_, i) => i + 1).filter((n) => n % 3 === 0))
@@ -148,29 +152,32 @@ describe('updateSegments', () => {
     }
     expect(await table.where('[q+g+w]').between([2, 401, Dexie.minKey], [2, 401, Dexie.maxKey]).count()).toBe(0)
     expect((await dirs.toArray()).map((r) => r.g)).toEqual([1])
-    expect(byDir.get(1)!.docs!.n.length).toBe(400)
-    expect(docIn(byDir.get(1)!, 3)).toBeUndefined()
-    expect(docIn(byDir.get(1)!, 599)).toEqual({ d: 'message:m599', a: 5990 })
+    expect((await lists.toArray()).map((r) => r.g)).toEqual([1])
+    expect((await listOf(1)).n.length).toBe(400)
+    expect(docIn(await listOf(1), 3)).toBeUndefined()
+    expect(docIn(await listOf(1), 599)).toEqual({ d: 'message:m599', a: 5990 })
     // Nothing to add and nothing dead: nothing to do.
     expect(await updateSegments(tables, 2, refs, undefined, undefined)).toBeUndefined()
     db.close()
   })
 
-  it('compacts a segment written before directories into one whose directory lists its terms but no documents', async () => {
-    const { db, table, dirs, tables } = await segmentTable()
+  it('compacts a segment written before directories into one with a directory of its terms but no document list', async () => {
+    const { db, table, dirs, lists, tables } = await segmentTable()
     const first = randomTerms(lcg(9), 40, 1, 100)
     const second = randomTerms(lcg(9), 40, 101, 200)
     // The older segment is written without a directory (as a version 5 store did).
     const old = await updateSegments({ textSegs: table }, 4, [], { g: 1, terms: first }, undefined)
     expect(old!.dir).toBeUndefined()
+    expect(old!.docs).toBeUndefined()
     await table.bulkPut(old!.puts)
     const u = (await updateSegments(tables, 4, old!.refs, { g: 101, terms: second, docs: docsOf(101, 200) }, undefined))!
     expect(u.refs.map((r) => r.g)).toEqual([1])
     await dropSegments(tables, 4, u.drop)
     await table.bulkPut(u.puts)
     await dirs.put(u.dir!)
+    expect(u.docs).toBeUndefined()
+    expect(await lists.count()).toBe(0)
     const dir = readDir((await dirs.get([4, 1])) as TextDirRow)
-    expect(dir.docs).toBeUndefined()
     expect(dir.terms).toEqual([...new Set([...first.keys(), ...second.keys()])].sort())
     for (const term of dir.terms) {
       const both = [first.get(term), second.get(term)].filter((l): l is PostingList => l !== undefined)

@@ -1,25 +1,28 @@
 import { Dexie, type Table } from 'dexie'
 import { maxKey } from '../keys.js'
-import type { SegmentRef, TextDirRow, TextSegRow } from './index-rows.js'
+import type { SegmentRef, TextDirRow, TextSegDocsRow, TextSegRow } from './index-rows.js'
 import { emptyList, type PostingList } from './posting-codec.js'
 import { segmentRows, termsInRow } from './segment-codec.js'
-import { concatDocs, dirRowOf, docsOfRow, type DirTable, type SegmentDocs } from './segment-dirs.js'
+import { concatDocs, dirRowOf, docsOfRow, docsRowOf, type DirTable, type SegDocsTable, type SegmentDocs } from './segment-dirs.js'
 
 /** The segment table (schema.ts declares it untyped). */
 export type SegmentTable = Table<TextSegRow, [number, number, string]>
 
-/** The tables segments live in; `textDirs` is absent in schema upgrades before directories existed. */
+/** The tables segments live in; directories and document lists are absent in schema upgrades before they existed. */
 export interface SegmentTables {
   textSegs: SegmentTable
   textDirs?: DirTable | undefined
+  textSegDocs?: SegDocsTable | undefined
 }
 
 /** What a merge does to a project's segments: its new list, rows to write, and segments whose rows (and directories) go first. */
 export interface SegmentUpdate {
   refs: SegmentRef[]
   puts: TextSegRow[]
-  /** The directory of the segment written (when the store has directories). */
+  /** The directory of the segment written (when the store keeps them). */
   dir?: TextDirRow
+  /** Its document list (when the store keeps them and every part's documents are known). */
+  docs?: TextSegDocsRow
   drop: number[]
 }
 
@@ -62,9 +65,9 @@ export async function updateSegments(
   const merging = all.slice(from)
   const stored = merging.filter((ref) => ref.g !== fresh?.g)
   if (stored.length === 0) return written(t, q, fresh!.g, fresh!.terms, fresh!.docs, all, [])
-  const [rowsOf, dirs] = await Promise.all([
+  const [rowsOf, docsOf] = await Promise.all([
     Promise.all(stored.map((ref) => t.textSegs.where('[q+g+w]').between([q, ref.g, Dexie.minKey], [q, ref.g, maxKey()]).toArray())),
-    t.textDirs ? t.textDirs.bulkGet(stored.map((ref) => [q, ref.g] as [number, number])) : [],
+    t.textSegDocs ? t.textSegDocs.bulkGet(stored.map((ref) => [q, ref.g] as [number, number])) : [],
   ])
   // Segments cover increasing, disjoint document ranges: a term's parts concatenate in segment order.
   const parts = new Map<string, PostingList[]>()
@@ -84,7 +87,7 @@ export async function updateSegments(
     c += list.count
   }
   const g = merging[0]!.g
-  const docs = concatDocs([...stored.map((_, i) => docsOfRow(dirs[i])), ...(fresh ? [fresh.docs] : [])], dead)
+  const docs = concatDocs([...stored.map((_, i) => docsOfRow(docsOf[i])), ...(fresh ? [fresh.docs] : [])], dead)
   const kept = [...all.slice(0, from), ...(c > 0 ? [{ g, c }] : [])]
   return written(
     t,
@@ -109,15 +112,19 @@ function written(
 ): SegmentUpdate {
   const puts = segmentRows(q, g, terms)
   const update: SegmentUpdate = { refs, puts, drop }
-  if (t.textDirs && puts.length > 0) update.dir = dirRowOf(q, g, puts, docs)
+  if (puts.length === 0) return update
+  if (t.textDirs) update.dir = dirRowOf(q, g, puts)
+  if (t.textSegDocs && docs) update.docs = docsRowOf(q, g, docs)
   return update
 }
 
-/** Deletes the rows and directories of segments of a project. */
+/** Deletes the rows, directories and document lists of segments of a project. */
 export function dropSegments(t: SegmentTables, q: number, gs: readonly number[]): Promise<unknown> {
+  const keys = gs.map((g) => [q, g] as [number, number])
   return Promise.all([
     ...gs.map((g) => t.textSegs.where('[q+g+w]').between([q, g, Dexie.minKey], [q, g, maxKey()]).delete()),
-    t.textDirs && gs.length > 0 ? t.textDirs.bulkDelete(gs.map((g) => [q, g] as [number, number])) : undefined,
+    t.textDirs && keys.length > 0 ? t.textDirs.bulkDelete(keys) : undefined,
+    t.textSegDocs && keys.length > 0 ? t.textSegDocs.bulkDelete(keys) : undefined,
   ])
 }
 

@@ -17,7 +17,7 @@ import {
   type VectorRow,
 } from './index-rows.js'
 import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
-import type { DirTable } from './segment-dirs.js'
+import type { DirTable, SegDocsTable } from './segment-dirs.js'
 import type { SegmentTable } from './segments.js'
 import { VectorCache } from './vector-cache.js'
 
@@ -28,6 +28,7 @@ export interface IndexTables {
   textCorpus: Dexie.Table<TextCorpusRow, string>
   textSegs: SegmentTable
   textDirs: DirTable
+  textSegDocs: SegDocsTable
   vectors: Dexie.Table<VectorRow, string>
   embedQueue: Dexie.Table<EmbedQueueRow, number>
   meta: Dexie.Table<MetaRow, string>
@@ -76,7 +77,7 @@ export interface SearchEngine extends TextIndex {
 /** Kinds that get embeddings when an embedder is set. */
 const EMBEDDED_KINDS = new Set(['message', 'passage'])
 /** Every table the index writes; callers add them to their write transactions. */
-export const INDEX_TABLES = ['textDocs', 'textBlocks', 'textCorpus', 'textSegs', 'textDirs', 'vectors', 'embedQueue', 'meta'] as const
+export const INDEX_TABLES = ['textDocs', 'textBlocks', 'textCorpus', 'textSegs', 'textDirs', 'textSegDocs', 'vectors', 'embedQueue', 'meta'] as const
 /**
  * Documents in one batch that are merged in the writing transaction, as a posting segment
  * (imports, large `appendMany`), rather than later: the batch is not read back, and a
@@ -390,7 +391,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         for (;;) {
           if (stopped) return
           let more = false
-          await db.transaction('rw', ['textDocs', 'textBlocks', 'textCorpus', 'textSegs', 'textDirs', 'meta'], async (tx) => {
+          await db.transaction('rw', ['textDocs', 'textBlocks', 'textCorpus', 'textSegs', 'textDirs', 'textSegDocs', 'meta'], async (tx) => {
             const outcome = await mergeTail(t, MERGE_BATCH, [], opts.purgeAt, state.pendingMarkers(), opts.segmentAt ?? SEGMENT_AT)
             more = outcome.more
             tx.on('complete', () => {
@@ -477,6 +478,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
             t.textBlocks.where('[q+w+b]').between([row.q, Dexie.minKey, Dexie.minKey], [row.q, maxKey(), maxKey()]).delete(),
             t.textSegs.where('[q+g+w]').between([row.q, Dexie.minKey, Dexie.minKey], [row.q, maxKey(), maxKey()]).delete(),
             t.textDirs.where('[q+g]').between([row.q, Dexie.minKey], [row.q, maxKey()]).delete(),
+            t.textSegDocs.where('[q+g]').between([row.q, Dexie.minKey], [row.q, maxKey()]).delete(),
             t.textCorpus.put({ p: row.p, q: row.q, docs: 0, length: 0 }),
           )
           log.changes.removedProjects.push(row.q)
@@ -495,6 +497,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
           t.textBlocks.clear(),
           t.textSegs.clear(),
           t.textDirs.clear(),
+          t.textSegDocs.clear(),
           t.vectors.clear(),
           t.embedQueue.clear(),
           t.textCorpus.toCollection().modify((row) => {
