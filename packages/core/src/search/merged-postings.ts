@@ -77,7 +77,9 @@ function loadSegmentDocs(engine: SearchEngine, q: number): void {
     .then(([rows, count]) => {
       if (count !== undefined && state.epoch === epoch) state.verified.set(q, count === state.expectedRows(q))
       if (state.blockEpoch !== blockEpoch) return
-      missing.forEach((ref, i) => state.segDocs.set(`${q}:${ref.g}`, rows[i] ?? null))
+      missing.forEach((ref, i) => {
+        state.segDocs.set(`${q}:${ref.g}`, rows[i] ?? null)
+      })
     })
     // A list that failed to load is tried again by a later query; until then rows are read.
     .catch(() => undefined)
