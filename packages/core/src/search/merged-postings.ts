@@ -54,8 +54,10 @@ export async function loadDirectories(engine: SearchEngine, q: number): Promise<
 
 /**
  * Loads the document lists of a project's segments, and counts its document rows to check that
- * they may stand in for those rows (see IndexState.verified), in a transaction of its own after
- * the caller's: a large project's lists take a while, and queries read rows until they are in.
+ * they may stand in for those rows (see IndexState.verified), in a transaction of its own once
+ * the caller's has completed: counting a large project's rows keeps IndexedDB busy for a while
+ * (a few hundred milliseconds at 100,000), and the query that asked should not wait on it.
+ * Queries read rows until the lists are in.
  */
 function loadSegmentDocs(engine: SearchEngine, q: number): void {
   const { state } = engine
@@ -64,26 +66,33 @@ function loadSegmentDocs(engine: SearchEngine, q: number): void {
   const needCount = refs.length > 0 && !state.verified.has(q)
   if ((missing.length === 0 && !needCount) || state.docsLoading.has(q)) return
   state.docsLoading.add(q)
-  const { blockEpoch, epoch } = state
-  const t = engine.t
-  Dexie.ignoreTransaction(() =>
-    engine.db.transaction('r', ['textSegDocs', 'textDocs'], () =>
-      Promise.all([
-        missing.length > 0 ? t.textSegDocs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
-        needCount ? t.textDocs.where('q').equals(q).count() : undefined,
-      ]),
-    ),
-  )
-    .then(([rows, count]) => {
-      if (count !== undefined && state.epoch === epoch) state.verified.set(q, count === state.expectedRows(q))
-      if (state.blockEpoch !== blockEpoch) return
-      missing.forEach((ref, i) => {
-        state.segDocs.set(`${q}:${ref.g}`, rows[i] ?? null)
+  const done = () => state.docsLoading.delete(q)
+  const run = () => {
+    const { blockEpoch, epoch } = state
+    const t = engine.t
+    Dexie.ignoreTransaction(() =>
+      engine.db.transaction('r', ['textSegDocs', 'textDocs'], () =>
+        Promise.all([
+          missing.length > 0 ? t.textSegDocs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
+          needCount ? t.textDocs.where('q').equals(q).count() : undefined,
+        ]),
+      ),
+    )
+      .then(([rows, count]) => {
+        if (count !== undefined && state.epoch === epoch) state.verified.set(q, count === state.expectedRows(q))
+        if (state.blockEpoch !== blockEpoch) return
+        missing.forEach((ref, i) => {
+          state.segDocs.set(`${q}:${ref.g}`, rows[i] ?? null)
+        })
       })
-    })
-    // A list that failed to load is tried again by a later query; until then rows are read.
-    .catch(() => undefined)
-    .finally(() => state.docsLoading.delete(q))
+      // A list that failed to load is tried again by a later query; until then rows are read.
+      .catch(() => undefined)
+      .finally(done)
+  }
+  const caller = Dexie.currentTransaction
+  if (!caller) return run()
+  caller.on('complete', run)
+  caller.on('abort', done)
 }
 
 /** The id and time of merged document `n` of project `q` from its segment's document list, when loaded and the project's rows are verified. */
