@@ -120,8 +120,10 @@ export interface TextDirRow {
   g: number
   /** Every term of the segment, in string order, joined by {@link TERM_SEPARATOR}. */
   t: string
-  /** For each row of the segment, the position in `t` of its first term. */
+  /** For each row of the segment that starts a term, the position in `t` of its first term. */
   r: Uint32Array
+  /** Positions in `t` of the terms whose postings take rows of their own, increasing (segment-codec.ts). */
+  x: Uint32Array
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Table } from 'dexie'
 import { TERM_SEPARATOR, type TextDirRow, type TextSegDocsRow, type TextSegRow } from './index-rows.js'
+import { isContinuation } from './segment-codec.js'
 
 /*
  * Directories and document lists of posting segments (index-rows.ts
@@ -25,52 +26,67 @@ export interface SegmentDocs {
 export interface SegmentDir {
   /** Every term, in string order. */
   terms: string[]
-  /** Position in `terms` of each row's first term. */
+  /** Position in `terms` of the first term of each row that starts one. */
   rowStarts: Uint32Array
+  /** Positions of the terms whose postings take rows of their own (increasing). */
+  split: Uint32Array
 }
 
 /** The directory row of segment `g` of project `q`, from its rows (in key order). */
 export function dirRowOf(q: number, g: number, rows: readonly TextSegRow[]): TextDirRow {
-  const starts = new Uint32Array(rows.length)
+  const starts: number[] = []
+  const split: number[] = []
+  const names: string[] = []
   let at = 0
-  rows.forEach((row, i) => {
-    starts[i] = at
+  for (const row of rows) {
+    if (isContinuation(row)) {
+      // The term before goes on in this row: it takes rows of its own.
+      if (split.at(-1) !== at - 1) split.push(at - 1)
+      continue
+    }
+    starts.push(at)
+    names.push(row.t)
     at += row.c.length
-  })
-  return { q, g, t: rows.map((r) => r.t).join(TERM_SEPARATOR), r: starts }
+  }
+  return { q, g, t: names.join(TERM_SEPARATOR), r: Uint32Array.from(starts), x: Uint32Array.from(split) }
 }
 
 /** A stored directory, ready for lookups. */
 export function readDir(row: TextDirRow): SegmentDir {
-  return { terms: row.t === '' ? [] : row.t.split(TERM_SEPARATOR), rowStarts: row.r }
+  return { terms: row.t === '' ? [] : row.t.split(TERM_SEPARATOR), rowStarts: row.r, split: row.x }
 }
 
-/** Where a segment holds `term`: the key of its row and its place in the row; undefined when the segment lacks it. */
-export function termPlace(dir: SegmentDir, q: number, g: number, term: string): { key: [number, number, string]; i: number } | undefined {
-  const terms = dir.terms
-  let lo = 0
-  let hi = terms.length - 1
-  let at = -1
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1
-    if (terms[mid] === term) {
-      at = mid
-      break
-    }
-    if (terms[mid]! < term) lo = mid + 1
-    else hi = mid - 1
-  }
+/**
+ * Where a segment holds `term`: the key of its (first) row, its place in the row, and whether its
+ * postings go on in rows of their own; undefined when the segment lacks it.
+ */
+export function termPlace(dir: SegmentDir, q: number, g: number, term: string): { key: [number, number, string]; i: number; split: boolean } | undefined {
+  const at = indexOf(dir.terms, term)
   if (at < 0) return undefined
   // The row is the last one starting at or before the term.
-  lo = 0
-  hi = dir.rowStarts.length - 1
+  let lo = 0
+  let hi = dir.rowStarts.length - 1
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1
     if (dir.rowStarts[mid]! <= at) lo = mid
     else hi = mid - 1
   }
   const start = dir.rowStarts[lo]!
-  return { key: [q, g, terms[start]!], i: at - start }
+  return { key: [q, g, dir.terms[start]!], i: at - start, split: indexOf(dir.split, at) >= 0 }
+}
+
+/** Position of `value` in a sorted array, or -1. */
+function indexOf<T extends string | number>(sorted: ArrayLike<T>, value: T): number {
+  let lo = 0
+  let hi = sorted.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const at = sorted[mid]!
+    if (at === value) return mid
+    if (at < value) lo = mid + 1
+    else hi = mid - 1
+  }
+  return -1
 }
 
 /** The stored document list of segment `g` of project `q`. */

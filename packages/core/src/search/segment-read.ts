@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie'
 import { TERM_SEPARATOR, type SegmentRef, type TextSegRow } from './index-rows.js'
 import { emptyList, type PostingList } from './posting-codec.js'
-import { termAt } from './segment-codec.js'
+import { partKey, termAt } from './segment-codec.js'
 import { termPlace, type SegmentDir } from './segment-dirs.js'
 import type { SegmentTable } from './segments.js'
 
@@ -9,8 +9,9 @@ import type { SegmentTable } from './segments.js'
 
 /**
  * The postings of `term` in each segment of project `q` that holds it, in segment order. A segment
- * whose directory `dirOf` gives is read only when it holds the term, by the key of its row; one
- * without (not loaded, or written before directories) by one key-range read.
+ * whose directory `dirOf` gives is read only when it holds the term, by the key of its row (or
+ * the key range of its rows, for a frequent term); one without (not loaded, or written before
+ * directories) by one key-range read, and a second for the further rows of a frequent term.
  */
 export async function segmentLists(
   table: SegmentTable,
@@ -24,16 +25,47 @@ export async function segmentLists(
     const dir = dirOf(ref.g)
     if (dir) {
       const place = termPlace(dir, q, ref.g, term)
-      return place && table.get(place.key).then((row) => (row ? termAt(row, place.i) : undefined))
+      if (!place) return undefined
+      if (place.split) return partsOf(table, q, ref.g, term, 0)
+      return table.get(place.key).then((row) => (row ? termAt(row, place.i) : undefined))
     }
     // The row holding a term is the last one of its segment whose first term is not above it.
     return table
       .where('[q+g+w]')
       .between([q, ref.g, Dexie.minKey], [q, ref.g, term], true, true)
       .last()
-      .then((row) => (row ? termInRow(row, term) : undefined))
+      .then((row) => {
+        const list = row ? termInRow(row, term) : undefined
+        // A row of the term alone may be the first of several.
+        return list && row!.t === term ? partsOf(table, q, ref.g, term, 1).then((rest) => concatParts([list, ...(rest ? [rest] : [])])) : list
+      })
   })
   return (await Promise.all(reads)).filter((list): list is PostingList => list !== undefined)
+}
+
+/** The postings of a term kept in rows of its own, from part `from` on (undefined: none). */
+function partsOf(table: SegmentTable, q: number, g: number, term: string, from: number): Promise<PostingList | undefined> {
+  return table
+    .where('[q+g+w]')
+    .between([q, g, partKey(term, from)], [q, g, `${term}\u0001`], true, false)
+    .toArray()
+    .then((rows) => (rows.length === 0 ? undefined : concatParts(rows.map((row) => termAt(row, 0)))))
+}
+
+/** Parts of one term's postings (each after the one before), as one list. */
+function concatParts(parts: readonly PostingList[]): PostingList {
+  if (parts.length === 1) return parts[0]!
+  let total = 0
+  for (const part of parts) total += part.count
+  const out = emptyList(total)
+  for (const part of parts) {
+    out.docs.set(part.docs.subarray(0, part.count), out.count)
+    out.tfs.set(part.tfs.subarray(0, part.count), out.count)
+    out.kinds.set(part.kinds.subarray(0, part.count), out.count)
+    out.lens.set(part.lens.subarray(0, part.count), out.count)
+    out.count += part.count
+  }
+  return out
 }
 
 /** The postings of `term` in a segment row, or undefined when the row does not hold it. */

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { SCHEMA } from '../schema.js'
 import type { SegmentRef, TextDirRow, TextSegDocsRow, TextSegRow } from './index-rows.js'
 import { emptyList, type PostingList } from './posting-codec.js'
-import { PACK_BYTES, segmentRows } from './segment-codec.js'
+import { PACK_BYTES, PART_POSTINGS, segmentRows } from './segment-codec.js'
 import { mergeLists, segmentLists, termInRow } from './segment-read.js'
-import { docIn, readDir, termPlace, type DirTable, type SegDocsTable, type SegmentDocs } from './segment-dirs.js'
+import { dirRowOf, docIn, readDir, termPlace, type DirTable, type SegDocsTable, type SegmentDocs } from './segment-dirs.js'
 import { dropSegments, updateSegments, type SegmentTable, type SegmentTables } from './segments.js'
 
 /** A tiny deterministic generator (failures replay with the printed seed). */
@@ -90,6 +90,52 @@ describe('segment rows', () => {
     expect(Array.from(merged.docs.subarray(0, merged.count))).toEqual([1, 2, 3, 4, 5, 9, 10])
     expect(Array.from(merged.lens.subarray(0, merged.count))).toEqual([2, 4, 6, 8, 10, 18, 20])
     expect(mergeLists([list([])])).toBeUndefined()
+  })
+})
+
+describe('a frequent term', () => {
+  it('takes rows of its own, each far below 64 KiB, found through the directory and without it, and through compaction', async () => {
+    const { db, table, tables } = await segmentTable()
+    const many = (from: number, count: number, step: number) => {
+      const list = emptyList(count)
+      for (let i = 0; i < count; i++) {
+        list.docs[i] = from + i * step
+        list.tfs[i] = 1 + (i % 5)
+        list.kinds[i] = i % 4
+        list.lens[i] = 10 + (i % 300)
+      }
+      list.count = count
+      return list
+    }
+    // "big" has 2.5 rows of postings; "bi" and "bigger" sort just before and after it; "big\u0001" can never be a term.
+    const terms = new Map([
+      ['bi', many(1, 3, 7)],
+      ['big', many(1, 2 * PART_POSTINGS + 500, 2)],
+      ['bigger', many(2, 40, 3)],
+      ['zoo', many(5, PART_POSTINGS, 1)],
+    ])
+    const rows = segmentRows(7, 1, terms)
+    // "zoo" (no more than a part) shares the row of "bigger".
+    expect(rows.map((r) => r.w)).toEqual(['bi', 'big', 'big\u0000\u0001', 'big\u0000\u0002', 'bigger'])
+    expect(rows.map((r) => r.w)).toEqual(rows.map((r) => r.w).sort())
+    for (const row of rows) expect(row.p.length).toBeLessThan(32 * 1024)
+    await table.bulkPut(rows)
+    const dir = readDir(dirRowOf(7, 1, rows))
+    expect(dir.terms).toEqual(['bi', 'big', 'bigger', 'zoo'])
+    expect(Array.from(dir.split)).toEqual([1])
+    const refs = [{ g: 1, c: 0 }]
+    for (const [term, list] of terms) {
+      expect(plain(mergeLists(await segmentLists(table, 7, refs, term, () => dir))), term).toEqual(plain(list))
+      expect(plain(mergeLists(await segmentLists(table, 7, refs, term))), term).toEqual(plain(list))
+    }
+    // Compacted with a later segment holding the term too: its parts are read back in order.
+    const later = new Map([['big', many(20_000, PART_POSTINGS + 1, 1)]])
+    const u = (await updateSegments(tables, 7, [{ g: 1, c: 10_000 }], { g: 20_000, terms: later }, undefined))!
+    await dropSegments(tables, 7, u.drop)
+    await table.bulkPut(u.puts)
+    const merged = readDir(u.dir!)
+    expect(plain(mergeLists(await segmentLists(table, 7, u.refs, 'big', () => merged)))).toEqual(plain(mergeLists([terms.get('big')!, later.get('big')!])))
+    db.close()
   })
 })
 
