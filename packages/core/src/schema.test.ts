@@ -7,7 +7,17 @@ import { factsModule } from './modules/facts-module.js'
 import { openMemory } from './open-memory.js'
 import { isHandle } from './runtime/task-handle.js'
 import { isHlc } from './hlc.js'
-import { CONVERSATIONS_VERSION, EngramDb, SCHEMA, SCHEMA_CONVERSATIONS, SCHEMA_MODULES, SCHEMA_V1, SCHEMA_V2 } from './schema.js'
+import {
+  CONVERSATIONS_VERSION,
+  EngramDb,
+  SCHEMA,
+  SCHEMA_CONVERSATIONS,
+  SCHEMA_MODULES,
+  SCHEMA_SEGMENTS,
+  SCHEMA_V1,
+  SCHEMA_V2,
+  SEGMENTS_VERSION,
+} from './schema.js'
 import { englishAnalyzer } from './search/analyzer.js'
 import { mergeTail, type MergeTables } from './search/merger.js'
 import { docRowOf } from './search/text-index.js'
@@ -191,6 +201,21 @@ const MIGRATIONS: Migration[] = [
       expect(await db.table('textBlocks').get([1, 'hi', 0])).toMatchObject({ c: 1, z: 1 })
       expect(await db.table('textDocs').where('d').equals('message:m').count()).toBe(1)
       expect(await db.table('textCorpus').get('p')).toEqual({ p: 'p', q: 1, docs: 1, length: 2 })
+    },
+  },
+  {
+    // Version 6 (DIRECTORIES_VERSION): empty tables of segment directories and document lists; segments stay as they are.
+    from: SEGMENTS_VERSION,
+    stores: { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS, ...SCHEMA_SEGMENTS },
+    seed: async (db) => {
+      await db.table('textCorpus').put({ p: 'p', q: 1, docs: 1, length: 2, s: [{ g: 1, c: 1 }] })
+      await db.table('textSegs').put({ q: 1, g: 1, w: 'hi', t: 'hi', c: Uint32Array.of(1), o: Uint32Array.of(3), p: Uint8Array.of(1, 4, 2) })
+    },
+    check: async (db) => {
+      expect(await db.table('textDirs').count()).toBe(0)
+      expect(await db.table('textSegDocs').count()).toBe(0)
+      expect(await db.table('textSegs').get([1, 1, 'hi'])).toMatchObject({ t: 'hi' })
+      expect((await db.table('textCorpus').get('p'))?.s).toEqual([{ g: 1, c: 1 }])
     },
   },
 ]

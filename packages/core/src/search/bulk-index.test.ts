@@ -203,3 +203,50 @@ describe('documents of a segment after a reopen', () => {
     reopened.close()
   })
 })
+
+describe('segments written before directories (schema 5)', () => {
+  it('are read by key range, and a compaction gives them a directory', async () => {
+    // A merge starts once 60 documents wait and writes them as a segment; nothing else merges.
+    let merged: () => void = () => {}
+    const merge = () => new Promise<void>((resolve) => (merged = resolve))
+    const options = { segmentAt: 50, mergeAt: 60, mergeDelayMs: Infinity, onMerge: () => merged() } as Record<string, unknown>
+    const memory = await openTestMemory(options)
+    await memory.projects.create({ name: 'P', id: 'p1' })
+    await memory.sessions.create('p1', { id: 's1' })
+    const batch = (word: string) =>
+      Array.from({ length: 60 }, (_, i) => ({ role: 'user' as const, content: `${i % 6 === 0 ? `${word} ` : ''}line ${i} of the log` }))
+    let done = merge()
+    const first = await memory.messages.appendMany('s1', batch('heron'))
+    await done
+    memory.close()
+    // As a version 5 store left it: segments without directories or document lists.
+    const raw = await rawTables(memory)
+    expect(await raw.table('textDirs').count()).toBe(1)
+    await raw.table('textDirs').clear()
+    await raw.table('textSegDocs').clear()
+    raw.close()
+    const reopened = await openTestMemory({ ...options, indexedDB: memory.indexedDB, userId: memory.userId })
+    const holding = async (word: string) =>
+      (await reopened.search('p1', word, { limit: 100 }))
+        .filter((h) => h.text.includes(word))
+        .map((h) => h.id)
+        .sort()
+    const ids = (list: { id: string; content: string }[], word: string) =>
+      list
+        .filter((m) => m.content.includes(word))
+        .map((m) => m.id)
+        .sort()
+    expect(await holding('heron')).toEqual(ids(first, 'heron'))
+    // A second segment as large compacts with the old one: the result has a directory of both, and no document list.
+    done = merge()
+    const second = await reopened.messages.appendMany('s1', batch('egret'))
+    await done
+    const check = await rawTables(reopened)
+    expect(await check.table('textDirs').count()).toBe(1)
+    expect(await check.table('textSegDocs').count()).toBe(0)
+    check.close()
+    expect(await holding('heron')).toEqual(ids(first, 'heron'))
+    expect(await holding('egret')).toEqual(ids(second, 'egret'))
+    reopened.close()
+  })
+})
