@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- browser`: storage, writes and search measured in real
  * Chromium (a fresh profile, real IndexedDB), inside a dedicated worker as apps
- * run the SDK, beside raw Dexie and MiniSearch doing the same work in the same
- * worker and run. Sizes: BROWSER_BENCH_IMPORT messages for import and the large
+ * run the SDK, beside raw Dexie doing the same work in the same worker and
+ * MiniSearch in a worker of its own (its index must not weigh on the store's
+ * garbage collection), in the same run. Sizes: BROWSER_BENCH_IMPORT messages for import and the large
  * search store (default 100,000); BROWSER_BENCH_SMOKE=1 runs everything small;
  * BROWSER_BENCH_SUITES=storage, writes (writes and search), search or encryption
  * (at-rest encryption on vs off) runs a part; the default runs storage, writes and encryption.
