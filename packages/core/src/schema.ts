@@ -229,6 +229,9 @@ export class EngramDb extends Dexie {
     this.version(SEGMENTS_VERSION).stores(SCHEMA_SEGMENTS)
     // Rows written without an order key or stamp (dump import, adoption, older callers) get the legacy ones.
     this.use(legacyFillMiddleware)
+    // Nothing reads the store through Dexie's live queries: their change tracking (and its broadcast on every commit) is dropped.
+    this.unuse({ stack: 'dbcore', name: 'Observability' })
+    this.unuse({ stack: 'dbcore', name: 'Cache' })
   }
 }
 
