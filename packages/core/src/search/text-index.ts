@@ -231,8 +231,16 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     if (rows.length === 0) return done()
     return Dexie.Promise.all([markRow, t.textDocs.bulkDelete(rows.map((r) => r.n!))]).then(([row]) => {
       const mark = typeof row?.value === 'number' ? row.value : 0
-      // Only a merged document has postings in blocks to skip and, later, purge.
-      for (const r of rows) log.changes.killed.push({ n: r.n!, q: r.q, l: r.l, merged: r.n! <= mark } satisfies DeadDoc)
+      // A document added by this transaction never reached the tail in memory: it just goes (a fact set
+      // twice in one transaction); reported as added and killed, it would stay in the tail after commit.
+      const addedHere = log.changes.added.length > 0 ? new Set(log.changes.added.map((d) => d.n)) : undefined
+      const gone = new Set<number>()
+      for (const r of rows) {
+        if (addedHere?.has(r.n!)) gone.add(r.n!)
+        // Only a merged document has postings in blocks to skip and, later, purge.
+        else log.changes.killed.push({ n: r.n!, q: r.q, l: r.l, merged: r.n! <= mark } satisfies DeadDoc)
+      }
+      if (gone.size > 0) log.changes.added = log.changes.added.filter((d) => !gone.has(d.n))
     })
   }
 
