@@ -15,9 +15,11 @@ import type { Json } from './validate.js'
 /**
  * Appends the version for `row` (its `version`, value and deleted state) and
  * closes the previous version at the new version's `validFrom` (= row.updatedAt).
- * Call inside a write transaction over `factVersions`.
+ * Call inside a write transaction over `factVersions`. `latest` is the key's newest
+ * stored version when the caller read it already (see {@link latestVersion}): when it
+ * is the previous one, it is closed without reading it again.
  */
-export function appendVersion(ctx: StoreContext, row: FactRow, origin: Origin): Promise<void> {
+export function appendVersion(ctx: StoreContext, row: FactRow, origin: Origin, latest?: FactVersionRow): Promise<void> {
   const validFrom = row.updatedAt
   const version: FactVersionRow = {
     projectId: row.projectId,
@@ -31,14 +33,20 @@ export function appendVersion(ctx: StoreContext, row: FactRow, origin: Origin): 
     origin,
   }
   if (row.source !== undefined) version.source = row.source
+  const known = latest !== undefined && latest.version === row.version - 1
   // The read of the previous version and the new version's put go out together (one round trip);
   // a Dexie promise chain, so it may run beside the caller's other requests.
   return Dexie.Promise.all([
-    row.version > 1 ? ctx.db.factVersions.get([row.projectId, row.key, row.version - 1]) : undefined,
+    known ? latest : row.version > 1 ? ctx.db.factVersions.get([row.projectId, row.key, row.version - 1]) : undefined,
     ctx.db.factVersions.put(version),
   ]).then(([previous]) =>
     previous && previous.validTo === undefined ? ctx.db.factVersions.put({ ...previous, validTo: validFrom }).then(() => undefined) : undefined,
   )
+}
+
+/** The newest stored version of one key (a Dexie promise chain). */
+export function latestVersion(ctx: StoreContext, projectId: string, key: string): Promise<FactVersionRow | undefined> {
+  return ctx.db.factVersions.where('[projectId+key+version]').between([projectId, key, Dexie.minKey], [projectId, key, maxKey()]).last()
 }
 
 /** All stored versions of one key, oldest first. */

@@ -103,4 +103,18 @@ describe('writes inside an outer transaction of a store without the search modul
     expect((await memory.messages.tail(session.id, 10)).map((m) => m.content)).toEqual(['I got a cat', 'Congrats'])
     await memory.close()
   })
+
+  it('a key set twice in one turn is found by its last value only', async () => {
+    const memory = await setup([
+      { op: 'fact.set', key: 'twice', value: 'alpha' },
+      { op: 'fact.set', key: 'twice', value: 'bravo' },
+    ])
+    expect(await endTurn(memory)).toEqual({ written: 2 })
+    expect((await memory.search('p', 'bravo', { mode: 'text' })).map((h) => h.text)).toEqual(['twice: bravo'])
+    expect(await memory.search('p', 'alpha', { mode: 'text' })).toEqual([])
+    await memory.facts.set('p', 'twice', 'charlie')
+    expect(await memory.search('p', 'bravo', { mode: 'text' })).toEqual([])
+    expect((await memory.search('p', 'charlie', { mode: 'text' })).map((h) => h.text)).toEqual(['twice: charlie'])
+    memory.close()
+  })
 })

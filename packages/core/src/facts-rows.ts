@@ -1,8 +1,8 @@
 import { Dexie } from 'dexie'
 import type { Fact } from './facts.js'
 import { appendVersion, deleteVersionsOf } from './facts-history.js'
-import type { FactRow } from './schema.js'
-import type { StoreContext } from './store-context.js'
+import type { FactRow, FactVersionRow } from './schema.js'
+import type { IndexedDoc, StoreContext } from './store-context.js'
 import type { Origin } from './change-feed.js'
 import type { WriteScope } from './write.js'
 import { factText } from './fact-text.js'
@@ -75,6 +75,14 @@ export async function purgeFactRow(ctx: StoreContext, w: WriteScope, row: FactRo
   w.change('facts', 'delete', row.id, row.projectId)
 }
 
+/** What a caller of {@link storeFactRow} may have started before it knew the stored row. */
+export interface EarlyFactWrites {
+  /** The index entry of the new state, put (not fresh) already. */
+  indexed?: Promise<void>
+  /** The key's newest stored version, read already. */
+  latest?: FactVersionRow
+}
+
 /**
  * Writes a new state of a fact inside a write transaction: the row, its
  * history version (closing the previous one), the search index entry and the
@@ -84,12 +92,15 @@ export async function purgeFactRow(ctx: StoreContext, w: WriteScope, row: FactRo
  * chain of Dexie promises (no native async function runs beside another), so
  * a call nested in an outer transaction keeps it.
  */
-export function storeFactRow(ctx: StoreContext, w: WriteScope, row: FactRow, origin: Origin, fresh = false): Promise<void> {
+export function storeFactRow(ctx: StoreContext, w: WriteScope, row: FactRow, origin: Origin, fresh = false, early: EarlyFactWrites = {}): Promise<void> {
   const docId = `fact:${row.id}`
   const live = row.deletedAt === undefined
-  const indexing = live
-    ? ctx.index.put(w, { docId, kind: 'fact', projectId: row.projectId, text: factText(row.key, row.value), createdAt: row.updatedAt }, { fresh })
-    : ctx.index.remove(w, docId)
+  const indexing = live ? (early.indexed ?? ctx.index.put(w, factDoc(row), { fresh })) : ctx.index.remove(w, docId)
   w.change('facts', live ? 'put' : 'delete', row.id, row.projectId)
-  return Dexie.Promise.all([ctx.db.facts.put(row), appendVersion(ctx, row, origin), indexing]).then(() => undefined)
+  return Dexie.Promise.all([ctx.db.facts.put(row), appendVersion(ctx, row, origin, early.latest), indexing]).then(() => undefined)
+}
+
+/** The search-index document of a live fact. */
+export function factDoc(row: Pick<FactRow, 'id' | 'projectId' | 'key' | 'value' | 'updatedAt'>): IndexedDoc {
+  return { docId: `fact:${row.id}`, kind: 'fact', projectId: row.projectId, text: factText(row.key, row.value), createdAt: row.updatedAt }
 }

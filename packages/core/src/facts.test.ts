@@ -342,6 +342,34 @@ describe('facts history and at()', () => {
     expect(await memory.facts.history('p', 'other')).toEqual([])
   })
 
+  it('replaces keys another connection rewrote or purged since this one last wrote them', async () => {
+    const { memory: a, clock } = await setup()
+    const b = await openTestMemory({ indexedDB: a.indexedDB, userId: a.userId, now: clock.now })
+    const t0 = clock.now()
+    await a.facts.set('p', 'city', 'Paris')
+    clock.advance(10)
+    await b.facts.set('p', 'city', 'Rome')
+    await b.facts.purge('p', 'city')
+    clock.advance(10)
+    // `a` wrote the key before; it is gone now: it starts over at version 1.
+    expect(await a.facts.set('p', 'city', 'Oslo')).toMatchObject({ version: 1, createdAt: t0 + 20 })
+    clock.advance(10)
+    await b.facts.set('p', 'city', 'Lima')
+    clock.advance(10)
+    expect(await a.facts.set('p', 'city', 'Kyiv')).toMatchObject({ version: 3, createdAt: t0 + 20, updatedAt: t0 + 40 })
+    expect((await a.facts.history('p', 'city')).map((v) => [v.value, v.version, v.validFrom, v.validTo])).toEqual([
+      ['Oslo', 1, t0 + 20, t0 + 30],
+      ['Lima', 2, t0 + 30, t0 + 40],
+      ['Kyiv', 3, t0 + 40, undefined],
+    ])
+    a.close()
+    b.close()
+    const c = await openTestMemory({ indexedDB: a.indexedDB, userId: a.userId, now: clock.now })
+    for (const word of ['Paris', 'Rome', 'Oslo', 'Lima']) expect(await c.search('p', word, { mode: 'text' }), word).toEqual([])
+    expect((await c.search('p', 'Kyiv', { mode: 'text' })).map((h) => [h.kind, h.text])).toEqual([['fact', 'city: Kyiv']])
+    c.close()
+  })
+
   it('picks the newest of several versions written in the same millisecond', async () => {
     const { memory, clock } = await setup()
     await memory.facts.set('p', 'k', 1)

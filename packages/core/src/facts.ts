@@ -1,8 +1,8 @@
 import { Dexie } from 'dexie'
 import { maxKey } from './keys.js'
 import { checkFactInput } from './facts-input.js'
-import { toFactVersion, valueAt, versionsOf } from './facts-history.js'
-import { factId, factTables, purgedTombstone, purgeFactRow, storeFactRow, tagKeysOf, toFact } from './facts-rows.js'
+import { latestVersion, toFactVersion, valueAt, versionsOf } from './facts-history.js'
+import { type EarlyFactWrites, factDoc, factId, factTables, purgedTombstone, purgeFactRow, storeFactRow, tagKeysOf, toFact } from './facts-rows.js'
 import { liveProject, requireProject } from './projects.js'
 import type { FactRow, Source } from './schema.js'
 import type { StoreContext } from './store-context.js'
@@ -82,19 +82,34 @@ export interface FactsApi {
   at(projectId: string, key: string, time: number): Promise<Json | undefined>
 }
 
+/** Most fact ids a store remembers as stored (see `seen` in {@link createFacts}). */
+const MAX_SEEN = 4096
+
 /** Creates the facts namespace of a store. */
 export function createFacts(ctx: StoreContext): FactsApi {
   const { db } = ctx
   const tables = (): string[] => factTables(ctx)
+  /**
+   * Ids of facts this store saw stored (set, read, deleted here): a hint, never trusted for what
+   * is written. Setting one of them puts its index entry and reads its newest version together
+   * with the first reads, so replacing a stored key takes two round trips rather than three; a
+   * wrong hint costs two reads, and a key set for the first time takes the path without them.
+   */
+  const seen = new Set<string>()
+  const remember = (id: string): void => {
+    if (seen.size >= MAX_SEEN) seen.clear()
+    seen.add(id)
+  }
 
-  /** The next state of a fact: version + 1 over `stored` (or version 1), stamped now (or at `deletedAt`). */
+  /** The next state of a fact: version + 1 over `stored` (or version 1), stamped `at` (default now) or at `deletedAt`. */
   function nextRow(
     stored: FactRow | undefined,
     base: Omit<FactRow, 'id' | 'createdAt' | 'updatedAt' | 'version' | 'hlc' | 'tagKeys'>,
     hlc: string,
     deletedAt?: number,
+    at?: number,
   ): FactRow {
-    const now = deletedAt ?? ctx.now()
+    const now = deletedAt ?? at ?? ctx.now()
     const { deletedAt: _dropped, ...rest } = base as FactRow
     const row: FactRow = {
       ...rest,
@@ -121,19 +136,34 @@ export function createFacts(ctx: StoreContext): FactsApi {
   return {
     async set(projectId, key, value, options) {
       const input = checkFactInput(projectId, key, value, options)
-      return write(ctx, tables(), async (w) => {
-        const stored = await storedInProject(projectId, key)
+      const id = factId(projectId, key)
+      const fact = await write(ctx, tables(), async (w) => {
+        const now = ctx.now()
+        const early: EarlyFactWrites = {}
+        // Likely a stored key: its newest version is read with it, and its index entry (replacing
+        // the older one) goes out right after the reads, while they run.
+        const likely = seen.has(id)
+        const reads = Dexie.Promise.all([storedInProject(projectId, key), likely ? latestVersion(ctx, projectId, key) : undefined])
+        if (likely) {
+          early.indexed = ctx.index.put(w, factDoc({ id, projectId, key, value: input.value, updatedAt: now }), { fresh: false })
+          early.indexed.catch(() => {}) // awaited below; a failed read first must not leave it unhandled
+        }
+        const [stored, newest] = await reads
+        early.latest = newest
         // A purged key starts over as a new fact (only its version number continues).
-        const row = nextRow(stored?.purged ? { ...stored, createdAt: ctx.now() } : stored, input, w.hlc())
-        await storeFactRow(ctx, w, row, 'local', stored === undefined)
+        const row = nextRow(stored?.purged ? { ...stored, createdAt: now } : stored, input, w.hlc(), undefined, now)
+        await storeFactRow(ctx, w, row, 'local', stored === undefined, early)
         return toFact(row)
       })
+      remember(id)
+      return fact
     },
 
     async get(projectId, key) {
       checkId('projectId', projectId)
       checkId('key', key)
       const row = await readOne(ctx, () => db.facts.get([projectId, key]))
+      if (row) remember(row.id)
       return row && row.deletedAt === undefined ? toFact(row) : undefined
     },
 

@@ -3,9 +3,8 @@ import { maxKey } from './keys.js'
 import { Dexie } from 'dexie'
 import { MemoryError } from './errors.js'
 import { newId } from './ids.js'
-import type { MessageRow, SessionRow } from './schema.js'
+import type { MessageRow, ProjectRow, SessionRow } from './schema.js'
 import { assertActive, requireSession } from './sessions.js'
-import { indexDocs } from './search/index-docs.js'
 import type { IndexedDoc, StoreContext } from './store-context.js'
 import { resolvePerson } from './people.js'
 import { checkJson, checkLimit, checkId, checkNumber, checkOneOf, checkOptions, checkString, type Json } from './validate.js'
@@ -93,10 +92,7 @@ export const MAX_CONTENT_BYTES = 1024 * 1024
 export const MAX_APPEND_MANY = 10_000
 /** Largest message meta, in bytes of its JSON text. */
 export const MAX_META_BYTES = 64 * 1024
-/**
- * Messages of one append whose index entries go out with the rows, one `put` each; a larger
- * batch is indexed after the rows in one `putMany` (few requests, merged inline when large).
- */
+/** Messages of one append indexed one `put` each; a larger batch is indexed with one `putMany` (few requests, merged inline when large). */
 const INDEXED_WITH_ROWS = 8
 /** Every message role. */
 export const ROLES = ['user', 'assistant', 'system', 'tool'] as const
@@ -161,21 +157,17 @@ export function createMessages(ctx: StoreContext): Omit<MessagesApi, 'edit' | 'd
         return row
       })
       const next: SessionRow = { ...session, lastSeq: session.lastSeq + rows.length, lastActiveAt: Math.max(session.lastActiveAt, now) }
-      // Issued together to save round trips; a thrown error below still rolls all of it back. The
-      // order matters: messages and sessions have Dexie `creating` hooks (schema.ts), and a write
-      // through a hook holds the transaction until it is done (a session put also reads the stored
-      // row first), so the requests without hooks go first: the project read and the index entries
-      // of a few messages (one Dexie promise chain each) travel with the message rows.
+      // Every request goes out at once (one round trip); a thrown error below still rolls all of
+      // it back. The rows first: the index entries are analyzed while IndexedDB writes them. A few
+      // messages are indexed one Dexie promise chain each, a batch with one `putMany` (merged inline
+      // when large, once its rows are written).
       const docs = rows.map(messageDoc)
-      const few = docs.length <= INDEXED_WITH_ROWS
-      const [project] = await Dexie.Promise.all([
-        db.projects.get(session.projectId),
-        few ? Dexie.Promise.all(docs.map((doc) => ctx.index.put(w, doc, { fresh: true }))) : undefined,
-        db.messages.bulkAdd(rows),
-        db.sessions.put(next),
-      ])
+      const requests: Promise<unknown>[] = [db.projects.get(session.projectId), db.messages.bulkAdd(rows), db.sessions.put(next)]
+      const { index } = ctx
+      if (docs.length <= INDEXED_WITH_ROWS || !index.putMany) requests.push(...docs.map((doc) => index.put(w, doc, { fresh: true })))
+      else requests.push(index.putMany(w, docs, { fresh: true }))
+      const [project] = (await Dexie.Promise.all(requests)) as [ProjectRow | undefined]
       if (!project || project.archivedAt !== undefined) throw new MemoryError('not_found', `The project of session ${JSON.stringify(sessionId)} is archived`)
-      if (!few) await indexDocs(ctx.index, w, docs, { fresh: true })
       for (const row of rows) w.change('messages', 'put', row.id, row.projectId)
       w.change('sessions', 'put', sessionId, session.projectId)
       return rows.map(toMessage)

@@ -1,6 +1,6 @@
 import { Dexie, type Table, type Transaction } from 'dexie'
-import { formatHlc } from './hlc.js'
-import { legacyOrder, stampOfOrder } from './message-order.js'
+import { legacyFillMiddleware, legacySessionStamp } from './legacy-fill.js'
+import { legacyOrder } from './message-order.js'
 import { freshHandle } from './runtime/task-handle.js'
 import type { Json } from './validate.js'
 
@@ -112,7 +112,7 @@ export interface MessageRow {
   personId?: string
   /**
    * The merged order key (message-order.ts): the stamp of its append, the same on every device.
-   * Set on every stored row (a creating hook fills it for rows written without it).
+   * Set on every stored row (legacy-fill.ts fills it for rows written without it).
    */
   at?: string
   /** Hybrid logical clock stamp of the last write of this message. */
@@ -230,25 +230,14 @@ export class EngramDb extends Dexie {
     // Directories of posting segments (search/segment-dirs.ts); segments written before have none and are read as before.
     this.version(DIRECTORIES_VERSION).stores(SCHEMA_DIRECTORIES)
     // Rows written without an order key or stamp (dump import, adoption, older callers) get the legacy ones.
-    this.messages.hook('creating', (_key, row) => {
-      if (row.at === undefined) Object.assign(row, legacyOrder(row))
-      else row.hlc ??= stampOfOrder(row.at)
-    })
-    this.sessions.hook('creating', (_key, row) => {
-      if (row.hlc === undefined && !isPlaceholder(row)) row.hlc = legacySessionStamp(row)
-    })
+    this.use(legacyFillMiddleware)
+    // Nothing reads the store through Dexie's live queries: their change tracking (and its broadcast on every commit) is dropped.
+    this.unuse({ stack: 'dbcore', name: 'Observability' })
+    this.unuse({ stack: 'dbcore', name: 'Cache' })
   }
 }
 
-/** The stamp given to a session stored without one: its start, as a stamp of the legacy device. */
-export function legacySessionStamp(row: { startedAt: number }): string {
-  return formatHlc(Math.max(0, Math.min(Math.trunc(Number(row.startedAt) || 0), 9_999_999_999_999)), 0, '0')
-}
-
-/** A session row made for messages that arrived before their session (no stamp: any real record of it wins). */
-export function isPlaceholder(row: SessionRow): boolean {
-  return row.placeholder === true
-}
+export { isPlaceholder, legacySessionStamp } from './legacy-fill.js'
 
 /** The meta row an upgrade without the search module leaves: the index must be rebuilt from the records. */
 export const INDEX_REBUILD_KEY = 'textIndexRebuild'

@@ -327,7 +327,7 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
         }),
     ],
     [
-      'raw: the same shape, with creating hooks on messages and sessions (as Engram has)',
+      'raw: the same shape, with creating hooks on messages and sessions (as Engram had; now a DBCore middleware fills those rows)',
       (i) =>
         hooked.transaction('rw', ['projects', 'sessions', 'messages', 'people', ...wide.slice(3)], async () => {
           const session = await hooked.table('sessions').get(stageSession.id)

@@ -234,8 +234,16 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     if (rows.length === 0) return done()
     return Dexie.Promise.all([markRow, t.textDocs.bulkDelete(rows.map((r) => r.n!))]).then(([row]) => {
       const mark = typeof row?.value === 'number' ? row.value : 0
-      // Only a merged document has postings in blocks to skip and, later, purge.
-      for (const r of rows) log.changes.killed.push({ n: r.n!, q: r.q, l: r.l, merged: r.n! <= mark } satisfies DeadDoc)
+      // A document added by this transaction never reached the tail in memory: it just goes (a fact set
+      // twice in one transaction); reported as added and killed, it would stay in the tail after commit.
+      const addedHere = log.changes.added.length > 0 ? new Set(log.changes.added.map((d) => d.n)) : undefined
+      const gone = new Set<number>()
+      for (const r of rows) {
+        if (addedHere?.has(r.n!)) gone.add(r.n!)
+        // Only a merged document has postings in blocks to skip and, later, purge.
+        else log.changes.killed.push({ n: r.n!, q: r.q, l: r.l, merged: r.n! <= mark } satisfies DeadDoc)
+      }
+      if (gone.size > 0) log.changes.added = log.changes.added.filter((d) => !gone.has(d.n))
     })
   }
 
@@ -308,13 +316,22 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     })
   }
 
-  async function putDocs(w: WriteScope, input: readonly IndexedDoc[], fresh: boolean): Promise<void> {
+  /**
+   * Indexes a batch of documents with a few batched requests. Like {@link putOne}, a chain of Dexie
+   * promises: every request goes out when it is called (the analysis runs first), so a caller may
+   * issue it beside its own writes. A batch merged inline follows once its rows are written.
+   */
+  function putDocs(w: WriteScope, input: readonly IndexedDoc[], fresh: boolean): Promise<void> {
     const log = logOf(w)
     const byId = new Map<string, IndexedDoc>()
     for (const doc of input) byId.set(doc.docId, doc) // the last copy of a document wins
     const docs = [...byId.values()]
     const numbers = docs.map((doc) => projectNumber(log, doc.projectId))
-    const qs = numbers.some((n) => typeof n !== 'number') ? await Promise.all(numbers) : (numbers as number[])
+    if (numbers.every((n): n is number => typeof n === 'number')) return writeDocs(log, docs, numbers, fresh)
+    return Dexie.Promise.all(numbers).then((qs) => writeDocs(log, docs, qs, fresh))
+  }
+
+  function writeDocs(log: TxLog, docs: readonly IndexedDoc[], qs: readonly number[], fresh: boolean): Promise<void> {
     const rows = docs.map((doc, i) => docRowOf(analyzer, doc, qs[i]!))
     const ids = docs.map((doc) => doc.docId)
     const writes: Promise<unknown>[] = []
@@ -339,20 +356,29 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       writes.push(t.embedQueue.bulkAdd(queued))
       log.embed = true
     }
-    const [keys, old] = (await Promise.all([added, older, ...writes])) as [number[], TextDocRow[] | undefined]
-    rows.forEach((row, i) => {
-      row.n = keys[i]!
-      if (!inline) log.changes.added.push(tailDocOf(row))
-    })
-    if (old && old.length > 0) {
-      const fresh = new Set(keys)
-      await kill(
-        log,
-        old.filter((row) => !fresh.has(row.n!)),
-        mark!,
+    return Dexie.Promise.all([added, older, ...writes])
+      .then((result) => {
+        const [keys, old] = result as [number[], TextDocRow[] | undefined]
+        keys.forEach((key, i) => {
+          const row = rows[i]!
+          row.n = key
+          if (!inline) log.changes.added.push(tailDocOf(row))
+        })
+        if (!old || old.length === 0) return undefined
+        const written = new Set(keys)
+        return kill(
+          log,
+          old.filter((row) => !written.has(row.n!)),
+          mark!,
+        )
+      })
+      .then(() =>
+        inline
+          ? merger!.mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers(), 0).then((merged) => {
+              log.changes.merged = merged
+            })
+          : undefined,
       )
-    }
-    if (inline) log.changes.merged = await merger!.mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers(), 0)
   }
 
   /** Stored rows of these document ids; none are looked up in projects that hold no document yet (a first import). */
