@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import type { Fanout, FanoutKind, FanoutMessage } from './fanout.js'
+import type { Fanout, FanoutMessage } from './fanout.js'
 import type { Logger } from './log.js'
 import { errorMessage } from './log.js'
 
