@@ -43,9 +43,19 @@ describe('messages.appendMany', () => {
     const raw = await new Dexie(`engram:test:${memory.userId}`, { indexedDB: memory.indexedDB, IDBKeyRange }).open()
     const rows = await raw.table('textDocs').toArray()
     raw.close()
-    expect(rows).toHaveLength(2101)
+    // One row for the message before the batch, a few batch rows of a few hundred documents for the batch.
+    const batches = rows.filter((r) => r.m !== undefined)
+    expect(rows.length - batches.length).toBe(1)
+    expect(batches.length).toBeGreaterThan(1)
+    expect(batches.length).toBeLessThan(30)
+    expect(batches.reduce((sum, r) => sum + r.m, 0)).toBe(2100)
+    // Consecutive numbers, each batch keyed by its last document.
+    const sorted = [...batches].sort((a, b) => a.n - b.n)
+    sorted.forEach((r, i) => {
+      if (i > 0) expect(r.n - r.m).toBe(sorted[i - 1].n)
+    })
     // The single message before the batch was merged with it; every batch row is stored without terms.
-    expect(rows.filter((r) => r.t === '' && r.f === undefined)).toHaveLength(2100)
+    expect(batches.every((r) => r.t === '' && r.f === undefined && r.te === undefined)).toBe(true)
     const count = async (m: typeof memory) => (await m.search('p', 'lanterns', { limit: 1000 })).filter((h) => h.text.includes('lanterns')).length
     expect(await count(memory)).toBe(1 + 420)
     memory.close()

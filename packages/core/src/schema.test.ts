@@ -9,9 +9,11 @@ import { isHandle } from './runtime/task-handle.js'
 import { isHlc } from './hlc.js'
 import {
   CONVERSATIONS_VERSION,
+  DIRECTORIES_VERSION,
   EngramDb,
   SCHEMA,
   SCHEMA_CONVERSATIONS,
+  SCHEMA_DIRECTORIES,
   SCHEMA_MODULES,
   SCHEMA_SEGMENTS,
   SCHEMA_V1,
@@ -216,6 +218,29 @@ const MIGRATIONS: Migration[] = [
       expect(await db.table('textSegDocs').count()).toBe(0)
       expect(await db.table('textSegs').get([1, 1, 'hi'])).toMatchObject({ t: 'hi' })
       expect((await db.table('textCorpus').get('p'))?.s).toEqual([{ g: 1, c: 1 }])
+    },
+  },
+  {
+    // Version 7 (BATCHES_VERSION): the id index takes every member of a batch row; single rows are found by id as before.
+    from: DIRECTORIES_VERSION,
+    stores: { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS, ...SCHEMA_SEGMENTS, ...SCHEMA_DIRECTORIES },
+    seed: async (db) => {
+      await db.table('textCorpus').put({ p: 'p', q: 1, docs: 2, length: 4 })
+      await db.table('textDocs').bulkAdd([
+        { q: 1, d: 'message:m1', a: 1, l: 2, t: '', k: 0 },
+        { q: 1, d: 'fact:p/k', a: 2, l: 2, t: '', k: 1 },
+        { q: 1, a: 0, l: 2, t: '', k: 0, x: 1 },
+      ])
+    },
+    check: async (db) => {
+      expect(await db.table('textDocs').where('d').equals('message:m1').count()).toBe(1)
+      expect(await db.table('textDocs').where('d').equals('fact:p/k').primaryKeys()).toEqual([2])
+      expect(await db.table('textDocs').where('x').equals(1).primaryKeys()).toEqual([3])
+      // Single rows are in no batch count; a batch row added now is.
+      expect(await db.table('textDocs').where('[q+c]').between([1, 0], [1, Infinity]).count()).toBe(0)
+      await db.table('textDocs').add({ n: 6, q: 1, m: 2, c: 2, d: ['message:a', 'message:b'], a: [3, 4], l: [1, 1], k: [0, 0], t: '' })
+      expect(await db.table('textDocs').where('d').equals('message:b').primaryKeys()).toEqual([6])
+      expect(await db.table('textDocs').where('[q+c]').between([1, 0], [1, Infinity]).keys()).toEqual([[1, 2]])
     },
   },
 ]

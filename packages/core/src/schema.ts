@@ -97,6 +97,11 @@ export interface SessionRow {
   purged?: true
   /** Made for messages that arrived before their session's record; replaced by that record. */
   placeholder?: true
+  /**
+   * The highest stamp of a message row of this session stored without its own `hlc` (an
+   * append, whose stamp is its order key's: clock-restore.ts); absent when there is none.
+   */
+  lastAt?: string
 }
 /** A message in a session. */
 export interface MessageRow {
@@ -229,6 +234,8 @@ export class EngramDb extends Dexie {
     this.version(SEGMENTS_VERSION).stores(SCHEMA_SEGMENTS)
     // Directories of posting segments (search/segment-dirs.ts); segments written before have none and are read as before.
     this.version(DIRECTORIES_VERSION).stores(SCHEMA_DIRECTORIES)
+    // Batch rows of bulk-written documents (search/doc-batches.ts): ids are found in a member list, projects count by `[q+c]`.
+    this.version(BATCHES_VERSION).stores(SCHEMA_BATCHES)
     // Rows written without an order key or stamp (dump import, adoption, older callers) get the legacy ones.
     this.use(legacyFillMiddleware)
     // Nothing reads the store through Dexie's live queries: their change tracking (and its broadcast on every commit) is dropped.
@@ -344,10 +351,30 @@ export const SCHEMA_DIRECTORIES: Record<string, string> = {
   textSegDocs: '[q+g]',
 }
 
+/** The version that adds {@link SCHEMA_BATCHES}. */
+export const BATCHES_VERSION = 7
+
+/**
+ * What version {@link BATCHES_VERSION} changes: a `textDocs` row may hold a batch of documents
+ * (search/index-rows.ts `TextBatchRow`), so the id index takes many entries per row and batches
+ * are counted per project by `[q+c]`; stored single rows stay as they are, so no upgrade runs
+ * (IndexedDB rebuilds the id index).
+ */
+export const SCHEMA_BATCHES: Record<string, string> = {
+  textDocs: '++n, *d, q, x, [q+c]',
+}
+
 /** The current schema version. */
-export const SCHEMA_VERSION = DIRECTORIES_VERSION
+export const SCHEMA_VERSION = BATCHES_VERSION
 /** The tables of the current schema version: table → Dexie index spec. */
-export const SCHEMA: Record<string, string> = { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS, ...SCHEMA_SEGMENTS, ...SCHEMA_DIRECTORIES }
+export const SCHEMA: Record<string, string> = {
+  ...SCHEMA_V2,
+  ...SCHEMA_MODULES,
+  ...SCHEMA_CONVERSATIONS,
+  ...SCHEMA_SEGMENTS,
+  ...SCHEMA_DIRECTORIES,
+  ...SCHEMA_BATCHES,
+}
 
 /** Every table name, for transactions that span the whole store (import, purge). */
 export const ALL_TABLES = Object.keys(SCHEMA)

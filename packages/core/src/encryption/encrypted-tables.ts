@@ -53,7 +53,8 @@ export const HASHED_FIELDS: Readonly<Record<string, readonly string[]>> = {
  * an artifact's Blob (Blobs cannot be read synchronously; see docs/encryption.md).
  */
 export const CLEAR_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  textDocs: ['t', 'f', 'l', 'a', 'k'],
+  // A batch row's member count, term ends and dead members (doc-batches.ts) too.
+  textDocs: ['t', 'f', 'l', 'a', 'k', 'm', 'te', 'ti', 'r'],
   // The document numbers, id ends and times of a segment's documents; their ids are sealed.
   textSegDocs: ['n', 'o', 'a'],
   artifacts: ['data'],
@@ -143,7 +144,7 @@ export function tableSpec(table: DBCoreTable): TableSpec {
 function hashValue(form: Form, domain: string, value: unknown): unknown {
   if (form === 'plain') return value
   if (typeof value === 'string') return HASH_WHEN[domain] && !HASH_WHEN[domain](value) ? value : form.hashField(domain, value)
-  if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? form.hashField(domain, v) : v))
+  if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' && (!HASH_WHEN[domain] || HASH_WHEN[domain](v)) ? form.hashField(domain, v) : v))
   return value
 }
 
@@ -160,7 +161,7 @@ export function encodeRow(spec: TableSpec, row: Record<string, unknown>, gen: Ge
       continue
     }
     if (value === undefined) continue
-    if (spec.hashed.has(field) && typeof value === 'string' && !needsHash(spec, field, value)) {
+    if (spec.hashed.has(field) && staysClear(spec, field, value)) {
       out[field] = value
       continue
     }
@@ -195,10 +196,12 @@ export function decodeRow(spec: TableSpec, raw: unknown, keys: KeyState): unknow
   return Object.assign(out, fields)
 }
 
-/** False for a value of a hashed field that stays clear (HASH_WHEN). */
-function needsHash(spec: TableSpec, field: string, value: string): boolean {
+/** True for a value of a hashed field that stays clear (HASH_WHEN): a string, or an array of strings, none of which is hashed. */
+function staysClear(spec: TableSpec, field: string, value: unknown): boolean {
   const when = HASH_WHEN[`${spec.name}.${field}`]
-  return when === undefined || when(value)
+  if (when === undefined) return false
+  if (typeof value === 'string') return !when(value)
+  return Array.isArray(value) && value.every((v) => typeof v === 'string' && !when(v))
 }
 
 /** True when a stored row is sealed with `gen` (or, for a table kept plain, always). */
@@ -207,7 +210,7 @@ export function isCurrent(spec: TableSpec, raw: Record<string, unknown>, gen: nu
   const sealed = raw[SEALED]
   if (sealed === undefined) {
     // A row with nothing to seal (all its fields are clear) is as good as current.
-    return Object.keys(raw).every((f) => spec.clear.has(f) || (spec.hashed.has(f) && typeof raw[f] === 'string' && !needsHash(spec, f, raw[f] as string)))
+    return Object.keys(raw).every((f) => spec.clear.has(f) || (spec.hashed.has(f) && staysClear(spec, f, raw[f])))
   }
   return generationOf(sealed) === gen
 }

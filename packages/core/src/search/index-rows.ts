@@ -4,7 +4,8 @@ import type { HitKind } from './search.js'
  * Rows of the search-index tables (schema.ts, versions 2 and 5). The layout is a
  * small log-structured index inside IndexedDB:
  *
- * - `textDocs`: one row per indexed document, keyed by a small integer (the
+ * - `textDocs`: one row per indexed document (or per batch of documents of a
+ *   bulk write, doc-batches.ts), keyed by a small integer (the
  *   store's auto-increment counter), never by the long document id. It holds
  *   the document id (indexed, for replace and remove), a small project number,
  *   the length, the creation time and the distinct terms with their
@@ -55,6 +56,37 @@ export interface TextDocRow {
   /** Kind code (index into {@link KIND_CODES}). */
   k: number
   /** 1 when the document was removed or replaced; its postings may still be in blocks (queries skip them) until a merge purges its project. A dead row has no id and no terms. */
+  x?: 1
+}
+
+/**
+ * Documents of a bulk write, numbered one after the other, in one row (doc-batches.ts):
+ * each array holds a field of {@link TextDocRow} per member, in document order.
+ */
+export interface TextBatchRow {
+  /** The number of the batch's last document: its key (so the auto-increment counter passes every member). */
+  n: number
+  q: number
+  /** Members: documents numbered `n - m + 1` to `n`. */
+  m: number
+  /** Members that still count as rows: live ones, and dead ones until a purge (indexed with `q`, so a project's documents can be counted). */
+  c: number
+  /** Member ids (multi-entry indexed, as a single row's id); `''` for a removed member. */
+  d: string[]
+  a: Float64Array
+  l: Uint32Array
+  k: Uint8Array
+  /** The members' terms, each member's as in {@link TextDocRow.t}, one after the other; `''` for a batch merged as it was written. */
+  t: string
+  /** End of each member's terms in `t` (absent with `t` empty). */
+  te?: Uint32Array
+  /** Terms of the members up to and including each (absent with `t` empty). */
+  ti?: Uint32Array
+  /** Term frequencies of every member's terms in order; absent when every one is 1. */
+  f?: Uint16Array
+  /** Positions of members removed after they were merged (their postings stay until a purge). */
+  r?: number[]
+  /** 1 while `r` is not empty (queries and merges find dead documents by it). */
   x?: 1
 }
 

@@ -20,6 +20,8 @@ export interface DeadDoc {
   q: number
   l: number
   merged?: boolean
+  /** True when its removal is stored already (a member of a batch row): no merge needs to record it. */
+  recorded?: boolean
 }
 
 /** What one committed transaction did to the index, replayed on the in-memory state after commit. */
@@ -209,7 +211,7 @@ export class IndexState {
     for (const q of c.removedProjects) this.dropProject(q)
     if (!this.ready) {
       // Not loaded: a delete wrote no marker, so remember it until the load (or a merge) takes it.
-      for (const doc of c.killed) if (doc.merged !== false) this.unrecorded.set(doc.n, doc)
+      for (const doc of c.killed) if (doc.merged !== false && doc.recorded !== true) this.unrecorded.set(doc.n, doc)
       for (const n of [...(c.merged?.recorded ?? []), ...(c.merged?.purged ?? [])]) this.unrecorded.delete(n)
       return
     }
@@ -265,7 +267,7 @@ export class IndexState {
       this.shift(inTail.q, -1, -inTail.l)
     } else if (doc.merged !== false && doc.n <= this.mark && !this.dead.has(doc.n)) {
       this.addDead(doc)
-      this.unrecorded.set(doc.n, doc)
+      if (doc.recorded !== true) this.unrecorded.set(doc.n, doc)
     }
   }
 

@@ -1,3 +1,4 @@
+import { countDocRows } from './doc-batches.js'
 import { Dexie } from 'dexie'
 import { maxKey } from '../keys.js'
 import type { SegmentRef } from './index-rows.js'
@@ -74,7 +75,7 @@ function loadSegmentDocs(engine: SearchEngine, q: number): void {
       engine.db.transaction('r', ['textSegDocs', 'textDocs'], () =>
         Promise.all([
           missing.length > 0 ? t.textSegDocs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
-          needCount ? t.textDocs.where('q').equals(q).count() : undefined,
+          needCount ? countDocRows(t.textDocs, q) : undefined,
         ]),
       ),
     )

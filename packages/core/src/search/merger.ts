@@ -13,6 +13,7 @@ import {
   type TextSegDocsRow,
   type TextSegRow,
 } from './index-rows.js'
+import { batchOf, expandRows, rewriteBatches, withoutDead, type StoredDocRow } from './doc-batches.js'
 import { decodeBlocks, PostingWriter } from './posting-codec.js'
 import { collectSegments } from './segment-collect.js'
 import type { DirTable, SegDocsTable } from './segment-dirs.js'
@@ -20,7 +21,7 @@ import { dropSegments, updateSegments, type FreshSegment, type SegmentTable, typ
 
 /** The tables a merge reads and writes (the store's, or an upgrade transaction's). */
 export interface MergeTables {
-  textDocs: Table<TextDocRow, number>
+  textDocs: Table<StoredDocRow, number>
   textBlocks: Table<TextBlockRow, [number, string, number]>
   textCorpus: Table<TextCorpusRow, string>
   meta: Table<MetaRow, string>
@@ -75,10 +76,20 @@ export async function mergeTail(
   // Rows the caller just added (the highest numbers) need not be read back.
   const below = added.length > 0 ? added[0]!.n! : Infinity
   const tailQuery = Number.isFinite(below) ? t.textDocs.where(':id').between(mark, below, false, false) : t.textDocs.where(':id').above(mark)
-  const [stored, markers] = await Promise.all([
+  const [storedRows, markerRows] = await Promise.all([
     Number.isFinite(limit) ? tailQuery.limit(limit).toArray() : tailQuery.toArray(),
     t.textDocs.where('x').equals(1).toArray(),
   ])
+  // At most `limit` documents (a batch row is taken whole), so a merge never holds the store long.
+  let stored = expandRows(storedRows)
+  let more = Number.isFinite(limit) && storedRows.length === limit
+  if (stored.length > limit) {
+    let end = limit
+    while (end < stored.length && batchOf(stored[end]!) !== undefined && batchOf(stored[end]!) === batchOf(stored[end - 1]!)) end++
+    more ||= end < stored.length
+    stored = stored.slice(0, end)
+  }
+  const markers = expandRows(markerRows).filter((row) => row.x === 1)
   // Dead documents the caller knows of that have no marker yet (their rows were deleted).
   const known = new Set(markers.map((row) => row.n!))
   const fresh = record.filter((d) => d.n <= mark && !known.has(d.n)).map((d): TextDocRow => ({ n: d.n, q: d.q, a: 0, l: d.l, t: '', k: 0, x: 1 }))
@@ -238,12 +249,26 @@ export async function mergeTail(
     docsPuts.length > 0 ? t.textSegDocs!.bulkPut(docsPuts) : undefined,
     puts.length > 0 ? t.textBlocks.bulkPut(puts) : undefined,
     deletes.length > 0 ? t.textBlocks.bulkDelete(deletes) : undefined,
-    dropRows.length > 0 ? t.textDocs.bulkDelete(dropRows) : undefined,
+    dropDocRows(t, dropRows, deadRows),
     corpus.length > 0 ? t.textCorpus.bulkPut(corpus) : undefined,
     toRecord.length > 0 ? t.textDocs.bulkPut(toRecord) : undefined,
     newMark !== mark ? t.meta.put({ key: MERGED_MARK_KEY, value: newMark }) : undefined,
   ])
-  return { mark: newMark, merged, purged, recorded: fresh.map((row) => row.n!), corpus, blockTerms, more: tail.length === limit }
+  // Dead documents the caller listed whose removal was stored already (members of batch rows) count as recorded too.
+  const recorded = [...fresh.map((row) => row.n!), ...record.filter((d) => known.has(d.n)).map((d) => d.n)]
+  return { mark: newMark, merged, purged, recorded, corpus, blockTerms, more }
+}
+
+/** Deletes the rows of documents `ns`: single rows go; members of batch rows (among `dead`) leave their batches. */
+function dropDocRows(t: MergeTables, ns: readonly number[], dead: readonly TextDocRow[]): Promise<unknown> | undefined {
+  if (ns.length === 0) return undefined
+  const drop = new Set(ns)
+  const members = dead.filter((row) => drop.has(row.n!) && batchOf(row) !== undefined)
+  for (const row of members) drop.delete(row.n!)
+  return Promise.all([
+    drop.size > 0 ? t.textDocs.bulkDelete([...drop]) : undefined,
+    members.length > 0 ? rewriteBatches(t.textDocs, members, new Map(), withoutDead) : undefined,
+  ])
 }
 
 /** The segment tables of a merge's tables (which has segments). */

@@ -12,18 +12,20 @@ import {
   TERM_SEPARATOR,
   type EmbedQueueRow,
   type TextBlockRow,
+  type TextBatchRow,
   type TextCorpusRow,
   type TextDocRow,
   type VectorRow,
 } from './index-rows.js'
 import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
+import { batchOf, batchRowsOf, expandRows, rewriteBatches, rowsWithId, withoutMembers, type StoredDocRow } from './doc-batches.js'
 import type { DirTable, SegDocsTable } from './segment-dirs.js'
 import type { SegmentTable } from './segments.js'
 import { VectorCache } from './vector-cache.js'
 
 /** The search-index tables, typed (schema.ts declares them untyped). */
 export interface IndexTables {
-  textDocs: Dexie.Table<TextDocRow, number>
+  textDocs: Dexie.Table<StoredDocRow, number>
   textBlocks: Dexie.Table<TextBlockRow, [number, string, number]>
   textCorpus: Dexie.Table<TextCorpusRow, string>
   textSegs: SegmentTable
@@ -112,7 +114,14 @@ interface TxLog {
   assigning: Promise<unknown>
   qs: Map<string, Promise<number>>
   onComplete: Array<() => void>
+  /** Set while a batch's numbers are being taken: documents added meanwhile wait for it. */
+  numbering?: Promise<unknown>
+  /** This transaction's latest copy of each batch row it rewrote (undefined: deleted). */
+  batches: Map<number, TextBatchRow | undefined>
 }
+
+/** Documents of one write stored in batch rows rather than one row each (doc-batches.ts). */
+const BATCH_AT = 4
 
 /** A settled Dexie promise: awaiting it keeps Dexie's transaction zone (a native one may not, after ~100 in a row). */
 const done = (): Promise<void> => Dexie.Promise.resolve() as unknown as Promise<void>
@@ -176,6 +185,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         assigning: Dexie.Promise.resolve() as unknown as Promise<unknown>,
         qs: new Map(),
         onComplete: [],
+        batches: new Map(),
       }
       log = created
       logs.set(w.tx, created)
@@ -232,8 +242,12 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
    */
   function kill(log: TxLog, rows: readonly TextDocRow[], markRow: PromiseLike<MetaRow | undefined>): Promise<void> {
     if (rows.length === 0) return done()
-    return Dexie.Promise.all([markRow, t.textDocs.bulkDelete(rows.map((r) => r.n!))]).then(([row]) => {
+    const singles = rows.filter((r) => batchOf(r) === undefined).map((r) => r.n!)
+    return Dexie.Promise.all([markRow, singles.length > 0 ? t.textDocs.bulkDelete(singles) : undefined]).then(([row]) => {
       const mark = typeof row?.value === 'number' ? row.value : 0
+      // A member of a batch is taken out of its row, which keeps a merged one as a dead document (recorded at once).
+      const batched = rows.filter((r) => batchOf(r) !== undefined)
+      const rewritten = batched.length > 0 ? rewriteBatches(t.textDocs, batched, log.batches, (batch, ns) => withoutMembers(batch, ns, mark)) : undefined
       // A document added by this transaction never reached the tail in memory: it just goes (a fact set
       // twice in one transaction); reported as added and killed, it would stay in the tail after commit.
       const addedHere = log.changes.added.length > 0 ? new Set(log.changes.added.map((d) => d.n)) : undefined
@@ -241,10 +255,15 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       for (const r of rows) {
         if (addedHere?.has(r.n!)) gone.add(r.n!)
         // Only a merged document has postings in blocks to skip and, later, purge.
-        else log.changes.killed.push({ n: r.n!, q: r.q, l: r.l, merged: r.n! <= mark } satisfies DeadDoc)
+        else {
+          const dead: DeadDoc = { n: r.n!, q: r.q, l: r.l, merged: r.n! <= mark }
+          if (dead.merged && batchOf(r) !== undefined) dead.recorded = true
+          log.changes.killed.push(dead)
+        }
       }
       if (gone.size > 0) log.changes.added = log.changes.added.filter((d) => !gone.has(d.n))
-    })
+      return rewritten
+    }) as Promise<void>
   }
 
   /**
@@ -285,14 +304,14 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   function putOne(w: WriteScope, doc: IndexedDoc, fresh: boolean): Promise<void> {
     const log = logOf(w)
     const q = projectNumber(log, doc.projectId)
-    if (typeof q !== 'number') return Dexie.Promise.resolve(q).then((n) => putNumbered(log, doc, n, fresh))
+    if (typeof q !== 'number' || log.numbering) return Dexie.Promise.all([q, log.numbering]).then(([n]) => putNumbered(log, doc, n, fresh))
     return putNumbered(log, doc, q, fresh)
   }
 
   function putNumbered(log: TxLog, doc: IndexedDoc, q: number, fresh: boolean): Promise<void> {
     const row = docRowOf(analyzer, doc, q)
     // Older copies are looked up before the new row is added (requests run in order).
-    const older = fresh ? undefined : t.textDocs.where('d').equals(doc.docId).toArray()
+    const older = fresh ? undefined : byId(doc.docId)
     const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
     const added = t.textDocs.add(row)
     const dropped = fresh ? undefined : dropVectors(log, [doc.docId], [doc.projectId], false)
@@ -327,8 +346,8 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     for (const doc of input) byId.set(doc.docId, doc) // the last copy of a document wins
     const docs = [...byId.values()]
     const numbers = docs.map((doc) => projectNumber(log, doc.projectId))
-    if (numbers.every((n): n is number => typeof n === 'number')) return writeDocs(log, docs, numbers, fresh)
-    return Dexie.Promise.all(numbers).then((qs) => writeDocs(log, docs, qs, fresh))
+    if (!log.numbering && numbers.every((n): n is number => typeof n === 'number')) return writeDocs(log, docs, numbers, fresh)
+    return Dexie.Promise.all([Dexie.Promise.all(numbers), log.numbering]).then(([qs]) => writeDocs(log, docs, qs, fresh))
   }
 
   function writeDocs(log: TxLog, docs: readonly IndexedDoc[], qs: readonly number[], fresh: boolean): Promise<void> {
@@ -336,12 +355,15 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const ids = docs.map((doc) => doc.docId)
     const writes: Promise<unknown>[] = []
     // Older copies are looked up before the new rows are added (requests run in order), in one round trip.
-    const older = fresh ? undefined : ids.length === 1 ? t.textDocs.where('d').equals(ids[0]!).toArray() : olderCopies(ids, new Set(qs))
+    const older = fresh ? undefined : ids.length === 1 ? byId(ids[0]!) : olderCopies(ids, new Set(qs))
     const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
     // A batch merged in this transaction is stored without its terms: its postings go straight into
     // blocks, and nothing reads the terms of a merged document's row again.
     const inline = merger !== undefined && rows.length >= (opts.inlineMergeAt ?? INLINE_MERGE_AT)
-    const added = t.textDocs.bulkAdd(inline ? rows.map(mergedRowOf) : rows, { allKeys: true })
+    const added =
+      rows.length >= BATCH_AT
+        ? addBatches(log, inline ? rows.map(mergedRowOf) : rows, rows)
+        : t.textDocs.bulkAdd(inline ? rows.map(mergedRowOf) : rows, { allKeys: true })
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
     if (embedder) {
@@ -386,7 +408,39 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const holding = await Promise.all([...qs].map((q) => t.textDocs.where('q').equals(q).limit(1).primaryKeys()))
     if (holding.every((keys) => keys.length === 0)) return []
     // Equality lookups (not anyOf's key-ordered cursor): an encrypted store keeps document ids as keyed hashes.
-    return (await Promise.all(ids.map((id) => t.textDocs.where('d').equals(id).toArray()))).flat()
+    return (await Promise.all(ids.map(byId))).flat()
+  }
+
+  /** The stored rows of a document id (members of batches as single rows). */
+  function byId(id: string): Promise<TextDocRow[]> {
+    return t.textDocs
+      .where('d')
+      .equals(id)
+      .toArray()
+      .then((rows) => rowsWithId(rows, id))
+  }
+
+  /**
+   * Adds `stored` (the rows of `rows`, as they are stored) in batch rows, numbered after every
+   * stored document and the merged mark; resolves to their numbers, which `rows` also get. A
+   * batch row's key is its last document's number, so the auto-increment counter passes them all.
+   */
+  function addBatches(log: TxLog, stored: TextDocRow[], rows: TextDocRow[]): Promise<number[]> {
+    const numbered = Dexie.Promise.all([t.textDocs.orderBy(':id').lastKey(), t.meta.get(MERGED_MARK_KEY)]).then(([last, markRow]) => {
+      const mark = typeof markRow?.value === 'number' ? markRow.value : 0
+      const first = Math.max(typeof last === 'number' ? last : 0, mark) + 1
+      const packed = batchRowsOf(stored, first)
+      rows.forEach((row, i) => {
+        row.n = first + i
+      })
+      return t.textDocs.bulkAdd(packed).then(() => rows.map((row) => row.n!))
+    })
+    const settled = numbered.catch(() => undefined)
+    log.numbering = settled
+    settled.then(() => {
+      if (log.numbering === settled) log.numbering = undefined
+    })
+    return numbered
   }
 
   function scheduleMerge(): void {
@@ -456,7 +510,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
           const [markRow, corpus] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
           const mark = typeof markRow?.value === 'number' ? markRow.value : 0
           const [tail, dead] = await Promise.all([t.textDocs.where(':id').above(mark).toArray(), t.textDocs.where('x').equals(1).toArray()])
-          return { mark, corpus, tail, dead }
+          return { mark, corpus, tail: expandRows(tail), dead: expandRows(dead).filter((row) => row.x === 1) }
         }
         return Dexie.currentTransaction ? run() : db.transaction('r', ['textDocs', 'textCorpus', 'meta'], run)
       }, Dexie.currentTransaction === null)
@@ -482,7 +536,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       if (!enabled) return done()
       const log = logOf(w)
       const mark = t.meta.get(MERGED_MARK_KEY)
-      return Dexie.Promise.all([t.textDocs.where('d').equals(docId).toArray(), dropVectors(log, [docId], [], false)]).then(([rows]) => {
+      return Dexie.Promise.all([byId(docId), dropVectors(log, [docId], [], false)]).then(([rows]) => {
         for (const row of rows) {
           const projectId = projectIdOf(row.q)
           if (projectId !== undefined) log.changes.vectorProjects.add(projectId)

@@ -1,3 +1,4 @@
+import { docAt } from './doc-batches.js'
 import { B, compareCandidates, K1, type Candidate, type PostingFilter } from './bm25.js'
 import { KIND_CODES, recordIdOf, type TextDocRow } from './index-rows.js'
 import type { IndexState } from './index-state.js'
@@ -339,7 +340,8 @@ async function pick(engine: SearchEngine, q: number, r: Ranked, filter: PostingF
     const lookup = (n: number) => state.doc(n) ?? segmentDoc(engine, q, n)
     const known = batch.map((i) => lookup(r.docs[i]!))
     const missing = batch.filter((_, j) => known[j] === undefined)
-    const rows = missing.length > 0 ? await engine.t.textDocs.bulkGet(missing.map((i) => r.docs[i]!)) : []
+    // A batch row is keyed by its last document: the first row at or above a number holds it.
+    const rows = missing.length > 0 ? await Promise.all(missing.map((i) => firstRowFrom(engine, r.docs[i]!))) : []
     rows.forEach((row: TextDocRow | undefined, j) => {
       if (row && row.d !== undefined && row.x === undefined) state.keepDoc(row.n!, row.d, row.a)
       else {
@@ -358,6 +360,15 @@ async function pick(engine: SearchEngine, q: number, r: Ranked, filter: PostingF
     want = Math.max(depth, want * 2)
   }
   return out.sort(compareCandidates).slice(0, depth)
+}
+
+/** The row of document `n` (a member of a batch as a single row), if stored. */
+function firstRowFrom(engine: SearchEngine, n: number): Promise<TextDocRow | undefined> {
+  return engine.t.textDocs
+    .where(':id')
+    .aboveOrEqual(n)
+    .first()
+    .then((row) => docAt(row, n))
 }
 
 /** Sets each candidate's session from its record and keeps those the session filters allow. */

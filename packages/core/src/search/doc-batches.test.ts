@@ -1,0 +1,167 @@
+import { Dexie } from 'dexie'
+import { IDBKeyRange } from 'fake-indexeddb'
+import { describe, expect, it } from 'vitest'
+import { openTestMemory } from '../../../../test/support/memory.js'
+import { batchRowsOf, docAt, docRowsOf, expandRows, isBatch, withoutDead, withoutMembers } from './doc-batches.js'
+import { TERM_SEPARATOR, type TextBatchRow, type TextDocRow } from './index-rows.js'
+
+/** An analyzed document row (as docRowOf makes them). */
+function docRow(i: number, q: number, terms: string[], f?: number[]): TextDocRow {
+  const row: TextDocRow = { q, d: `message:m${i}`, a: 1_000 + i, l: terms.length + 1, t: terms.join(TERM_SEPARATOR), k: i % 3 }
+  if (f) row.f = Uint16Array.from(f)
+  return row
+}
+
+/** What a member row says, as compared (typed arrays as plain ones). */
+const plain = (row: TextDocRow) => ({ ...row, f: row.f ? [...row.f] : undefined })
+
+describe('batch rows of documents', () => {
+  it('stand for the single rows they pack: numbers, ids, terms and frequencies', () => {
+    const rows = [
+      docRow(0, 1, ['river', 'garden'], [2, 1]),
+      docRow(1, 1, []),
+      docRow(2, 1, ['lantern']),
+      docRow(3, 2, ['pixel', 'oslo', 'porto'], [1, 3, 1]),
+      docRow(4, 2, ['zebra']),
+    ]
+    const expected = rows.map((row) => plain({ ...row }))
+    const packed = batchRowsOf(rows, 41)
+    // One batch per project, in order; each keyed by its last document.
+    expect(packed.map((row) => [row.n, row.q, isBatch(row) ? row.m : 1])).toEqual([
+      [43, 1, 3],
+      [45, 2, 2],
+    ])
+    expect(rows.map((row) => row.n)).toEqual([41, 42, 43, 44, 45])
+    const members = expandRows(packed)
+    expect(members.map((row) => row.n)).toEqual([41, 42, 43, 44, 45])
+    members.forEach((member, i) => {
+      const want = expected[i]!
+      expect({ ...plain(member), f: member.f && [...member.f].every((x) => x === 1) ? undefined : plain(member).f }).toEqual({ ...want, n: 41 + i })
+    })
+    // A member found by number from the row at or above it.
+    expect(docAt(packed[0], 42)?.d).toBe('message:m1')
+    expect(docAt(packed[0], 44)).toBeUndefined()
+    expect(docAt(packed[1], 44)?.t).toBe(`pixel${TERM_SEPARATOR}oslo${TERM_SEPARATOR}porto`)
+  })
+
+  it('split a long run into rows a few tens of kilobytes each, and keep a batch of one as a single row', () => {
+    const long = Array.from({ length: 400 }, (_, i) =>
+      docRow(
+        i,
+        1,
+        Array.from({ length: 40 }, (_, j) => `term${(i * 7 + j) % 500}`),
+      ),
+    )
+    const packed = batchRowsOf(long, 1)
+    expect(packed.length).toBeGreaterThan(4)
+    for (const row of packed) expect(row.t.length + row.d!.length * 20).toBeLessThan(40_000)
+    expect(expandRows(packed).map((row) => row.n)).toEqual(long.map((_, i) => i + 1))
+    const [one] = batchRowsOf([docRow(9, 1, ['solo'])], 7)
+    expect(isBatch(one!)).toBe(false)
+    expect(one).toMatchObject({ n: 7, d: 'message:m9', t: 'solo' })
+  })
+
+  it('drop members never merged, keep merged ones as dead until a purge, and go when nothing is left', () => {
+    const [batch] = batchRowsOf([docRow(0, 1, ['a']), docRow(1, 1, ['b']), docRow(2, 1, ['c']), docRow(3, 1, ['d'])], 11) as TextBatchRow[]
+    // Documents 11–14; the merge mark is 12: 11 and 12 are merged.
+    const less = withoutMembers(batch!, [12, 13], 12)!
+    expect(less.c).toBe(3)
+    expect(less.x).toBe(1)
+    const members = docRowsOf(less)
+    expect(members.map((row) => [row.n, row.x ?? 0, row.d ?? null])).toEqual([
+      [11, 0, 'message:m0'],
+      [12, 1, null],
+      [14, 0, 'message:m3'],
+    ])
+    expect(batch!.d).toEqual(['message:m0', 'message:m1', 'message:m2', 'message:m3'])
+    const purged = withoutDead(less, new Set([12]))!
+    expect(purged.c).toBe(2)
+    expect(purged.x).toBeUndefined()
+    expect(docRowsOf(purged).map((row) => row.n)).toEqual([11, 14])
+    expect(withoutMembers(purged, [11, 14], 12)).toMatchObject({ c: 1, r: [0], x: 1 })
+    expect(withoutMembers(purged, [11, 14], 10)).toBeUndefined()
+  })
+})
+
+describe('bulk writes in batch rows', () => {
+  it('write a few rows for many messages, and find, replace and remove their members by id', async () => {
+    const memory = await openTestMemory({ mergeDelayMs: Infinity, mergeAt: Infinity } as Record<string, unknown>)
+    await memory.projects.create({ name: 'P', id: 'p' })
+    await memory.sessions.create('p', { id: 's' })
+    const written = await memory.messages.appendMany(
+      's',
+      Array.from({ length: 120 }, (_, i) => ({ role: 'user' as const, content: `note ${i} ${i % 4 === 0 ? 'heron' : 'egret'}` })),
+    )
+    const raw = await new Dexie(`engram:test:${memory.userId}`, { indexedDB: memory.indexedDB, IDBKeyRange }).open()
+    const rows = await raw.table('textDocs').toArray()
+    expect(rows.length).toBeLessThan(4)
+    expect(rows.reduce((sum, row) => sum + (row.m ?? 1), 0)).toBe(120)
+    const count = async (word: string) => (await memory.search('p', word, { limit: 500 })).filter((h) => h.text.includes(word)).length
+    expect(await count('heron')).toBe(30)
+    await memory.messages.edit(written[0]!.id, { content: 'a bittern now' })
+    await memory.messages.delete(written[4]!.id)
+    expect(await count('heron')).toBe(28)
+    expect(await count('bittern')).toBe(1)
+    // The members left their batch: only the live ones are found by id.
+    expect(await raw.table('textDocs').where('d').equals(`message:${written[4]!.id}`).count()).toBe(0)
+    raw.close()
+    // After a reopen (the state read back from the batch rows) the same.
+    memory.close()
+    const reopened = await openTestMemory({ indexedDB: memory.indexedDB, userId: memory.userId } as Record<string, unknown>)
+    const again = async (word: string) => (await reopened.search('p', word, { limit: 500 })).filter((h) => h.text.includes(word)).length
+    expect(await again('heron')).toBe(28)
+    expect(await again('bittern')).toBe(1)
+    reopened.close()
+  })
+
+  it('number a batch after a document added before it in the same transaction, and a document added after it above the batch', async () => {
+    const memory = await openTestMemory({ mergeDelayMs: Infinity, mergeAt: Infinity } as Record<string, unknown>)
+    await memory.projects.create({ name: 'P', id: 'p' })
+    await memory.sessions.create('p', { id: 's' })
+    // An import writes facts, messages and summaries in one transaction: singles and batches side by side.
+    await memory.import(
+      {
+        format: 'engram-dump',
+        version: 1,
+        exportedAt: 0,
+        tables: {
+          facts: [
+            {
+              id: 'p/solo',
+              projectId: 'p',
+              key: 'solo',
+              value: 'a lone fact about herons',
+              confidence: 1,
+              tags: [],
+              tagKeys: [],
+              createdAt: 1,
+              updatedAt: 1,
+              version: 1,
+              hlc: '0000000000001.00000.dev',
+            },
+          ],
+          messages: Array.from({ length: 20 }, (_, i) => ({
+            id: `0190${String(i).padStart(8, '0')}-0000-7000-8000-000000000000`,
+            sessionId: 's',
+            projectId: 'p',
+            seq: i + 1,
+            role: 'user',
+            content: `heron sighting ${i}`,
+            tokens: 3,
+            createdAt: 10 + i,
+          })),
+        },
+      },
+      { mode: 'merge' },
+    )
+    await memory.facts.set('p', 'later', 'herons again')
+    const hits = await memory.search('p', 'heron', { limit: 100 })
+    expect(hits.filter((h) => h.kind === 'message')).toHaveLength(20)
+    expect(hits.filter((h) => h.kind === 'fact')).toHaveLength(2)
+    const raw = await new Dexie(`engram:test:${memory.userId}`, { indexedDB: memory.indexedDB, IDBKeyRange }).open()
+    const numbers = expandRows(await raw.table('textDocs').toArray()).map((row) => row.n!)
+    expect(new Set(numbers).size).toBe(numbers.length)
+    raw.close()
+    memory.close()
+  })
+})
