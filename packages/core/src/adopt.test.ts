@@ -1,5 +1,6 @@
+import { Dexie } from 'dexie'
 import { describe, expect, it } from 'vitest'
-import { openMemory, type Memory } from '@engram/core'
+import { databaseName, openMemory, type Memory } from '@engram/core'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { testClock } from '../../../test/support/memory.js'
 
@@ -26,7 +27,7 @@ async function seedAnonymous(anon: Memory) {
 
 describe('adopt', () => {
   it("merges another local user's memory: kept kinds kept, facts by latest clock, alias recorded", async () => {
-    const { clock, open } = await device()
+    const { indexedDB, clock, open } = await device()
     const anon = await open('anon-1')
     const s = await seedAnonymous(anon)
     clock.advance(1000)
@@ -41,6 +42,17 @@ describe('adopt', () => {
     expect((await me.facts.get('user', 'name'))?.value).toBe('Ada')
     expect((await me.facts.get('trip', 'city'))?.value).toBe('Rome')
     expect((await me.messages.tail(s.id, 10)).map((m) => m.content)).toEqual(['Where should I go?', 'Rome is lovely.'])
+    // Stored as appends are (no stamp of their own), the adopted rows' session holds their highest stamp for the clock restore.
+    const raw = await new Dexie(databaseName('app', 'u1'), { indexedDB, IDBKeyRange }).open()
+    const rows = await raw.table('messages').where('sessionId').equals(s.id).toArray()
+    expect(rows.map((r) => r.hlc)).toEqual([undefined, undefined])
+    expect((await raw.table('sessions').get(s.id)).lastAt).toBe(
+      rows
+        .map((r) => r.at)
+        .sort()
+        .at(-1),
+    )
+    raw.close()
     expect((await me.journal.load(s.id)).records.map((r) => r.kind)).toEqual(['note'])
     expect((await me.tasks.list({ projectId: 'trip' })).items.map((t) => t.description)).toEqual(['book flights'])
     expect((await me.patterns.list('user')).map((p) => p.text)).toEqual(['Plans trips at night'])

@@ -10,6 +10,8 @@ import { limitationKey } from './limitations.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, primaryKeyOf, type ProjectScope } from './dump-scope.js'
 import type { Dump } from './dump-validate.js'
 import { checkMergeHistory, withoutStoredCopies } from './dump-merge-check.js'
+import { raisedLastAt, restorable } from './clock-restore.js'
+import { legacyOrder, stampOfOrder } from './message-order.js'
 import { messageDoc } from './messages.js'
 import { trackSync } from './projects.js'
 import { indexDocs } from './search/index-docs.js'
@@ -56,10 +58,15 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
   const rowsOf = (name: string): Row[] => (name === 'projects' ? projects : ((dump.tables[name] ?? []) as Row[]))
   await checkReferences(ctx, dump, mode)
   const sessionSeq = highestSeqs(rowsOf('messages') as unknown as MessageRow[])
+  const sessionLastAt = new Map<string, string>()
   if (mode === 'merge') {
-    // A merged session row never moves the stored counter back.
-    for (const [id, seq] of await checkMergeHistory(ctx, dump)) if (seq > (sessionSeq.get(id) ?? 0)) sessionSeq.set(id, seq)
+    // A merged session row never moves the stored counter back, nor drops the stamp of the stored messages.
+    for (const [id, stored] of await checkMergeHistory(ctx, dump)) {
+      if (stored.lastSeq > (sessionSeq.get(id) ?? 0)) sessionSeq.set(id, stored.lastSeq)
+      if (stored.lastAt !== undefined) sessionLastAt.set(id, stored.lastAt)
+    }
   }
+  const messages = stampedMessages(rowsOf('messages') as unknown as MessageRow[], sessionLastAt, ctx.now())
 
   // Journal sessions whose records this import clears or writes: their counters are recounted.
   const journalSessions = new Set(rowsOf('journal').map((r) => r.sessionId as string))
@@ -69,20 +76,27 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
   const written: Change[] = []
   for (const table of MEMORY_TABLES) {
     const auto = primaryKeyOf(db, table).auto
-    const source = auto && !wholeStoreReplace ? await withoutStoredCopies(ctx, table, rowsOf(table)) : rowsOf(table)
+    const source =
+      table === 'messages' ? (messages as unknown as Row[]) : auto && !wholeStoreReplace ? await withoutStoredCopies(ctx, table, rowsOf(table)) : rowsOf(table)
     if (source.length === 0) continue
-    const prepared = prepareRows(ctx, w, table, source, wholeStoreReplace, sessionSeq)
+    const prepared = prepareRows(ctx, w, table, source, wholeStoreReplace, { seq: sessionSeq, lastAt: sessionLastAt })
     const rows = table === 'tasks' ? await withTaskHandles(ctx, prepared) : prepared
-    const keys = auto ? await db.table(table).bulkPut(rows, { allKeys: true }) : await db.table(table).bulkPut(rows)
+    // Messages and passages are indexed in batches whose numbers are read first: asked for before
+    // the rows go out (a chain of Dexie promises beside the rows' writes), they are analyzed while
+    // IndexedDB writes the rows.
+    const docs = ctx.index.putMany ? batchDocs(table, rows) : undefined
+    const indexing = docs ? ctx.index.putMany!(w, docs) : undefined
+    const putting: Promise<unknown> = auto ? db.table(table).bulkPut(rows, { allKeys: true }) : db.table(table).bulkPut(rows)
+    const [keys] = await Dexie.Promise.all<unknown>([putting, indexing])
     count += rows.length
-    await indexRows(ctx, w, table, rows)
+    if (!docs) await indexRows(ctx, w, table, rows)
     rows.forEach((row, i) => {
       const change = changeOf(table, auto ? { ...row, seq: (keys as unknown[])[i] } : row)
       if (change) written.push(change)
     })
   }
   if (rowsOf('artifacts').length > 0) await checkArtifactBudget(ctx, 0)
-  await raiseLastSeq(ctx, sessionSeq, new Set(rowsOf('sessions').map((s) => s.id as string)))
+  await raiseSessions(ctx, { seq: sessionSeq, lastAt: sessionLastAt }, new Set(rowsOf('sessions').map((s) => s.id as string)))
   await recountJournalSessions(ctx, [...journalSessions])
   if (wholeStoreReplace && !(await db.projects.get(USER_PROJECT))) {
     const now = ctx.now()
@@ -187,8 +201,14 @@ async function clearScope(ctx: StoreContext, w: WriteScope, scope: ProjectScope 
   return removed
 }
 
-/** Copies rows only where they must change: auto-increment keys, missing clock stamps, session seq. */
-function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[], keepAutoKeys: boolean, sessionSeq: Map<string, number>): Row[] {
+/** What imported session rows get: the highest message seq of each session, and the stored `lastAt` a merge keeps. */
+interface SessionCounters {
+  seq: Map<string, number>
+  lastAt: Map<string, string>
+}
+
+/** Copies rows only where they must change: auto-increment keys, missing clock stamps, session counters. */
+function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[], keepAutoKeys: boolean, sessions: SessionCounters): Row[] {
   const pk = primaryKeyOf(ctx.db, table)
   if (pk.auto && !keepAutoKeys) {
     // Auto-increment keys of another store would overwrite unrelated rows here: append instead.
@@ -211,8 +231,12 @@ function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[
   if (table === 'limitations') return rows.map((r) => ({ ...r, key: limitationKey(String(r.title)) }))
   if (table === 'sessions') {
     return rows.map((s) => {
-      const seq = Math.max(typeof s.lastSeq === 'number' ? s.lastSeq : 0, sessionSeq.get(s.id as string) ?? 0)
-      return seq === s.lastSeq ? s : { ...s, lastSeq: seq }
+      const seq = Math.max(typeof s.lastSeq === 'number' ? s.lastSeq : 0, sessions.seq.get(s.id as string) ?? 0)
+      const lastAt = sessions.lastAt.get(s.id as string)
+      if (seq === s.lastSeq && s.lastAt === lastAt) return s
+      // A dump's `lastAt` speaks for the messages of the store it came from; imported messages carry their stamps.
+      const { lastAt: _theirs, ...rest } = s
+      return lastAt === undefined ? { ...rest, lastSeq: seq } : { ...rest, lastSeq: seq, lastAt }
     })
   }
   return rows
@@ -234,13 +258,52 @@ function highestSeqs(messages: MessageRow[]): Map<string, number> {
   return seqs
 }
 
-/** Sessions that got messages but were not in the dump keep counting after the highest seq. */
-async function raiseLastSeq(ctx: StoreContext, sessionSeq: Map<string, number>, inDump: Set<string>): Promise<void> {
-  const ids = [...sessionSeq.keys()].filter((id) => !inDump.has(id))
+/**
+ * The dump's messages as they are stored: each with its order key (the legacy one when it has
+ * none), and without `hlc` where its stamp is its key's, as an append is stored (kept out of the
+ * stamp index); `lastAt` then takes the highest such stamp of each session (clock-restore.ts).
+ */
+function stampedMessages(rows: readonly MessageRow[], lastAt: Map<string, string>, now: number): MessageRow[] {
+  return rows.map((m) => {
+    const row: MessageRow = typeof m.at === 'string' ? { ...m } : { ...m, ...legacyOrder(m) }
+    const stamp = row.hlc ?? stampOfOrder(row.at!)
+    if (stamp !== stampOfOrder(row.at!) || !restorable(stamp, now)) {
+      row.hlc = stamp
+      return row
+    }
+    delete row.hlc
+    lastAt.set(row.sessionId, raisedLastAt(lastAt.get(row.sessionId), stamp, now))
+    return row
+  })
+}
+
+/** Sessions that got messages but were not in the dump keep counting after the highest seq, and keep the stamps of their messages. */
+async function raiseSessions(ctx: StoreContext, sessions: SessionCounters, inDump: Set<string>): Promise<void> {
+  const ids = [...new Set([...sessions.seq.keys(), ...sessions.lastAt.keys()])].filter((id) => !inDump.has(id))
   if (ids.length === 0) return
   const rows = await ctx.db.sessions.bulkGet(ids)
-  const raised = rows.flatMap((s) => (s && s.lastSeq < sessionSeq.get(s.id)! ? [{ ...s, lastSeq: sessionSeq.get(s.id)! }] : []))
+  const raised = rows.flatMap((s) => {
+    if (!s) return []
+    const seq = Math.max(s.lastSeq, sessions.seq.get(s.id) ?? 0)
+    const lastAt = sessions.lastAt.get(s.id)
+    return seq === s.lastSeq && lastAt === s.lastAt ? [] : [lastAt === undefined ? { ...s, lastSeq: seq } : { ...s, lastSeq: seq, lastAt }]
+  })
   if (raised.length > 0) await ctx.db.sessions.bulkPut(raised)
+}
+
+/** The index documents of imported messages or passages (indexed as one batch); undefined for other tables. */
+function batchDocs(table: string, rows: Row[]): IndexedDoc[] | undefined {
+  if (table === 'messages') return rows.map((row) => messageDoc(row as unknown as MessageRow))
+  if (table !== 'passages') return undefined
+  return rows.map(
+    (p): IndexedDoc => ({
+      docId: `passage:${String(p.id)}`,
+      kind: 'passage',
+      projectId: p.projectId as string,
+      text: p.text as string,
+      createdAt: p.createdAt as number,
+    }),
+  )
 }
 
 /**
@@ -250,28 +313,10 @@ async function raiseLastSeq(ctx: StoreContext, sessionSeq: Map<string, number>, 
  */
 async function indexRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[]): Promise<void> {
   const put = (doc: IndexedDoc) => Dexie.Promise.resolve(ctx.index.put(w, doc))
-  if (table === 'messages')
-    await indexDocs(
-      ctx.index,
-      w,
-      rows.map((row) => messageDoc(row as unknown as MessageRow)),
-    )
+  const docs = batchDocs(table, rows)
+  if (docs) await indexDocs(ctx.index, w, docs)
   else if (table === 'summaries') for (const row of rows) await Dexie.Promise.resolve(indexSummary(ctx, w, row as unknown as SummaryRow))
-  else if (table === 'passages') {
-    await indexDocs(
-      ctx.index,
-      w,
-      rows.map(
-        (p): IndexedDoc => ({
-          docId: `passage:${String(p.id)}`,
-          kind: 'passage',
-          projectId: p.projectId as string,
-          text: p.text as string,
-          createdAt: p.createdAt as number,
-        }),
-      ),
-    )
-  } else if (table === 'facts') {
+  else if (table === 'facts') {
     for (const row of rows) {
       const f = row as unknown as FactRow
       if (f.deletedAt !== undefined) await Dexie.Promise.resolve(ctx.index.remove(w, `fact:${f.id}`))

@@ -23,14 +23,23 @@ export function stableJson(value: unknown): string {
 }
 
 /**
+ * What a merge keeps of a stored session the dump names: its arrival counter, and the
+ * stamp of its stored messages without their own (clock-restore.ts).
+ */
+export interface StoredCounters {
+  lastSeq: number
+  lastAt?: string
+}
+
+/**
  * Checks, before a `merge` writes anything, that it does not rewrite append-only history:
  * a journal record or a message the store already holds at a (session, seq) must be the
  * same record in the dump. Run inside the import's transaction.
- * @returns the stored `lastSeq` of the sessions the dump names, so a merged session row
- * never moves its counter back.
+ * @returns the stored counters of the sessions the dump names, so a merged session row
+ * never moves them back.
  * @throws MemoryError `conflict` naming the first session whose history differs.
  */
-export async function checkMergeHistory(ctx: StoreContext, dump: Dump): Promise<Map<string, number>> {
+export async function checkMergeHistory(ctx: StoreContext, dump: Dump): Promise<Map<string, StoredCounters>> {
   const journal = (dump.tables.journal ?? []) as Row[]
   if (journal.length > 0) {
     const stored = await ctx.db.table('journal').bulkGet(journal.map((r) => [r.sessionId as string, r.seq as number]))
@@ -40,8 +49,8 @@ export async function checkMergeHistory(ctx: StoreContext, dump: Dump): Promise<
   const messages = (dump.tables.messages ?? []) as Row[]
   const sessionIds = [...new Set([...((dump.tables.sessions ?? []) as Row[]).map((s) => s.id), ...messages.map((m) => m.sessionId)])] as string[]
   const sessions = await ctx.db.sessions.bulkGet(sessionIds)
-  const lastSeq = new Map<string, number>()
-  for (const s of sessions) if (s) lastSeq.set(s.id, s.lastSeq)
+  const lastSeq = new Map<string, StoredCounters>()
+  for (const s of sessions) if (s) lastSeq.set(s.id, s.lastAt === undefined ? { lastSeq: s.lastSeq } : { lastSeq: s.lastSeq, lastAt: s.lastAt })
   const bySession = new Map<string, Row[]>()
   for (const m of messages) {
     const id = m.sessionId as string

@@ -364,6 +364,54 @@ describe('import', () => {
     expect(docs.size).toBe(2)
   })
 
+  it('dumps appended messages with their stamp and sessions without lastAt; import keeps the restore complete', async () => {
+    const { ctx, clock } = await openTestContext()
+    await createProjects(ctx).create({ name: 'P', id: 'p' })
+    const s = await createSessions(ctx).create('p', { id: 's' })
+    const [m1] = await createMessages(ctx).appendExchange(s.id, 'hello', 'hi')
+    const stored = (await ctx.db.messages.get(m1.id))!
+    expect(stored.hlc).toBeUndefined()
+    const dump = roundTrip(await createDump(ctx).export('p'))
+    // As dumps were before appends left out their stamp.
+    for (const m of dump.tables.messages as { at: string; hlc: string }[]) expect(m.hlc).toBe(m.at)
+    expect(dump.tables.sessions![0]).not.toHaveProperty('lastAt')
+
+    // Into another store: the imported messages are stored as appends are, their session's lastAt the highest stamp.
+    const other = (await openTestContext()).ctx
+    await createImporter(other)(dump, { mode: 'replace' })
+    expect((await other.db.messages.get(m1.id))!.hlc).toBeUndefined()
+    const highest = (dump.tables.messages as { at: string }[])
+      .map((m) => m.at)
+      .sort()
+      .at(-1)
+    expect((await other.db.sessions.get('s'))!.lastAt).toBe(highest)
+    expect(roundTrip(await createDump(other).export('p'))).toEqual({ ...dump, exportedAt: expect.any(Number) })
+
+    // A message with an order key but no stamp (a hand-made dump) imports with its key's stamp; a dump's lastAt is not taken.
+    // A message edited after its append keeps its own stamp.
+    const handMade = roundTrip(dump)
+    const [first, second] = handMade.tables.messages as Record<string, unknown>[]
+    delete first!.hlc
+    second!.hlc = '1767225600001.00009.devZ'
+    ;(handMade.tables.sessions![0] as Record<string, unknown>).lastAt = '9999999999999.00000.dump'
+    const third = (await openTestContext()).ctx
+    await createImporter(third)(handMade, { mode: 'replace' })
+    expect((await third.db.messages.get(first!.id as string))!.hlc).toBeUndefined()
+    expect((await third.db.messages.get(second!.id as string))!.hlc).toBe('1767225600001.00009.devZ')
+    expect((await third.db.sessions.get('s'))!.lastAt).toBe(first!.at)
+
+    // A merge over the store's own session keeps the stamp of the messages appended here since.
+    clock.advance(1000)
+    const [later] = await createMessages(ctx).appendMany(s.id, [{ role: 'user', content: 'after the export' }])
+    const lastAt = (await ctx.db.sessions.get('s'))!.lastAt
+    expect(lastAt).toBe((await ctx.db.messages.get(later!.id))!.at)
+    await createImporter(ctx)(dump, { mode: 'merge' })
+    expect((await ctx.db.sessions.get('s'))!.lastAt).toBe(lastAt)
+    await expect(createImporter(ctx)({ ...dump, tables: { ...dump.tables, messages: [{ ...first, at: 5 }] } }, { mode: 'merge' })).rejects.toMatchObject({
+      code: 'invalid_input',
+    })
+  })
+
   it('fails with closed after close()', async () => {
     const memory = await openTestMemory()
     const dump = await memory.export()

@@ -2,6 +2,8 @@ import { encodeArtifactRows } from './dump-artifacts.js'
 import { MemoryError } from './errors.js'
 import { collectionOf, loadProjectScope, MEMORY_TABLES, type ProjectScope } from './dump-scope.js'
 import { DUMP_FORMAT, DUMP_VERSION, type Dump } from './dump-validate.js'
+import { messageStamp } from './message-order.js'
+import type { MessageRow } from './schema.js'
 import type { BackgroundProblem } from './status.js'
 import { estimateStorage, type StorageEstimate } from './storage-estimate.js'
 import type { StoreContext } from './store-context.js'
@@ -57,7 +59,7 @@ export function createDump(ctx: StoreContext): DumpApi {
         scope = await loadProjectScope(db, projectId)
       }
       const tables: Record<string, Row[]> = {}
-      for (const table of MEMORY_TABLES) tables[table] = await collectionOf(db, table, scope).toArray()
+      for (const table of MEMORY_TABLES) tables[table] = dumped(table, await collectionOf(db, table, scope).toArray())
       return tables
     })
   }
@@ -90,6 +92,22 @@ export function createDump(ctx: StoreContext): DumpApi {
       return dump
     },
   }
+}
+
+/**
+ * Rows as a dump holds them: messages with their stamp (`messageStamp`: appends are stored
+ * without it), sessions without `lastAt`, which speaks for this store's rows only (import
+ * keeps the stored one). Dumps stay as they were before appends left out their stamps.
+ */
+function dumped(table: string, rows: Row[]): Row[] {
+  if (table === 'messages') return rows.map((m) => (m.hlc === undefined ? { ...m, hlc: messageStamp(m as unknown as MessageRow) } : m))
+  if (table === 'sessions')
+    return rows.map((s) => {
+      if (s.lastAt === undefined) return s
+      const { lastAt: _local, ...rest } = s
+      return rest
+    })
+  return rows
 }
 
 /** UTF-8 byte length of a string without encoding it (surrogate pairs count 4). */

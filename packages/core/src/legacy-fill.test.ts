@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { Dump } from '@engram/core'
 import { openTestMemory } from '../../../test/support/memory.js'
 import { legacySessionStamp } from './legacy-fill.js'
-import { legacyOrder, stampOfOrder } from './message-order.js'
+import { legacyOrder, messageStamp, stampOfOrder } from './message-order.js'
 import { EngramDb, type MessageRow, type SessionRow } from './schema.js'
 
 const message = (id: string, seq: number, extra: Partial<MessageRow> = {}): MessageRow => ({
@@ -34,7 +34,7 @@ async function openDb(): Promise<EngramDb> {
 }
 
 describe('rows written without an order key or stamp', () => {
-  it('messages get the legacy key and stamp, or the stamp of their key, by add, put and the bulk forms', async () => {
+  it('messages without a key get the legacy key and stamp by add, put and the bulk forms; keyed ones stay as given', async () => {
     const db = await openDb()
     const stamped = '0000000009000.00003.abcdefghijklmnop'
     const rows = [message('a', 1), message('b', 2), message('c', 3, { at: stamped }), message('d', 4, { at: stamped, hlc: '0000000009999.00000.other' })]
@@ -46,9 +46,17 @@ describe('rows written without an order key or stamp', () => {
     expect(stored.map((m) => [m?.at, m?.hlc])).toEqual([
       [legacyOrder(rows[0]!).at, legacyOrder(rows[0]!).hlc],
       [legacyOrder(rows[1]!).at, legacyOrder(rows[1]!).hlc],
-      [stamped, stampOfOrder(stamped)],
+      // A keyed row without a stamp is how an append is stored: its stamp is its key's.
+      [stamped, undefined],
       [stamped, '0000000009999.00000.other'],
       [legacyOrder(message('e', 5)).at, legacyOrder(message('e', 5)).hlc],
+    ])
+    expect(stored.map((m) => messageStamp(m!))).toEqual([
+      legacyOrder(rows[0]!).hlc,
+      legacyOrder(rows[1]!).hlc,
+      stampOfOrder(stamped),
+      '0000000009999.00000.other',
+      legacyOrder(message('e', 5)).hlc,
     ])
     // The rows given are completed in place, as the creating hooks before did.
     expect(rows[0]).toMatchObject(legacyOrder(rows[0]!))

@@ -1,12 +1,12 @@
 import type { DBCore, DBCoreMutateRequest, Middleware } from 'dexie'
 import { formatHlc } from './hlc.js'
-import { legacyOrder, stampOfOrder } from './message-order.js'
+import { legacyOrder } from './message-order.js'
 import type { MessageRow, SessionRow } from './schema.js'
 
 /*
- * Rows of messages and sessions written without their order key or stamp (dump
- * import, adoption, older callers) get the legacy ones as they go down to
- * IndexedDB. A DBCore middleware rather than Dexie `creating` hooks: a hooked
+ * Message rows written without their order key and session rows written without
+ * their stamp (dump import, adoption, older callers) get the legacy ones as they
+ * go down to IndexedDB. A DBCore middleware rather than Dexie `creating` hooks: a hooked
  * write holds the whole transaction until it is done (and a hooked put reads
  * the stored row first), so every append waited on its own message rows before
  * anything else of it could go out. Here the rows are completed in place, as a
@@ -23,10 +23,14 @@ export function isPlaceholder(row: SessionRow): boolean {
   return row.placeholder === true
 }
 
-/** Completes a message row without an order key (legacy key and stamp) or without a stamp (the stamp of its key). */
+/**
+ * Completes a message row without an order key: the legacy key and stamp. A row with
+ * a key but no stamp is left as it is: that is how an append is stored (its stamp is
+ * its key's, message-order.ts `messageStamp`), and whoever writes one raises its
+ * session's `lastAt` or gives it its `hlc` (clock-restore.ts).
+ */
 export function fillMessage(row: MessageRow): void {
   if (row.at === undefined) Object.assign(row, legacyOrder(row))
-  else row.hlc ??= stampOfOrder(row.at)
 }
 
 /** Completes a session row without a stamp (unless it is a placeholder). */

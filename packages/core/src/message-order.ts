@@ -1,4 +1,5 @@
 import { formatHlc, isHlc } from './hlc.js'
+import type { MessageRow } from './schema.js'
 
 /**
  * The merged order of a session's messages. Every message carries `at`: the
@@ -36,4 +37,16 @@ export function isOrderKey(at: unknown): at is string {
 export function stampOfOrder(at: string): string {
   const space = at.indexOf(' ')
   return space === -1 ? at : at.slice(0, space)
+}
+
+/**
+ * The stamp of a stored message row: its own `hlc`, or, for a row stored without
+ * one (an append, whose stamp is its order key's), the stamp of its order key.
+ * Appends leave `hlc` out so the `hlc` index holds only rows whose stamp differs
+ * from their key's (edits, deletions, later remote records, older rows): every
+ * appended row indexed twice by the same stamp made bulk appends slower.
+ * Every stored row has `at` (legacy-fill.ts fills it).
+ */
+export function messageStamp(row: Pick<MessageRow, 'at' | 'hlc'>): string {
+  return row.hlc ?? stampOfOrder(row.at!)
 }

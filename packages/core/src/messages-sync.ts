@@ -1,8 +1,9 @@
 import { Dexie } from 'dexie'
+import { raisedLastAt, restorable } from './clock-restore.js'
 import { invalidInput, MemoryError } from './errors.js'
 import { compareHlc } from './hlc.js'
 import { maxKey } from './keys.js'
-import { isOrderKey, stampOfOrder } from './message-order.js'
+import { isOrderKey, messageStamp, stampOfOrder } from './message-order.js'
 import { checkContent, MAX_META_BYTES, messageDoc, ROLES } from './messages.js'
 import type { MessageRow, SessionRow } from './schema.js'
 import { indexDocs } from './search/index-docs.js'
@@ -33,7 +34,11 @@ export const syncedMessages: SyncedKind<MessageRow> = {
     (await ctx.db.messages.where('[sessionId+at]').between([sessionId, Dexie.minKey], [sessionId, maxKey()]).toArray()).filter(
       (row) => row.projectId === projectId,
     ),
-  toRecord: (row) => ({ kind: 'messages', projectId: row.projectId, id: row.id, hlc: row.hlc!, row: travelling(row, ['seq']) }),
+  toRecord: (row) => {
+    // A row stored without its own stamp travels with it, as every record did before.
+    const hlc = messageStamp(row)
+    return { kind: 'messages', projectId: row.projectId, id: row.id, hlc, row: travelling({ ...row, hlc }, ['seq']) }
+  },
   check(record) {
     const r = checkEnvelope(record, 'messages', FIELDS)
     if (r.id !== undefined && r.id !== record.id) throw invalidInput('record.row.id differs from record.id')
@@ -66,7 +71,7 @@ export const syncedMessages: SyncedKind<MessageRow> = {
   async apply(ctx, w, row) {
     const stored = await ctx.db.messages.get(row.id)
     checkSameProject('messages', row.id, stored, row.projectId)
-    if (stored && compareHlc(row.hlc, stored.hlc) <= 0) return false
+    if (stored && compareHlc(row.hlc, messageStamp(stored)) <= 0) return false
     if (stored && (stored.sessionId !== row.sessionId || stored.at !== row.at))
       throw new MemoryError('invalid_input', `A message record of ${JSON.stringify(row.id)} moves it to another session or place`)
     const session = await sessionFor(ctx, row)
@@ -76,6 +81,13 @@ export const syncedMessages: SyncedKind<MessageRow> = {
       ...session,
       lastSeq: stored ? session.lastSeq : session.lastSeq + 1,
       lastActiveAt: Math.max(session.lastActiveAt, row.createdAt),
+    }
+    // A record stamped at its append is stored as an append is: without `hlc`, the session's
+    // `lastAt` standing for its stamp (clock-restore.ts), in the put of the session made anyway.
+    const now = ctx.now()
+    if (next.hlc === stampOfOrder(next.at!) && restorable(next.hlc, now)) {
+      nextSession.lastAt = raisedLastAt(session.lastAt, next.hlc, now)
+      delete next.hlc
     }
     await Promise.all([ctx.db.messages.put(next), ctx.db.sessions.put(nextSession)])
     if (next.deletedAt !== undefined) await ctx.index.remove(w, `message:${next.id}`)

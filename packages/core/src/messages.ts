@@ -5,6 +5,7 @@ import { MemoryError } from './errors.js'
 import { newId } from './ids.js'
 import type { MessageRow, ProjectRow, SessionRow } from './schema.js'
 import { assertActive, requireSession } from './sessions.js'
+import { raisedLastAt, restorable } from './clock-restore.js'
 import type { IndexedDoc, StoreContext } from './store-context.js'
 import { resolvePerson } from './people.js'
 import { checkJson, checkLimit, checkId, checkNumber, checkOneOf, checkOptions, checkString, type Json } from './validate.js'
@@ -137,7 +138,8 @@ export function createMessages(ctx: StoreContext): Omit<MessagesApi, 'edit' | 'd
         ? await Promise.all(inputs.map((p) => (p.personId === undefined ? undefined : resolvePerson(ctx, p.personId))))
         : []
       const rows = inputs.map((p, i): MessageRow => {
-        // One stamp per message: its place in the merged order of the session (message-order.ts).
+        // One stamp per message: its place in the merged order of the session (message-order.ts),
+        // and the stamp of the row (`messageStamp`: no `hlc` of its own).
         const at = ctx.clock.tick()
         const row: MessageRow = {
           id: newId(now),
@@ -149,7 +151,6 @@ export function createMessages(ctx: StoreContext): Omit<MessagesApi, 'edit' | 'd
           tokens: p.tokens,
           createdAt: now,
           at,
-          hlc: at,
         }
         if (p.meta !== undefined) row.meta = p.meta
         const personId = people[i]
@@ -157,15 +158,25 @@ export function createMessages(ctx: StoreContext): Omit<MessagesApi, 'edit' | 'd
         return row
       })
       const next: SessionRow = { ...session, lastSeq: session.lastSeq + rows.length, lastActiveAt: Math.max(session.lastActiveAt, now) }
+      // The rows' stamps are their order keys': stored without `hlc` (kept out of its index), the
+      // session's `lastAt` keeps the highest for the clock restore (clock-restore.ts), in the put
+      // this append makes anyway. Stamps a restore would skip (the clock far ahead of the wall
+      // clock) stay on their rows, as the restore's walk of the `hlc` index expects.
+      const last = rows[rows.length - 1]!.at!
+      if (restorable(last, now)) next.lastAt = raisedLastAt(session.lastAt, last, now)
+      else for (const row of rows) row.hlc = row.at!
       // Every request goes out at once (one round trip); a thrown error below still rolls all of
-      // it back. The rows first: the index entries are analyzed while IndexedDB writes them. A few
-      // messages are indexed one Dexie promise chain each, a batch with one `putMany` (merged inline
-      // when large, once its rows are written).
+      // it back. A few messages are indexed one Dexie promise chain each, after the rows (their
+      // entries are analyzed while IndexedDB writes the rows). A batch is indexed with one `putMany`
+      // (merged inline when large, once its rows are written), issued first: it reads the numbers
+      // its documents take, then analyzes them while IndexedDB writes the rows.
       const docs = rows.map(messageDoc)
-      const requests: Promise<unknown>[] = [db.projects.get(session.projectId), db.messages.bulkAdd(rows), db.sessions.put(next)]
       const { index } = ctx
-      if (docs.length <= INDEXED_WITH_ROWS || !index.putMany) requests.push(...docs.map((doc) => index.put(w, doc, { fresh: true })))
-      else requests.push(index.putMany(w, docs, { fresh: true }))
+      const batched = docs.length > INDEXED_WITH_ROWS && index.putMany !== undefined
+      const requests: Promise<unknown>[] = [db.projects.get(session.projectId)]
+      if (batched) requests.push(index.putMany!(w, docs, { fresh: true }))
+      requests.push(db.messages.bulkAdd(rows), db.sessions.put(next))
+      if (!batched) requests.push(...docs.map((doc) => index.put(w, doc, { fresh: true })))
       const [project] = (await Dexie.Promise.all(requests)) as [ProjectRow | undefined]
       if (!project || project.archivedAt !== undefined) throw new MemoryError('not_found', `The project of session ${JSON.stringify(sessionId)} is archived`)
       for (const row of rows) w.change('messages', 'put', row.id, row.projectId)

@@ -120,7 +120,10 @@ export interface MessageRow {
    * Set on every stored row (legacy-fill.ts fills it for rows written without it).
    */
   at?: string
-  /** Hybrid logical clock stamp of the last write of this message. */
+  /**
+   * Hybrid logical clock stamp of the last write of this message; absent when it is the stamp of
+   * its order key (an append, kept out of the `hlc` index: message-order.ts `messageStamp`).
+   */
   hlc?: string
   /** A deleted message: a tombstone without content (message-edits.ts), left out of reads. */
   deletedAt?: number
@@ -236,7 +239,7 @@ export class EngramDb extends Dexie {
     this.version(DIRECTORIES_VERSION).stores(SCHEMA_DIRECTORIES)
     // Batch rows of bulk-written documents (search/doc-batches.ts): ids are found in a member list, projects count by `[q+c]`.
     this.version(BATCHES_VERSION).stores(SCHEMA_BATCHES)
-    // Rows written without an order key or stamp (dump import, adoption, older callers) get the legacy ones.
+    // Message rows written without an order key, and session rows without a stamp (older dumps and callers), get the legacy ones.
     this.use(legacyFillMiddleware)
     // Nothing reads the store through Dexie's live queries: their change tracking (and its broadcast on every commit) is dropped.
     this.unuse({ stack: 'dbcore', name: 'Observability' })

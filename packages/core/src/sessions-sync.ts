@@ -11,8 +11,8 @@ import { checkId, checkOneOf, checkString, checkTime } from './validate.js'
 
 const FIELDS = ['id', 'projectId', 'title', 'channel', 'status', 'summary', 'startedAt', 'lastActiveAt', 'closedAt', 'personId', 'hlc', 'purged'] as const
 const STATUSES = ['active', 'closed'] as const
-/** Device-local fields: the arrival counter and the placeholder marker. */
-const LOCAL_FIELDS = ['lastSeq', 'placeholder']
+/** Device-local fields: the arrival counter, the placeholder marker and the stamp of this device's stored messages (clock-restore.ts). */
+const LOCAL_FIELDS = ['lastSeq', 'placeholder', 'lastAt']
 
 /**
  * Sessions as sync mirrors them (projects with `sync.messages`): title, status,
@@ -62,6 +62,8 @@ export const syncedSessions: SyncedKind<SessionRow> = {
     if (stored?.purged) return false
     if (stored && !stored.placeholder && compareHlc(row.hlc, stored.hlc) <= 0) return false
     const next: SessionRow = { ...row, lastSeq: stored?.lastSeq ?? 0, lastActiveAt: Math.max(row.lastActiveAt, stored?.lastActiveAt ?? 0) }
+    // It stands for the stamps of the stored messages without their own (a placeholder's too).
+    if (stored?.lastAt !== undefined) next.lastAt = stored.lastAt
     if (row.purged) await purgeSessionMessages(ctx, w, row.id, row.projectId)
     await ctx.db.sessions.put(next)
     w.change('sessions', row.purged ? 'delete' : 'put', row.id, row.projectId)

@@ -83,9 +83,9 @@ export const MAX_TITLE_LENGTH = 1_000
 /** Longest channel name, in characters. */
 export const MAX_CHANNEL_LENGTH = 200
 
-/** The public shape of a stored session (drops the internal `lastSeq`, stamp and markers). */
+/** The public shape of a stored session (drops the internal `lastSeq`, stamps and markers). */
 export function toSession(row: SessionRow): Session {
-  const { lastSeq: _lastSeq, hlc: _hlc, purged: _purged, placeholder: _placeholder, ...session } = row
+  const { lastSeq: _lastSeq, hlc: _hlc, lastAt: _lastAt, purged: _purged, placeholder: _placeholder, ...session } = row
   return session
 }
 
