@@ -42,7 +42,8 @@ describe('mergeTail', () => {
     expect(await t.textCorpus.get('p')).toMatchObject({ docs: n, length: Array.from({ length: n }, (_, i) => 3 + (i % 5)).reduce((a, b) => a + b, 0) })
 
     // Kill every tenth document, then merge: they leave every block of their terms and the statistics.
-    const victims = await t.textDocs.filter((row) => row.n! % 10 === 0).toArray()
+    // Single rows (written one by one above).
+    const victims = (await t.textDocs.filter((row) => row.n! % 10 === 0).toArray()) as TextDocRow[]
     await t.textDocs.bulkPut(victims.map(({ d: _d, ...row }) => ({ ...row, x: 1 as const })))
     const outcome = await mergeTail(t)
     expect(outcome.purged.sort((a, b) => a - b)).toEqual(victims.map((v) => v.n!))

@@ -337,8 +337,10 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
 
   /**
    * Indexes a batch of documents with a few batched requests. Like {@link putOne}, a chain of Dexie
-   * promises: every request goes out when it is called (the analysis runs first), so a caller may
-   * issue it beside its own writes. A batch merged inline follows once its rows are written.
+   * promises, so a caller may issue it beside its own writes. A few documents are analyzed and
+   * written at once; a larger batch first asks for its numbers (one read, so a caller should
+   * call this before issuing its own writes) and is analyzed while IndexedDB works through
+   * the caller's writes. A batch merged inline follows once its rows are written.
    */
   function putDocs(w: WriteScope, input: readonly IndexedDoc[], fresh: boolean): Promise<void> {
     const log = logOf(w)
@@ -351,7 +353,11 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   }
 
   function writeDocs(log: TxLog, docs: readonly IndexedDoc[], qs: readonly number[], fresh: boolean): Promise<void> {
-    const rows = docs.map((doc, i) => docRowOf(analyzer, doc, qs[i]!))
+    let rows: TextDocRow[] = []
+    const analyze = () => {
+      rows = docs.map((doc, i) => docRowOf(analyzer, doc, qs[i]!))
+      return inline ? rows.map(mergedRowOf) : rows
+    }
     const ids = docs.map((doc) => doc.docId)
     const writes: Promise<unknown>[] = []
     // Older copies are looked up before the new rows are added (requests run in order), in one round trip.
@@ -359,11 +365,8 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     const mark = fresh ? undefined : t.meta.get(MERGED_MARK_KEY)
     // A batch merged in this transaction is stored without its terms: its postings go straight into
     // blocks, and nothing reads the terms of a merged document's row again.
-    const inline = merger !== undefined && rows.length >= (opts.inlineMergeAt ?? INLINE_MERGE_AT)
-    const added =
-      rows.length >= BATCH_AT
-        ? addBatches(log, inline ? rows.map(mergedRowOf) : rows, rows)
-        : t.textDocs.bulkAdd(inline ? rows.map(mergedRowOf) : rows, { allKeys: true })
+    const inline = merger !== undefined && docs.length >= (opts.inlineMergeAt ?? INLINE_MERGE_AT)
+    const added = docs.length >= BATCH_AT ? addBatches(log, analyze) : t.textDocs.bulkAdd(analyze(), { allKeys: true })
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
     if (embedder) {
@@ -421,19 +424,16 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   }
 
   /**
-   * Adds `stored` (the rows of `rows`, as they are stored) in batch rows, numbered after every
-   * stored document and the merged mark; resolves to their numbers, which `rows` also get. A
-   * batch row's key is its last document's number, so the auto-increment counter passes them all.
+   * Adds the rows `analyze` makes (once the numbers are known) in batch rows, numbered after
+   * every stored document and the merged mark; resolves to their numbers. A batch row's key is
+   * its last document's number, so the auto-increment counter passes them all.
    */
-  function addBatches(log: TxLog, stored: TextDocRow[], rows: TextDocRow[]): Promise<number[]> {
+  function addBatches(log: TxLog, analyze: () => TextDocRow[]): Promise<number[]> {
     const numbered = Dexie.Promise.all([t.textDocs.orderBy(':id').lastKey(), t.meta.get(MERGED_MARK_KEY)]).then(([last, markRow]) => {
       const mark = typeof markRow?.value === 'number' ? markRow.value : 0
       const first = Math.max(typeof last === 'number' ? last : 0, mark) + 1
-      const packed = batchRowsOf(stored, first)
-      rows.forEach((row, i) => {
-        row.n = first + i
-      })
-      return t.textDocs.bulkAdd(packed).then(() => rows.map((row) => row.n!))
+      const stored = analyze()
+      return t.textDocs.bulkAdd(batchRowsOf(stored, first)).then(() => stored.map((_, i) => first + i))
     })
     const settled = numbered.catch(() => undefined)
     log.numbering = settled
