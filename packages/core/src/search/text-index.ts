@@ -114,7 +114,7 @@ interface TxLog {
   assigning: Promise<unknown>
   qs: Map<string, Promise<number>>
   onComplete: Array<() => void>
-  /** Set while a batch's numbers are being taken: documents added meanwhile wait for it. */
+  /** Settles once the latest batch of the transaction has its rows issued: documents added meanwhile wait for it. */
   numbering?: Promise<unknown>
   /** This transaction's latest copy of each batch row it rewrote (undefined: deleted). */
   batches: Map<number, TextBatchRow | undefined>
@@ -348,11 +348,31 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     for (const doc of input) byId.set(doc.docId, doc) // the last copy of a document wins
     const docs = [...byId.values()]
     const numbers = docs.map((doc) => projectNumber(log, doc.projectId))
+    if (docs.length >= BATCH_AT) {
+      // A batch's numbers follow every stored document: read now, beside the project numbers, before
+      // the caller's writes. Until its rows are issued, no other document of the transaction is added.
+      const previous = log.numbering
+      const first = previous ? previous.then(firstFreeNumber) : firstFreeNumber()
+      const issued = Dexie.Promise.all([Dexie.Promise.all(numbers), first]).then(([qs, from]) => ({ written: writeDocs(log, docs, qs, fresh, from) }))
+      log.numbering = issued.then(
+        () => undefined,
+        () => undefined,
+      )
+      return issued.then(({ written }) => written)
+    }
     if (!log.numbering && numbers.every((n): n is number => typeof n === 'number')) return writeDocs(log, docs, numbers, fresh)
     return Dexie.Promise.all([Dexie.Promise.all(numbers), log.numbering]).then(([qs]) => writeDocs(log, docs, qs, fresh))
   }
 
-  function writeDocs(log: TxLog, docs: readonly IndexedDoc[], qs: readonly number[], fresh: boolean): Promise<void> {
+  /** The first document number above every stored document and the merged mark. */
+  function firstFreeNumber(): Promise<number> {
+    return Dexie.Promise.all([t.textDocs.orderBy(':id').lastKey(), t.meta.get(MERGED_MARK_KEY)]).then(([last, markRow]) => {
+      const mark = typeof markRow?.value === 'number' ? markRow.value : 0
+      return Math.max(typeof last === 'number' ? last : 0, mark) + 1
+    })
+  }
+
+  function writeDocs(log: TxLog, docs: readonly IndexedDoc[], qs: readonly number[], fresh: boolean, first?: number): Promise<void> {
     let rows: TextDocRow[] = []
     const analyze = () => {
       rows = docs.map((doc, i) => docRowOf(analyzer, doc, qs[i]!))
@@ -366,7 +386,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     // A batch merged in this transaction is stored without its terms: its postings go straight into
     // blocks, and nothing reads the terms of a merged document's row again.
     const inline = merger !== undefined && docs.length >= (opts.inlineMergeAt ?? INLINE_MERGE_AT)
-    const added = docs.length >= BATCH_AT ? addBatches(log, analyze) : t.textDocs.bulkAdd(analyze(), { allKeys: true })
+    const added = first !== undefined ? addBatches(analyze(), first) : t.textDocs.bulkAdd(analyze(), { allKeys: true })
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
     if (embedder) {
@@ -424,23 +444,11 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   }
 
   /**
-   * Adds the rows `analyze` makes (once the numbers are known) in batch rows, numbered after
-   * every stored document and the merged mark; resolves to their numbers. A batch row's key is
-   * its last document's number, so the auto-increment counter passes them all.
+   * Adds rows in batch rows, numbered from `first` on; resolves to their numbers. A batch row's
+   * key is its last document's number, so the auto-increment counter passes them all.
    */
-  function addBatches(log: TxLog, analyze: () => TextDocRow[]): Promise<number[]> {
-    const numbered = Dexie.Promise.all([t.textDocs.orderBy(':id').lastKey(), t.meta.get(MERGED_MARK_KEY)]).then(([last, markRow]) => {
-      const mark = typeof markRow?.value === 'number' ? markRow.value : 0
-      const first = Math.max(typeof last === 'number' ? last : 0, mark) + 1
-      const stored = analyze()
-      return t.textDocs.bulkAdd(batchRowsOf(stored, first)).then(() => stored.map((_, i) => first + i))
-    })
-    const settled = numbered.catch(() => undefined)
-    log.numbering = settled
-    settled.then(() => {
-      if (log.numbering === settled) log.numbering = undefined
-    })
-    return numbered
+  function addBatches(stored: TextDocRow[], first: number): Promise<number[]> {
+    return t.textDocs.bulkAdd(batchRowsOf(stored, first)).then(() => stored.map((_, i) => first + i))
   }
 
   function scheduleMerge(): void {
