@@ -118,6 +118,8 @@ interface TxLog {
   numbering?: Promise<unknown>
   /** This transaction's latest copy of each batch row it rewrote (undefined: deleted). */
   batches: Map<number, TextBatchRow | undefined>
+  /** Adds of project rows assigned in this transaction, awaited with the documents' own writes. */
+  adds: Promise<unknown>[]
 }
 
 /** Documents of one write stored in batch rows rather than one row each (doc-batches.ts). */
@@ -186,6 +188,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         qs: new Map(),
         onComplete: [],
         batches: new Map(),
+        adds: [],
       }
       log = created
       logs.set(w.tx, created)
@@ -208,26 +211,21 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     if (known) return known.q
     let pending = log.qs.get(projectId)
     if (!pending) {
-      // Assignments of one transaction run one after the other, so two new projects never take the same number.
-      // A chain of Dexie promises (no native async function), so a single put may run beside other requests.
-      const next = log.assigning
-        .then(() => t.textCorpus.get(projectId))
-        .then((row): number | Promise<number> => {
-          if (row) {
-            log.changes.assigned.push(row)
-            return row.q
-          }
-          return t.textCorpus
-            .orderBy('q')
-            .last()
-            .then((last) => {
-              const created: TextCorpusRow = { p: projectId, q: (last?.q ?? 0) + 1, docs: 0, length: 0 }
-              return t.textCorpus.add(created).then(() => {
-                log.changes.assigned.push(created)
-                return created.q
-              })
-            })
-        })
+      // Assignments of one transaction run one after the other, so two new projects never take the same number;
+      // the first one's reads go out at once (before the caller's own writes). The number is known when they
+      // return; the new row's add is awaited with the documents' writes (`log.adds`). A chain of Dexie promises
+      // (no native async function), so a single put may run beside other requests.
+      const read = () => Dexie.Promise.all([t.textCorpus.get(projectId), t.textCorpus.orderBy('q').last()])
+      const next = (log.qs.size === 0 ? read() : log.assigning.then(read)).then(([row, last]) => {
+        if (row) {
+          log.changes.assigned.push(row)
+          return row.q
+        }
+        const created: TextCorpusRow = { p: projectId, q: (last?.q ?? 0) + 1, docs: 0, length: 0 }
+        log.adds.push(t.textCorpus.add(created))
+        log.changes.assigned.push(created)
+        return created.q
+      })
       log.assigning = next.catch(() => undefined)
       pending = next
       log.qs.set(projectId, pending)
@@ -322,7 +320,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       queued = t.embedQueue.add(entry)
       log.embed = true
     }
-    return Dexie.Promise.all([added, older, dropped, queued]).then(([key, old]) => {
+    return Dexie.Promise.all([added, older, dropped, queued, Dexie.Promise.all(log.adds)]).then(([key, old]) => {
       row.n = key
       log.changes.added.push(tailDocOf(row))
       return old && old.length > 0
@@ -401,7 +399,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       writes.push(t.embedQueue.bulkAdd(queued))
       log.embed = true
     }
-    return Dexie.Promise.all([added, older, ...writes])
+    return Dexie.Promise.all([added, older, ...writes, Dexie.Promise.all(log.adds)])
       .then((result) => {
         const [keys, old] = result as [number[], TextDocRow[] | undefined]
         keys.forEach((key, i) => {
