@@ -1,5 +1,6 @@
 import { Dexie, type Collection, type Table } from 'dexie'
 import { maxKey } from './keys.js'
+import { messagesOf } from './message-order.js'
 import type { EngramDb } from './schema.js'
 
 /**
@@ -92,6 +93,8 @@ export function collectionOf(db: EngramDb, table: string, scope: ProjectScope | 
   const t = db.table(table) as Table<Row, unknown>
   if (scope === undefined) return t.toCollection()
   if (table === 'projects') return t.where(':id').equals(scope.projectId)
+  // Messages are kept by session, not by project (one index less to write per message).
+  if (table === 'messages') return (messagesOf(db, [...scope.sessionIds]) as unknown as Collection<Row, unknown>).filter((row) => belongsTo(table, row, scope))
   const index = PROJECT_ROWS.has(table) ? projectIndex(t) : undefined
   if (index === undefined) return t.filter((row) => belongsTo(table, row, scope))
   if (index.width === 1) return t.where(index.name).equals(scope.projectId)

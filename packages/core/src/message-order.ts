@@ -1,5 +1,7 @@
+import { type Collection, Dexie } from 'dexie'
 import { formatHlc, isHlc } from './hlc.js'
-import type { MessageRow } from './schema.js'
+import { maxKey } from './keys.js'
+import type { EngramDb, MessageRow } from './schema.js'
 
 /**
  * The merged order of a session's messages. Every message carries `at`: the
@@ -49,4 +51,15 @@ export function stampOfOrder(at: string): string {
  */
 export function messageStamp(row: Pick<MessageRow, 'at' | 'hlc'>): string {
   return row.hlc ?? stampOfOrder(row.at!)
+}
+
+/** The messages of these sessions, session by session in merged order (there is no index by project). */
+export function messagesOf(db: EngramDb, sessionIds: readonly string[]): Collection<MessageRow, string> {
+  if (sessionIds.length === 0) return db.messages.where(':id').anyOf([])
+  return db.messages.where('[sessionId+at]').inAnyRange(
+    sessionIds.map((id) => [
+      [id, Dexie.minKey],
+      [id, maxKey()],
+    ]),
+  )
 }

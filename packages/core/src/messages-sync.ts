@@ -3,7 +3,7 @@ import { raisedLastAt, restorable } from './clock-restore.js'
 import { invalidInput, MemoryError } from './errors.js'
 import { compareHlc } from './hlc.js'
 import { maxKey } from './keys.js'
-import { isOrderKey, messageStamp, stampOfOrder } from './message-order.js'
+import { isOrderKey, messagesOf, messageStamp, stampOfOrder } from './message-order.js'
 import { checkContent, MAX_META_BYTES, messageDoc, ROLES } from './messages.js'
 import type { MessageRow, SessionRow } from './schema.js'
 import { indexDocs } from './search/index-docs.js'
@@ -29,7 +29,13 @@ export const syncedMessages: SyncedKind<MessageRow> = {
   kind: 'messages',
   tables: ['sessions', 'messages'],
   read: (ctx, _projectId, id) => ctx.db.messages.get(id),
-  readProject: (ctx, projectId) => ctx.db.messages.where('[projectId+createdAt]').between([projectId, Dexie.minKey], [projectId, maxKey()]).toArray(),
+  readProject: (ctx, projectId) =>
+    ctx.db.sessions
+      .where('[projectId+lastActiveAt]')
+      .between([projectId, Dexie.minKey], [projectId, maxKey()])
+      .primaryKeys()
+      .then((sessions) => messagesOf(ctx.db, sessions).toArray())
+      .then((rows) => rows.filter((row) => row.projectId === projectId)),
   readDoc: async (ctx, projectId, sessionId) =>
     (await ctx.db.messages.where('[sessionId+at]').between([sessionId, Dexie.minKey], [sessionId, maxKey()]).toArray()).filter(
       (row) => row.projectId === projectId,

@@ -225,6 +225,9 @@ const MIGRATIONS: Migration[] = [
     from: DIRECTORIES_VERSION,
     stores: { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS, ...SCHEMA_SEGMENTS, ...SCHEMA_DIRECTORIES },
     seed: async (db) => {
+      await db
+        .table('messages')
+        .add({ id: 'm1', sessionId: 's', projectId: 'p', seq: 1, role: 'user', content: 'a', tokens: 1, createdAt: 1, at: '0000000000001.00000.dev' })
       await db.table('textCorpus').put({ p: 'p', q: 1, docs: 2, length: 4 })
       await db.table('textDocs').bulkAdd([
         { q: 1, d: 'message:m1', a: 1, l: 2, t: '', k: 0 },
@@ -239,6 +242,8 @@ const MIGRATIONS: Migration[] = [
       // Single rows are in no batch count; a batch row added now is.
       expect(await db.table('textDocs').where('[q+c]').between([1, 0], [1, Infinity]).count()).toBe(0)
       await db.table('textDocs').add({ n: 6, q: 1, m: 2, c: 2, d: ['message:a', 'message:b'], a: [3, 4], l: [1, 1], k: [0, 0], t: '' })
+      // Messages lose their project index: they are read by session.
+      expect(await db.table('messages').where('[sessionId+at]').between(['s', ''], ['s', '\uffff']).primaryKeys()).toEqual(['m1'])
       expect(await db.table('textDocs').where('d').equals('message:b').primaryKeys()).toEqual([6])
       expect(await db.table('textDocs').where('[q+c]').between([1, 0], [1, Infinity]).keys()).toEqual([[1, 2]])
     },

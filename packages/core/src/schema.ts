@@ -360,11 +360,14 @@ export const BATCHES_VERSION = 7
 /**
  * What version {@link BATCHES_VERSION} changes: a `textDocs` row may hold a batch of documents
  * (search/index-rows.ts `TextBatchRow`), so the id index takes many entries per row and batches
- * are counted per project by `[q+c]`; stored single rows stay as they are, so no upgrade runs
- * (IndexedDB rebuilds the id index).
+ * are counted per project by `[q+c]`; messages drop their `[projectId+createdAt]` index (a
+ * project's messages are read through its sessions). Stored rows stay as they are, so no upgrade
+ * runs (IndexedDB rebuilds the id index and drops the other).
  */
 export const SCHEMA_BATCHES: Record<string, string> = {
   textDocs: '++n, *d, q, x, [q+c]',
+  // A project's messages are found through its sessions (message-order.ts `messagesOf`): one index less for every message written.
+  messages: 'id, [sessionId+seq], [sessionId+at], hlc',
 }
 
 /** The current schema version. */
