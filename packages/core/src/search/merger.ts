@@ -61,7 +61,8 @@ interface Adds {
  * the blocks, so the index is consistent after every merge. A tail of
  * `segmentAt` live documents or more (0 for a bulk write merged in its own
  * transaction) becomes one new posting segment per project instead
- * (segments.ts): a few rows rather than one per term.
+ * (segments.ts): a few rows rather than one per term. `collected`: the postings of `added`
+ * collected by the caller ({@link collectSegments}), used when they are all the new segments hold.
  */
 export async function mergeTail(
   t: MergeTables,
@@ -70,6 +71,7 @@ export async function mergeTail(
   purgeAt = PURGE_AT,
   record: readonly DeadDoc[] = [],
   segmentAt = Infinity,
+  collected?: ReadonlyMap<number, FreshSegment>,
 ): Promise<MergeOutcome> {
   const [markRow, corpusRows] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
   const mark = typeof markRow?.value === 'number' ? markRow.value : 0
@@ -132,7 +134,9 @@ export async function mergeTail(
       a.lens.push(row.l)
     }
   }
-  const freshSegments = segmentRowsOf.length > 0 ? collectSegments(segmentRowsOf) : new Map<number, FreshSegment>()
+  // The caller may have collected the postings of exactly these rows already (while IndexedDB wrote them).
+  const precollected = collected !== undefined && segmentRowsOf.length === added.length && segmentRowsOf.every((row, i) => row === added[i])
+  const freshSegments = precollected ? collected : segmentRowsOf.length > 0 ? collectSegments(segmentRowsOf) : new Map<number, FreshSegment>()
   const adds = new Map<string, Adds>()
   for (const terms of byProject.values()) for (const a of terms.values()) adds.set(`${a.q}\u0001${a.w}`, a)
   // Dead documents: a dead row keeps only its number, project and length (a delete writes next to
@@ -355,3 +359,5 @@ class BlockBuilder {
     return this.rows
   }
 }
+
+export { collectSegments }

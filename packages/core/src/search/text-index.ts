@@ -385,6 +385,14 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     // blocks, and nothing reads the terms of a merged document's row again.
     const inline = merger !== undefined && docs.length >= (opts.inlineMergeAt ?? INLINE_MERGE_AT)
     const added = first !== undefined ? addBatches(analyze(), first) : t.textDocs.bulkAdd(analyze(), { allKeys: true })
+    // The postings of a batch merged inline are collected now, while IndexedDB writes the caller's rows.
+    let collected: ReturnType<NonNullable<typeof merger>['collectSegments']> | undefined
+    if (inline && first !== undefined) {
+      rows.forEach((row, i) => {
+        row.n = first + i
+      })
+      collected = merger!.collectSegments(rows)
+    }
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
     if (embedder) {
@@ -417,7 +425,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       })
       .then(() =>
         inline
-          ? merger!.mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers(), 0).then((merged) => {
+          ? merger!.mergeTail(t, Infinity, rows, opts.purgeAt, state.pendingMarkers(), 0, collected).then((merged) => {
               log.changes.merged = merged
             })
           : undefined,
