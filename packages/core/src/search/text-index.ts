@@ -371,11 +371,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   }
 
   function writeDocs(log: TxLog, docs: readonly IndexedDoc[], qs: readonly number[], fresh: boolean, first?: number): Promise<void> {
-    let rows: TextDocRow[] = []
-    const analyze = () => {
-      rows = docs.map((doc, i) => docRowOf(analyzer, doc, qs[i]!))
-      return inline ? rows.map(mergedRowOf) : rows
-    }
+    const rows = docs.map((doc, i) => docRowOf(analyzer, doc, qs[i]!))
     const ids = docs.map((doc) => doc.docId)
     const writes: Promise<unknown>[] = []
     // Older copies are looked up before the new rows are added (requests run in order), in one round trip.
@@ -384,15 +380,14 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     // A batch merged in this transaction is stored without its terms: its postings go straight into
     // blocks, and nothing reads the terms of a merged document's row again.
     const inline = merger !== undefined && docs.length >= (opts.inlineMergeAt ?? INLINE_MERGE_AT)
-    const added = first !== undefined ? addBatches(analyze(), first) : t.textDocs.bulkAdd(analyze(), { allKeys: true })
-    // The postings of a batch merged inline are collected now, while IndexedDB writes the caller's rows.
-    let collected: ReturnType<NonNullable<typeof merger>['collectSegments']> | undefined
-    if (inline && first !== undefined) {
+    if (first !== undefined)
       rows.forEach((row, i) => {
         row.n = first + i
       })
-      collected = merger!.collectSegments(rows)
-    }
+    const stored = inline ? rows.map(mergedRowOf) : rows
+    const added = first !== undefined ? addBatches(stored, first) : t.textDocs.bulkAdd(stored, { allKeys: true })
+    // The postings of a numbered batch merged inline are collected now, while IndexedDB writes the caller's rows.
+    const collected = inline && first !== undefined ? merger!.collectSegments(rows) : undefined
     if (!fresh) writes.push(dropVectors(log, ids, new Set(docs.map((d) => d.projectId)), ids.length > 16))
     const queued: EmbedQueueRow[] = []
     if (embedder) {
