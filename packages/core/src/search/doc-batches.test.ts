@@ -2,7 +2,10 @@ import { Dexie } from 'dexie'
 import { IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
 import { openTestMemory } from '../../../../test/support/memory.js'
-import { batchRowsOf, docAt, docRowsOf, expandRows, isBatch, withoutDead, withoutMembers } from './doc-batches.js'
+import { batchRowsOf } from './batch-pack.js'
+import { withoutDead } from './merger.js'
+import { docAt } from './text-query.js'
+import { docRowsOf, expandRows, isBatch, withoutMembers } from './doc-batches.js'
 import { TERM_SEPARATOR, type TextBatchRow, type TextDocRow } from './index-rows.js'
 
 /** An analyzed document row (as docRowOf makes them). */

@@ -1,4 +1,4 @@
-import { countDocRows } from './doc-batches.js'
+import type { StoredDocRow } from './doc-batches.js'
 import { Dexie } from 'dexie'
 import { maxKey } from '../keys.js'
 import type { SegmentRef } from './index-rows.js'
@@ -114,4 +114,18 @@ export function segmentDoc(engine: SearchEngine, q: number, n: number): { d: str
 export function segmentsOf(engine: SearchEngine, q: number): readonly SegmentRef[] {
   for (const row of engine.state.projects.values()) if (row.q === q) return row.s ?? []
   return []
+}
+
+/**
+ * How many single rows project `q`'s stored rows stand for that still count (live
+ * documents, and dead ones until purged): single rows, plus each batch's count.
+ */
+export function countDocRows(table: Dexie.Table<StoredDocRow, number>, q: number): Promise<number> {
+  return Dexie.Promise.all([table.where('q').equals(q).count(), table.where('[q+c]').between([q, 0], [q, Number.POSITIVE_INFINITY]).keys()]).then(
+    ([rows, keys]) => {
+      let members = 0
+      for (const key of keys as unknown as Array<[number, number]>) members += key[1]
+      return rows - keys.length + members
+    },
+  )
 }

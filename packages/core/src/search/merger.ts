@@ -6,6 +6,7 @@ import {
   MERGED_MARK_KEY,
   termsOf,
   tfAt,
+  type TextBatchRow,
   type TextBlockRow,
   type TextCorpusRow,
   type TextDirRow,
@@ -13,11 +14,15 @@ import {
   type TextSegDocsRow,
   type TextSegRow,
 } from './index-rows.js'
-import { batchOf, expandRows, rewriteBatches, withoutDead, type StoredDocRow } from './doc-batches.js'
+import { batchOf, expandRows, firstOf, rewriteBatches, settle, type StoredDocRow } from './doc-batches.js'
 import { decodeBlocks, PostingWriter } from './posting-codec.js'
 import { collectSegments } from './segment-collect.js'
 import type { DirTable, SegDocsTable } from './segment-dirs.js'
 import { dropSegments, updateSegments, type FreshSegment, type SegmentTable, type SegmentTables, type SegmentUpdate } from './segments.js'
+
+// The parts of a bulk write the text index takes from this chunk, which loads in the background as the store opens.
+export { collectSegments }
+export { batchRowsOf } from './batch-pack.js'
 
 /** The tables a merge reads and writes (the store's, or an upgrade transaction's). */
 export interface MergeTables {
@@ -263,6 +268,13 @@ export async function mergeTail(
   return { mark: newMark, merged, purged, recorded, corpus, blockTerms, more }
 }
 
+/** A batch without the dead members numbered `ns` (a purge took their postings out). */
+export function withoutDead(row: TextBatchRow, ns: ReadonlySet<number>): TextBatchRow | undefined {
+  const first = firstOf(row)
+  const r = (row.r ?? []).filter((i) => !ns.has(first + i))
+  return settle({ ...row, r, c: row.c - ((row.r?.length ?? 0) - r.length) })
+}
+
 /** Deletes the rows of documents `ns`: single rows go; members of batch rows (among `dead`) leave their batches. */
 function dropDocRows(t: MergeTables, ns: readonly number[], dead: readonly TextDocRow[]): Promise<unknown> | undefined {
   if (ns.length === 0) return undefined
@@ -359,5 +371,3 @@ class BlockBuilder {
     return this.rows
   }
 }
-
-export { collectSegments }

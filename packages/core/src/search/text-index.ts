@@ -18,7 +18,7 @@ import {
   type VectorRow,
 } from './index-rows.js'
 import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
-import { batchOf, batchRowsOf, expandRows, rewriteBatches, rowsWithId, withoutMembers, type StoredDocRow } from './doc-batches.js'
+import { batchOf, expandRows, rewriteBatches, rowsWithId, withoutMembers, type StoredDocRow } from './doc-batches.js'
 import type { DirTable, SegDocsTable } from './segment-dirs.js'
 import type { SegmentTable } from './segments.js'
 import { VectorCache } from './vector-cache.js'
@@ -346,7 +346,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     for (const doc of input) byId.set(doc.docId, doc) // the last copy of a document wins
     const docs = [...byId.values()]
     const numbers = docs.map((doc) => projectNumber(log, doc.projectId))
-    if (docs.length >= BATCH_AT) {
+    if (docs.length >= BATCH_AT && merger !== undefined) {
       // A batch's numbers follow every stored document: read now, beside the project numbers, before
       // the caller's writes. Until its rows are issued, no other document of the transaction is added.
       const previous = log.numbering
@@ -449,7 +449,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
    * key is its last document's number, so the auto-increment counter passes them all.
    */
   function addBatches(stored: TextDocRow[], first: number): Promise<number[]> {
-    return t.textDocs.bulkAdd(batchRowsOf(stored, first)).then(() => stored.map((_, i) => first + i))
+    return t.textDocs.bulkAdd(merger!.batchRowsOf(stored, first)).then(() => stored.map((_, i) => first + i))
   }
 
   function scheduleMerge(): void {

@@ -1,4 +1,4 @@
-import { docAt } from './doc-batches.js'
+import { firstOf, isBatch, memberAt, type StoredDocRow } from './doc-batches.js'
 import { B, compareCandidates, K1, type Candidate, type PostingFilter } from './bm25.js'
 import { KIND_CODES, recordIdOf, type TextDocRow } from './index-rows.js'
 import type { IndexState } from './index-state.js'
@@ -360,6 +360,15 @@ async function pick(engine: SearchEngine, q: number, r: Ranked, filter: PostingF
     want = Math.max(depth, want * 2)
   }
   return out.sort(compareCandidates).slice(0, depth)
+}
+
+/** The row of document `n` within the stored row at or above it (a batch row is keyed by its last document). */
+export function docAt(row: StoredDocRow | undefined, n: number): TextDocRow | undefined {
+  if (!row) return undefined
+  if (!isBatch(row)) return row.n === n ? row : undefined
+  const i = n - firstOf(row)
+  if (i < 0 || i >= row.m) return undefined
+  return memberAt(row, i, row.r && row.r.length > 0 ? new Set(row.r) : undefined)
 }
 
 /** The row of document `n` (a member of a batch as a single row), if stored. */

@@ -1,0 +1,77 @@
+import type { StoredDocRow } from './doc-batches.js'
+import { TERM_SEPARATOR, type TextBatchRow, type TextDocRow } from './index-rows.js'
+
+/*
+ * Packing documents of a bulk write into batch rows (doc-batches.ts). It loads
+ * with the index merger, in the background as the store opens: a bulk write
+ * made before it arrives stores a row per document, as any write did before.
+ */
+
+/** Characters of ids and terms a batch row holds at most: Chromium stores a value of 64 KiB or more as a file of its own, much slower to read. */
+const BATCH_CHARS = 24_000
+
+/**
+ * Packs analyzed rows, numbered from `first` on in order, into batch rows: consecutive
+ * documents of one project, each row kept below {@link BATCH_CHARS}. The rows given get
+ * their numbers. A batch of one is stored as a single row.
+ */
+export function batchRowsOf(rows: readonly TextDocRow[], first: number): StoredDocRow[] {
+  const out: StoredDocRow[] = []
+  let start = 0
+  let chars = 0
+  const flush = (end: number) => {
+    if (end > start) out.push(packBatch(rows.slice(start, end), first + start))
+    start = end
+    chars = 0
+  }
+  rows.forEach((row, i) => {
+    const size = row.d!.length + row.t.length + 24
+    if (i > start && (row.q !== rows[start]!.q || chars + size > BATCH_CHARS)) flush(i)
+    chars += size
+  })
+  flush(rows.length)
+  return out
+}
+
+function packBatch(members: readonly TextDocRow[], first: number): StoredDocRow {
+  members.forEach((row, i) => {
+    row.n = first + i
+  })
+  if (members.length === 1) return { ...members[0]! }
+  const m = members.length
+  const row: TextBatchRow = {
+    n: first + m - 1,
+    q: members[0]!.q,
+    m,
+    c: m,
+    d: members.map((r) => r.d!),
+    a: Float64Array.from(members, (r) => r.a),
+    l: Uint32Array.from(members, (r) => r.l),
+    k: Uint8Array.from(members, (r) => r.k),
+    t: '',
+  }
+  if (members.some((r) => r.t !== '')) {
+    // Each member's terms keep their separators; the members follow one another, their ends in `te`.
+    let t = ''
+    const te = new Uint32Array(m)
+    const ti = new Uint32Array(m)
+    let terms = 0
+    members.forEach((r, i) => {
+      t += r.t
+      te[i] = t.length
+      terms += r.t === '' ? 0 : r.t.split(TERM_SEPARATOR).length
+      ti[i] = terms
+    })
+    row.t = t
+    row.te = te
+    row.ti = ti
+    if (members.some((r) => r.f !== undefined)) {
+      const f = new Uint16Array(terms).fill(1)
+      members.forEach((r, i) => {
+        if (r.f) f.set(r.f, i === 0 ? 0 : ti[i - 1]!)
+      })
+      row.f = f
+    }
+  }
+  return row
+}
