@@ -20,10 +20,11 @@ it('a sync connection outliving its token is closed at expiry, fetches a fresh t
   const doc = new Y.Doc()
   const connect = websocketConnector({
     url: relay.wsUrl,
-    // Each token lives one second: the relay closes the socket when it expires (4419).
+    // Each token lives one to two seconds (expiry has one-second resolution): the relay closes the
+    // socket when it expires (4419).
     token: async () => {
       tokens++
-      return await tokenFor('refresh', 1)
+      return await tokenFor('refresh', 2)
     },
     WebSocket,
     network: null,

@@ -24,8 +24,12 @@ const metricsWith = async (headers: Record<string, string> = { authorization: 'B
 
 describe('tokens', () => {
   it('closes a live connection with 4419 when its token expires', async () => {
-    const client = connect(relay, 'exp/p', await tokenFor('exp', 1))
+    // Expiry has one-second resolution: a 1 s token minted late in a second can lapse before the
+    // socket is up (the relay then refuses it at the upgrade, and it never syncs). Three seconds
+    // leave at least two for the connection to go live first.
+    const client = connect(relay, 'exp/p', await tokenFor('exp', 3))
     await client.synced
+    expect(client.provider.wsconnected).toBe(true)
     expect(await client.firstClose).toBe(CloseCode.tokenExpired)
   })
 
