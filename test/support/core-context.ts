@@ -38,9 +38,12 @@ export async function openTestContext(options: { deviceId?: string } = {}) {
       tables: [],
       put: async (_w, doc) => void docs.set(doc.docId, doc),
       remove: async (_w, docId) => void docs.delete(docId),
-      removeProject: async (_w, projectId) => {
-        for (const [id, doc] of docs) if (doc.projectId === projectId) docs.delete(id)
-      },
+      clearing: async () => ({
+        removeProject: async (_w, projectId) => {
+          for (const [id, doc] of docs) if (doc.projectId === projectId) docs.delete(id)
+        },
+        reset: async () => docs.clear(),
+      }),
     },
     assertOpen,
     onClose: [],

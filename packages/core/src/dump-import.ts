@@ -16,7 +16,7 @@ import { messageDoc } from './messages.js'
 import { trackSync } from './projects.js'
 import { indexDocs } from './search/index-docs.js'
 import type { FactRow, MessageRow, SummaryRow } from './schema.js'
-import { USER_PROJECT, type IndexedDoc, type StoreContext } from './store-context.js'
+import { USER_PROJECT, type IndexClearing, type IndexedDoc, type StoreContext } from './store-context.js'
 import { indexSummary } from './summary-rows.js'
 import { journalChangeId, recountJournalSessions } from './runtime/journal.js'
 import { lessonChangeId } from './runtime/lessons.js'
@@ -42,14 +42,16 @@ const MIRRORED_TABLES = MIRRORED_KINDS
  */
 export async function importDump(ctx: StoreContext, dump: Dump, mode: Mode): Promise<number> {
   try {
-    return await write(ctx, [...MEMORY_TABLES, 'journalSessions', ...ctx.index.tables], (w) => writeDump(ctx, w, dump, mode))
+    // What a replace clears the index with loads first: a dynamic import inside the transaction would end it.
+    const clearing = mode === 'replace' ? await ctx.index.clearing?.() : undefined
+    return await write(ctx, [...MEMORY_TABLES, 'journalSessions', ...ctx.index.tables], (w) => writeDump(ctx, w, dump, mode, clearing))
   } finally {
     // Whatever happened, track exactly the synced projects the store now holds.
     if (ctx.db.isOpen()) await ctx.db.transaction('r', ctx.db.projects, () => trackSyncedProjects(ctx))
   }
 }
 
-async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mode): Promise<number> {
+async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mode, clearing: IndexClearing | undefined): Promise<number> {
   const { db } = ctx
   // A dump never turns sync on: an imported project keeps this device's setting, a new one starts unsynced.
   const scope = dump.projectId === undefined ? undefined : await loadProjectScope(db, dump.projectId)
@@ -71,7 +73,7 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
   // Journal sessions whose records this import clears or writes: their counters are recounted.
   const journalSessions = new Set(rowsOf('journal').map((r) => r.sessionId as string))
   if (mode === 'replace' && scope !== undefined) for (const id of scope.sessionIds) journalSessions.add(id)
-  const removed = mode === 'replace' ? await clearScope(ctx, w, scope) : []
+  const removed = mode === 'replace' ? await clearScope(ctx, w, scope, clearing) : []
   let count = 0
   const written: Change[] = []
   for (const table of MEMORY_TABLES) {
@@ -180,7 +182,7 @@ async function checkReferences(ctx: StoreContext, dump: Dump, mode: Mode): Promi
 }
 
 /** Clears the scope; returns the mirrored records it removed (for delete changes). */
-async function clearScope(ctx: StoreContext, w: WriteScope, scope: ProjectScope | undefined): Promise<Change[]> {
+async function clearScope(ctx: StoreContext, w: WriteScope, scope: ProjectScope | undefined, clearing: IndexClearing | undefined): Promise<Change[]> {
   const removed: Change[] = []
   for (const table of MIRRORED_TABLES) {
     for (const row of await collectionOf(ctx.db, table, scope).toArray()) {
@@ -195,9 +197,8 @@ async function clearScope(ctx: StoreContext, w: WriteScope, scope: ProjectScope 
     else await collectionOf(ctx.db, table, scope).delete()
   }
   if (scope === undefined) await ctx.db.table('journalSessions').clear()
-  if (scope !== undefined) await ctx.index.removeProject(w, scope.projectId)
-  else if (ctx.index.reset) await ctx.index.reset(w)
-  else for (const table of ctx.index.tables) await ctx.db.table(table).clear()
+  if (clearing) await (scope !== undefined ? clearing.removeProject(w, scope.projectId) : clearing.reset(w))
+  else if (scope === undefined) for (const table of ctx.index.tables) await ctx.db.table(table).clear()
   return removed
 }
 

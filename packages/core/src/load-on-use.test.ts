@@ -53,7 +53,38 @@ describe('a store whose code chunk fails to load', () => {
     vi.doUnmock('./search/search.js')
     vi.doUnmock('./search/merger.js')
     vi.doUnmock('./blocks.js')
+    vi.doUnmock('./search/index-clear.js')
     vi.resetModules()
+  })
+
+  it("rejects a replace import with internal while the index clearing's chunk fails to load, changing nothing, and imports on a later call", async () => {
+    vi.resetModules()
+    let failing = true
+    vi.doMock('./search/index-clear.js', async (importOriginal) => {
+      if (failing) throw new TypeError('Failed to fetch dynamically imported module: index-clear.js')
+      return importOriginal()
+    })
+    const { openMemory } = await import('./open-memory.js')
+    const memory = await openMemory({ appId: 'lazy', userId: 'clear-fails', indexedDB: new IDBFactory(), IDBKeyRange })
+    try {
+      await memory.projects.create({ name: 'P', id: 'p' })
+      const session = await memory.sessions.create('p')
+      await memory.messages.append(session.id, { role: 'user', content: 'the kettle is in the shed' })
+      const dump = await memory.export('p')
+      await memory.messages.append(session.id, { role: 'user', content: 'the ladder is in the garage' })
+      const error = await memory.import(dump, { mode: 'replace' }).catch((e: unknown) => e)
+      expect(error).toMatchObject({ name: 'MemoryError', code: 'internal' })
+      expect((error as Error).message).toContain('index clearing')
+      expect((await memory.search('p', 'ladder')).map((h) => h.text)).toContain('the ladder is in the garage')
+      expect(await memory.messages.tail(session.id, 10)).toHaveLength(2)
+      failing = false
+      await memory.import(dump, { mode: 'replace' })
+      expect((await memory.search('p', 'ladder')).map((h) => h.text)).not.toContain('the ladder is in the garage')
+      expect((await memory.search('p', 'kettle')).map((h) => h.text)).toEqual(['the kettle is in the shed'])
+      expect(await memory.messages.tail(session.id, 10)).toHaveLength(1)
+    } finally {
+      await memory.close()
+    }
   })
 
   it('opens and writes while the index merger fails to load; the merge that needs it reports the failure and a later merge loads it', async () => {

@@ -44,10 +44,19 @@ export interface TextIndex {
   /** Indexes several documents with a few batched requests (optional; callers fall back to `put`). */
   putMany?(w: WriteScope, docs: readonly IndexedDoc[], options?: PutManyOptions): Promise<void>
   remove(w: WriteScope, docId: string): Promise<void>
-  /** Removes every document of a project (purge, import replace). */
+  /**
+   * Loads what an import that replaces memory clears the index with (its code loads on use):
+   * call it before the transaction opens, then use what it gives inside the transaction.
+   */
+  clearing?(): Promise<IndexClearing>
+}
+
+/** Clearing the index inside a transaction (see {@link TextIndex.clearing}). */
+export interface IndexClearing {
+  /** Removes every document of a project (an import that replaces the project). */
   removeProject(w: WriteScope, projectId: string): Promise<void>
-  /** Removes every document of every project (whole-store import replace); caches follow after commit. */
-  reset?(w: WriteScope): Promise<void>
+  /** Removes every document of every project (a whole-store import replace); caches follow after commit. */
+  reset(w: WriteScope): Promise<void>
 }
 
 /** Everything a memory-kind module needs from the store it belongs to. */

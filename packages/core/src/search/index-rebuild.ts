@@ -88,12 +88,13 @@ export async function finishIndexRebuild(ctx: StoreContext, analyzer: Analyzer):
  * The rebuild of a store's whole index inside a write (at-rest encryption switching keys):
  * vectors and queued embeddings are kept, every other index row is written again.
  */
-export function wholeIndexRebuild(ctx: StoreContext, engine: SearchEngine): (w: WriteScope) => Promise<void> {
+export async function wholeIndexRebuild(ctx: StoreContext, engine: SearchEngine): Promise<(w: WriteScope) => Promise<void>> {
+  const clearing = await engine.clearing!()
   return async (w) => {
     if (!engine.enabled) return
     const db = ctx.db
     const [vectors, queue] = await Promise.all([db.table('vectors').toArray(), db.table('embedQueue').toArray()])
-    await engine.reset!(w)
+    await clearing.reset(w)
     await db.table('textCorpus').clear()
     await rebuildIndex(w.tx, engine.analyzer)
     await Promise.all([vectors.length ? db.table('vectors').bulkPut(vectors) : undefined, queue.length ? db.table('embedQueue').bulkPut(queue) : undefined])

@@ -1,5 +1,4 @@
 import { Dexie, type Transaction } from 'dexie'
-import { maxKey } from '../keys.js'
 import { loadOnUse } from '../load-on-use.js'
 import { reportError } from '../report-error.js'
 import type { EngramDb, MetaRow } from '../schema.js'
@@ -176,6 +175,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   // a failed load is tried again (and reported) by the merge that needs it.
   let merger: typeof import('./merger.js') | undefined
   const loadMerger = loadOnUse('index merger', async () => (merger = await import('./merger.js')))
+  const loadClearing = loadOnUse('index clearing', () => import('./index-clear.js'))
   if (enabled) loadMerger().catch(() => {})
 
   function logOf(w: WriteScope): TxLog {
@@ -554,49 +554,11 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       })
     },
 
-    removeProject(w, projectId) {
-      if (!enabled) return done()
-      return (async () => {
-        const log = logOf(w)
-        const row = await t.textCorpus.get(projectId)
-        log.changes.vectorProjects.add(projectId)
-        const work: Promise<unknown>[] = [t.vectors.where('projectId').equals(projectId).delete(), t.embedQueue.where('projectId').equals(projectId).delete()]
-        if (row) {
-          work.push(
-            t.textDocs.where('q').equals(row.q).delete(),
-            t.textBlocks.where('[q+w+b]').between([row.q, Dexie.minKey, Dexie.minKey], [row.q, maxKey(), maxKey()]).delete(),
-            t.textSegs.where('[q+g+w]').between([row.q, Dexie.minKey, Dexie.minKey], [row.q, maxKey(), maxKey()]).delete(),
-            t.textDirs.where('[q+g]').between([row.q, Dexie.minKey], [row.q, maxKey()]).delete(),
-            t.textSegDocs.where('[q+g]').between([row.q, Dexie.minKey], [row.q, maxKey()]).delete(),
-            t.textCorpus.put({ p: row.p, q: row.q, docs: 0, length: 0 }),
-          )
-          log.changes.removedProjects.push(row.q)
-        }
-        await Promise.all(work)
-      })()
-    },
-
-    reset(w) {
-      if (!enabled) return done()
-      return (async () => {
-        const log = logOf(w)
-        // Project numbers stay assigned (another connection may still hold them in memory).
-        await Promise.all([
-          t.textDocs.clear(),
-          t.textBlocks.clear(),
-          t.textSegs.clear(),
-          t.textDirs.clear(),
-          t.textSegDocs.clear(),
-          t.vectors.clear(),
-          t.embedQueue.clear(),
-          t.textCorpus.toCollection().modify((row) => {
-            row.docs = 0
-            row.length = 0
-            delete row.s
-          }),
-        ])
-        log.changes.reset = true
-      })()
+    clearing() {
+      return loadClearing().then(({ removeProjectDocs, resetDocs }) => ({
+        removeProject: (w: WriteScope, projectId: string) => (enabled ? removeProjectDocs(t, logOf(w).changes, projectId) : done()),
+        reset: (w: WriteScope) => (enabled ? resetDocs(t, logOf(w).changes) : done()),
+      }))
     },
   }
 
