@@ -1,5 +1,5 @@
 // Starts the browser benchmarks in a dedicated worker and hands their result to Node.
-import type { BrowserBenchConfig, BrowserBenchResult, StorageVariant } from './bench-browser.worker.js'
+import type { BrowserBenchConfig, BrowserBenchResult, ImportVariant, StorageVariant } from './bench-browser.worker.js'
 import type { EncryptionBenchConfig, EncryptionFigure } from './bench-encryption.js'
 
 function ask<T>(message: Record<string, unknown>): Promise<T> {
@@ -21,8 +21,16 @@ const run = (config: BrowserBenchConfig) => ask<BrowserBenchResult>({ cmd: 'run'
 /** Writes one storage variant in this origin and returns the origin's usage (bytes). */
 const storage = (variant: StorageVariant, n: number) => ask<number>({ cmd: 'storage', variant, n })
 
+/** Imports `n` messages in this origin as one variant and returns the time it took (ms). */
+const importRun = (importVariant: ImportVariant, n: number) => ask<number>({ cmd: 'import', importVariant, n })
+
 /** Encrypted beside plain stores (bench-encryption.ts). */
 const encryption = (config: EncryptionBenchConfig) => ask<EncryptionFigure[]>({ cmd: 'encryption', encryption: config })
 
-;(window as unknown as { bench: { run: typeof run; storage: typeof storage; encryption: typeof encryption } }).bench = { run, storage, encryption }
+;(window as unknown as { bench: { run: typeof run; storage: typeof storage; importRun: typeof importRun; encryption: typeof encryption } }).bench = {
+  run,
+  storage,
+  importRun,
+  encryption,
+}
 document.title = 'ready'

@@ -183,8 +183,8 @@ async function interleaved(n: number, ours: (i: number) => Promise<unknown>, raw
   return [a, b]
 }
 
-async function writes(n: number, many: number, importN: number): Promise<Memory> {
-  const { texts } = makeCorpus(Math.max(2 * n + 200, many, importN), 0, 11)
+async function writes(n: number, many: number): Promise<void> {
+  const { texts } = makeCorpus(Math.max(2 * n + 200, many), 0, 11)
   const memory = await openEngram()
   await memory.projects.create({ name: 'P', id: 'p' })
   const raw = await openRaw()
@@ -430,72 +430,41 @@ async function writes(n: number, many: number, importN: number): Promise<Memory>
   })
   memory.close()
   raw.close()
+}
 
-  // Import of a large dump: raw bulkPut before and after ours (averaged), ours with and without the index.
-  const dump = dumpOf(texts.slice(0, importN))
-  const rawImport = async () => {
-    const db = await openRaw()
-    const ms = await time(() =>
-      db.transaction('rw', ['projects', 'sessions', 'messages'], async () => {
-        await db.table('projects').bulkPut(dump.tables.projects!)
-        await db.table('sessions').bulkPut(dump.tables.sessions!)
-        await db.table('messages').bulkPut(dump.tables.messages!)
-      }),
-    )
-    db.close()
+/** What one import run measures: raw Dexie (the baseline), Engram with and without its index, raw Dexie with Engram's message indexes. */
+export type ImportVariant = 'raw' | 'engram' | 'rows-only' | 'raw-engram-indexes'
+
+/**
+ * One import of `n` messages in this origin (Node gives each run a fresh origin: every database of an
+ * origin shares one LevelDB, so a run in an origin that earlier runs filled would pay for their data).
+ */
+async function importVariant(variant: ImportVariant, n: number): Promise<number> {
+  const dump = dumpOf(makeCorpus(n, 0, 11).texts)
+  if (variant === 'engram' || variant === 'rows-only') {
+    const memory = await openEngram(variant === 'rows-only' ? { textIndex: false } : {})
+    const ms = await time(() => memory.import(dump, { mode: 'merge' }))
+    memory.close()
     return ms
   }
-  progress(`import ${importN}`)
-  const before = await rawImport()
-  const plain = await openEngram({ textIndex: false })
-  const plainMs = await time(() => plain.import(dump, { mode: 'merge' }))
-  plain.close()
-  const indexed = await openEngram()
-  const indexedMs = await time(() => indexed.import(dump, { mode: 'merge' }))
-  const base = (before + (await rawImport())) / 2
   // The same rows with the order key Engram stores and its messages' indexes (merged order, stamps): what the rows cost in that layout.
-  const ordered = dumpOf(texts.slice(0, importN))
-  ordered.tables.messages = (ordered.tables.messages as Row[]).map((m) => ({ ...m, ...legacyOrder(m as { createdAt: number; seq: number }) }))
-  const engramRows = await (async () => {
-    const db = await openRaw({ ...SCHEMA_V1, messages: SCHEMA.messages! })
-    const ms = await time(() =>
-      db.transaction('rw', ['projects', 'sessions', 'messages'], async () => {
-        await db.table('projects').bulkPut(ordered.tables.projects!)
-        await db.table('sessions').bulkPut(ordered.tables.sessions!)
-        await db.table('messages').bulkPut((ordered.tables.messages as Row[]).map(({ hlc: _hlc, ...m }) => m))
-      }),
-    )
-    db.close()
-    return ms
-  })()
-  figures.push({
-    table: 'writes',
-    name: `import ${importN.toLocaleString('en')} messages, index on`,
-    ours: indexedMs,
-    baseline: base,
-    unit: 'ms',
-    baselineName: 'raw Dexie bulkPut, 1 tx (mean of a run before and after)',
-    goal: '≤ 1.3×',
-  })
-  figures.push({
-    table: 'writes',
-    name: `import ${importN.toLocaleString('en')} messages, no index (rows only)`,
-    ours: plainMs,
-    baseline: base,
-    unit: 'ms',
-    baselineName: 'raw Dexie bulkPut, 1 tx (mean of a run before and after)',
-    goal: '',
-  })
-  figures.push({
-    table: 'writes',
-    name: `… raw Dexie bulkPut of the same rows with Engram's message indexes and order key, ${importN.toLocaleString('en')} messages`,
-    ours: engramRows,
-    baseline: base,
-    unit: 'ms',
-    baselineName: 'raw Dexie bulkPut, 1 tx (mean of a run before and after)',
-    goal: 'info',
-  })
-  return indexed
+  const engramLayout = variant === 'raw-engram-indexes'
+  const messages = engramLayout
+    ? (dump.tables.messages as Row[]).map((m) => {
+        const { hlc: _hlc, ...row } = { ...m, ...legacyOrder(m as { createdAt: number; seq: number }) }
+        return row
+      })
+    : dump.tables.messages!
+  const db = await openRaw(engramLayout ? { ...SCHEMA_V1, messages: SCHEMA.messages! } : SCHEMA_V1)
+  const ms = await time(() =>
+    db.transaction('rw', ['projects', 'sessions', 'messages'], async () => {
+      await db.table('projects').bulkPut(dump.tables.projects!)
+      await db.table('sessions').bulkPut(dump.tables.sessions!)
+      await db.table('messages').bulkPut(messages)
+    }),
+  )
+  db.close()
+  return ms
 }
 
 /** MiniSearch in a worker of its own (bench-minisearch.worker.ts): each request answers with the time it took there. */
@@ -620,11 +589,11 @@ async function searchAt(size: number, queries: number, big: Memory | undefined, 
 
 async function runAll(config: BrowserBenchConfig): Promise<BrowserBenchResult> {
   progress('writes')
-  let big: Memory
-  if (config.searchOnly) {
-    big = await openEngram()
-    await big.import(dumpOf(makeCorpus(config.importN, 0, 11).texts), { mode: 'merge' })
-  } else big = await writes(config.writes, config.appendMany, config.importN)
+  if (!config.searchOnly) await writes(config.writes, config.appendMany)
+  // The large search store, imported as an app would (the import's own figures: importVariant, one fresh origin per run).
+  progress(`import ${config.importN}`)
+  const big = await openEngram()
+  await big.import(dumpOf(makeCorpus(config.importN, 0, 11).texts), { mode: 'merge' })
   for (const size of config.searchSizes) {
     progress(`search ${size}`)
     await searchAt(size, config.queries, size === config.importN ? big : undefined, config.builds)
@@ -635,33 +604,28 @@ async function runAll(config: BrowserBenchConfig): Promise<BrowserBenchResult> {
   return { figures, notes }
 }
 
-self.addEventListener('message', (event: MessageEvent) => {
-  const data = event.data as { cmd?: string; config?: BrowserBenchConfig; variant?: StorageVariant; n?: number }
-  if (data?.cmd === 'storage') {
-    storageVariant(data.variant!, data.n!).then(
-      (bytes) => self.postMessage({ type: 'done', result: bytes }),
-      (error: unknown) =>
-        self.postMessage({ type: 'error', message: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),
-    )
-    return
-  }
-  if (data?.cmd === 'encryption') {
-    encryptionFigures(
-      (key, internals) => openEngram({ ...internals, ...(key ? { encryption: { key } } : {}) }),
-      (data as { encryption: EncryptionBenchConfig }).encryption,
-      progress,
-    ).then(
-      (result) => self.postMessage({ type: 'done', result }),
-      (error: unknown) =>
-        self.postMessage({ type: 'error', message: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),
-    )
-    return
-  }
-  if (data?.cmd !== 'run') return
-  runAll(data.config!).then(
+/** Answers Node with the result of `work`, or its error. */
+function reply(work: Promise<unknown>): void {
+  work.then(
     (result) => self.postMessage({ type: 'done', result }),
     (error: unknown) =>
       self.postMessage({ type: 'error', message: error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error) }),
   )
+}
+
+self.addEventListener('message', (event: MessageEvent) => {
+  const data = event.data as {
+    cmd?: string
+    config?: BrowserBenchConfig
+    variant?: StorageVariant
+    importVariant?: ImportVariant
+    n?: number
+    encryption?: EncryptionBenchConfig
+  }
+  if (data?.cmd === 'import') reply(importVariant(data.importVariant!, data.n!))
+  else if (data?.cmd === 'storage') reply(storageVariant(data.variant!, data.n!))
+  else if (data?.cmd === 'encryption')
+    reply(encryptionFigures((key, internals) => openEngram({ ...internals, ...(key ? { encryption: { key } } : {}) }), data.encryption!, progress))
+  else if (data?.cmd === 'run') reply(runAll(data.config!))
 })
 self.postMessage({ type: 'ready' })
