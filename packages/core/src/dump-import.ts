@@ -42,8 +42,9 @@ const MIRRORED_TABLES = MIRRORED_KINDS
  */
 export async function importDump(ctx: StoreContext, dump: Dump, mode: Mode): Promise<number> {
   try {
-    // What a replace clears the index with loads first: a dynamic import inside the transaction would end it.
-    const clearing = mode === 'replace' ? await ctx.index.clearing?.() : undefined
+    // What a replace clears the index with, and what packs and merges the documents, load first: a
+    // dynamic import inside the transaction would end it.
+    const [clearing] = await Promise.all([mode === 'replace' ? ctx.index.clearing?.() : undefined, ctx.index.prepareBulk?.()])
     return await write(ctx, [...MEMORY_TABLES, 'journalSessions', ...ctx.index.tables], (w) => writeDump(ctx, w, dump, mode, clearing))
   } finally {
     // Whatever happened, track exactly the synced projects the store now holds.

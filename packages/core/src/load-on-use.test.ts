@@ -1,8 +1,10 @@
+import { Dexie } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { statusWhere } from '../../../test/support/status.js'
 import { MemoryError } from './errors.js'
 import { loadOnUse, methodsOnUse } from './load-on-use.js'
+import type { Dump } from './dump-validate.js'
 import type { SyncState } from './status.js'
 import type { SyncEngine } from './sync-api.js'
 
@@ -82,6 +84,51 @@ describe('a store whose code chunk fails to load', () => {
       expect((await memory.search('p', 'ladder')).map((h) => h.text)).not.toContain('the ladder is in the garage')
       expect((await memory.search('p', 'kettle')).map((h) => h.text)).toEqual(['the kettle is in the shed'])
       expect(await memory.messages.tail(session.id, 10)).toHaveLength(1)
+    } finally {
+      await memory.close()
+    }
+  })
+
+  it('packs an import right after open into batch rows and a posting segment while the index merger is still loading', async () => {
+    vi.resetModules()
+    vi.doMock('./search/merger.js', async (importOriginal) => {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      return importOriginal()
+    })
+    const { openMemory } = await import('./open-memory.js')
+    const indexedDB = new IDBFactory()
+    const options = { appId: 'lazy', indexedDB, IDBKeyRange, inlineMergeAt: 100, mergeDelayMs: Infinity } as Parameters<typeof openMemory>[0]
+    // A dump written by hand: no store opens (and loads the merger) before the one that imports it.
+    const T = Date.UTC(2026, 0, 1)
+    const sessionId = '01900000-0000-7000-8000-000000000000'
+    const dump = {
+      format: 'engram-dump',
+      version: 1,
+      exportedAt: T,
+      tables: {
+        projects: [{ id: 'p', name: 'P', sync: { enabled: false }, createdAt: T, updatedAt: T }],
+        sessions: [{ id: sessionId, projectId: 'p', status: 'active', startedAt: T, lastActiveAt: T, lastSeq: 300 }],
+        messages: Array.from({ length: 300 }, (_, i) => ({
+          id: `0190${String(i).padStart(4, '0')}-0000-7000-8000-000000000001`,
+          sessionId,
+          projectId: 'p',
+          seq: i + 1,
+          role: 'user',
+          content: i === 7 ? 'the lantern by the harbor' : `note ${i} on the garden`,
+          tokens: 5,
+          createdAt: T + i,
+        })),
+      },
+    } as Dump
+    const memory = await openMemory({ ...options, userId: 'late-merger' })
+    try {
+      await memory.import(dump, { mode: 'merge' })
+      const raw = await new Dexie('engram:lazy:late-merger', { indexedDB, IDBKeyRange }).open()
+      // Without the merger the 300 documents would be 300 rows in the unmerged tail, and no segment.
+      expect(await raw.table('textSegs').count()).toBeGreaterThan(0)
+      expect(await raw.table('textDocs').count()).toBeLessThan(30)
+      raw.close()
+      expect((await memory.search('p', 'lantern')).map((h) => h.text)).toContain('the lantern by the harbor')
     } finally {
       await memory.close()
     }

@@ -49,6 +49,12 @@ export interface TextIndex {
    * call it before the transaction opens, then use what it gives inside the transaction.
    */
   clearing?(): Promise<IndexClearing>
+  /**
+   * Loads the code a bulk write is packed and merged with (it loads in the background as the store
+   * opens): an import calls it before its transaction opens, so that even right after open its
+   * documents go into batch rows and posting segments rather than the unmerged tail. Never rejects.
+   */
+  prepareBulk?(): Promise<void>
 }
 
 /** Clearing the index inside a transaction (see {@link TextIndex.clearing}). */

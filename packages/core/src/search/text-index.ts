@@ -127,6 +127,8 @@ const BATCH_AT = 4
 /** A settled Dexie promise: awaiting it keeps Dexie's transaction zone (a native one may not, after ~100 in a row). */
 const done = (): Promise<void> => Dexie.Promise.resolve() as unknown as Promise<void>
 
+const noop = (): void => {}
+
 /** Analyzes a document into its stored row (without its number). */
 export function docRowOf(analyzer: Analyzer, doc: IndexedDoc, q: number): TextDocRow {
   const tokens = analyzer.terms(doc.text)
@@ -552,6 +554,10 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
         }
         return kill(log, rows, mark)
       })
+    },
+
+    prepareBulk() {
+      return enabled ? loadMerger().then(noop, noop) : done()
     },
 
     clearing() {
