@@ -97,7 +97,8 @@ describe('a store whose code chunk fails to load', () => {
     })
     const { openMemory } = await import('./open-memory.js')
     const indexedDB = new IDBFactory()
-    const options = { appId: 'lazy', indexedDB, IDBKeyRange, inlineMergeAt: 100, mergeDelayMs: Infinity } as Parameters<typeof openMemory>[0]
+    // Internal options of the index: merge a batch of 100 inline, never merge in the background.
+    const options = { appId: 'lazy', userId: 'late-merger', indexedDB, IDBKeyRange, inlineMergeAt: 100, mergeDelayMs: Infinity } as Parameters<typeof openMemory>[0]
     // A dump written by hand: no store opens (and loads the merger) before the one that imports it.
     const T = Date.UTC(2026, 0, 1)
     const sessionId = '01900000-0000-7000-8000-000000000000'
@@ -120,7 +121,7 @@ describe('a store whose code chunk fails to load', () => {
         })),
       },
     } as Dump
-    const memory = await openMemory({ ...options, userId: 'late-merger' })
+    const memory = await openMemory(options)
     try {
       await memory.import(dump, { mode: 'merge' })
       const raw = await new Dexie('engram:lazy:late-merger', { indexedDB, IDBKeyRange }).open()

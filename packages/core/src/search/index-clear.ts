@@ -1,9 +1,23 @@
 import { Dexie } from 'dexie'
 import { maxKey } from '../keys.js'
+import type { IndexClearing } from '../store-context.js'
+import type { WriteScope } from '../write.js'
 import type { IndexChanges } from './index-state.js'
 import type { IndexTables } from './text-index.js'
 
 /* Clearing the index for an import that replaces memory (text-index.ts loads it on use, before the import's transaction). */
+
+/** The clearing of an index whose transactions record their changes in `changesOf` (undefined: an index that keeps nothing). */
+export function clearingOf(t: IndexTables, changesOf: ((w: WriteScope) => IndexChanges) | undefined): IndexClearing {
+  return {
+    removeProject: async (w, projectId) => {
+      if (changesOf) await removeProjectDocs(t, changesOf(w), projectId)
+    },
+    reset: async (w) => {
+      if (changesOf) await resetDocs(t, changesOf(w))
+    },
+  }
+}
 
 /** Deletes every document, posting and vector of a project, inside the caller's transaction; its number stays assigned. */
 export async function removeProjectDocs(t: IndexTables, changes: IndexChanges, projectId: string): Promise<void> {

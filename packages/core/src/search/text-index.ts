@@ -557,14 +557,11 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     },
 
     prepareBulk() {
-      return enabled ? loadMerger().then(noop, noop) : done()
+      return loadMerger().then(noop, noop)
     },
 
     clearing() {
-      return loadClearing().then(({ removeProjectDocs, resetDocs }) => ({
-        removeProject: (w: WriteScope, projectId: string) => (enabled ? removeProjectDocs(t, logOf(w).changes, projectId) : done()),
-        reset: (w: WriteScope) => (enabled ? resetDocs(t, logOf(w).changes) : done()),
-      }))
+      return loadClearing().then(({ clearingOf }) => clearingOf(t, enabled ? (w) => logOf(w).changes : undefined))
     },
   }
 
