@@ -98,7 +98,8 @@ describe('a store whose code chunk fails to load', () => {
     const { openMemory } = await import('./open-memory.js')
     const indexedDB = new IDBFactory()
     // Internal options of the index: merge a batch of 100 inline, never merge in the background.
-    const options = { appId: 'lazy', userId: 'late-merger', indexedDB, IDBKeyRange, inlineMergeAt: 100, mergeDelayMs: Infinity } as Parameters<typeof openMemory>[0]
+    type Options = Parameters<typeof openMemory>[0]
+    const options = { appId: 'lazy', userId: 'late-merger', indexedDB, IDBKeyRange, inlineMergeAt: 100, mergeDelayMs: Infinity } as Options
     // A dump written by hand: no store opens (and loads the merger) before the one that imports it.
     const T = Date.UTC(2026, 0, 1)
     const sessionId = '01900000-0000-7000-8000-000000000000'
