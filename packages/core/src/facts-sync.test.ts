@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { openTestContext } from '../../../test/support/core-context.js'
 import type { Change } from '@engram/core'
+import { createFactEdits } from './fact-edits.js'
 import { createFacts } from './facts.js'
 import { factId, factTables } from './facts-rows.js'
 import { syncedFacts } from './facts-sync.js'
@@ -15,7 +16,7 @@ async function openContext() {
   const { ctx, clock, docs } = await openTestContext()
   const batches: Change[][] = []
   ctx.feed.subscribe({ kinds: ['facts'] }, (b) => batches.push(b))
-  return { ctx, clock, docs, batches, facts: createFacts(ctx) }
+  return { ctx, clock, docs, batches, facts: { ...createFacts(ctx), ...createFactEdits(ctx) } }
 }
 
 /** A fact state as another device sends it (the travelling fields of its row). */

@@ -1,13 +1,13 @@
 import { Dexie } from 'dexie'
 import { maxKey } from './keys.js'
 import { checkFactInput } from './facts-input.js'
-import { latestVersion, toFactVersion, valueAt, versionsOf } from './facts-history.js'
-import { type EarlyFactWrites, factDoc, factId, factTables, purgedTombstone, purgeFactRow, storeFactRow, tagKeysOf, toFact } from './facts-rows.js'
-import { liveProject, requireProject } from './projects.js'
+import { latestVersion } from './facts-history.js'
+import { type EarlyFactWrites, factDoc, factId, factTables, storeFactRow, tagKeysOf, toFact } from './facts-rows.js'
+import { liveProject } from './projects.js'
 import type { FactRow, Source } from './schema.js'
 import type { StoreContext } from './store-context.js'
-import { checkPageOptions, decodeCursor, encodeCursor, type Page, type PageOptions, pageFrom } from './paging.js'
-import { checkId, checkOptions, checkString, checkTime, type Json } from './validate.js'
+import { checkPageOptions, type Page, type PageOptions, pageFrom } from './paging.js'
+import { checkId, checkString, type Json } from './validate.js'
 import { type WriteScope, read, readOne, write } from './write.js'
 
 export { factId } from './facts-rows.js'
@@ -85,8 +85,45 @@ export interface FactsApi {
 /** Most fact ids a store remembers as stored (see `seen` in {@link createFacts}). */
 const MAX_SEEN = 4096
 
-/** Creates the facts namespace of a store. */
-export function createFacts(ctx: StoreContext): FactsApi {
+/** The next state of a fact: version + 1 over `stored` (or version 1), stamped `at` (default now) or at `deletedAt`. */
+export function nextFactRow(
+  ctx: StoreContext,
+  stored: FactRow | undefined,
+  base: Omit<FactRow, 'id' | 'createdAt' | 'updatedAt' | 'version' | 'hlc' | 'tagKeys'>,
+  hlc: string,
+  deletedAt?: number,
+  at?: number,
+): FactRow {
+  const now = deletedAt ?? at ?? ctx.now()
+  const { deletedAt: _dropped, ...rest } = base as FactRow
+  const row: FactRow = {
+    ...rest,
+    id: factId(base.projectId, base.key),
+    tagKeys: tagKeysOf(base.projectId, base.tags),
+    createdAt: stored?.createdAt ?? now,
+    updatedAt: now,
+    version: (stored?.version ?? 0) + 1,
+    hlc,
+  }
+  if (deletedAt !== undefined) row.deletedAt = deletedAt
+  return row
+}
+
+/** The stored row of a key after checking its project: both reads go out together (one round trip), a chain of Dexie promises. */
+export function storedInProject(ctx: StoreContext, projectId: string, key: string): Promise<FactRow | undefined> {
+  return Dexie.Promise.all([liveProject(ctx, projectId), ctx.db.facts.get([projectId, key])]).then(([, stored]) => stored)
+}
+
+/** Soft-deletes a stored fact: a new version, deleted at `now`. */
+export async function softDeleteFact(ctx: StoreContext, w: WriteScope, stored: FactRow, now: number): Promise<void> {
+  await storeFactRow(ctx, w, nextFactRow(ctx, stored, stored, w.hlc(), now), 'local')
+}
+
+/** Methods of the facts namespace that load on their first call (fact-edits.ts). */
+export const FACT_EDITS = ['deleteAll', 'restore', 'deleted', 'purge', 'history', 'at'] as const
+
+/** Creates the facts namespace of a store, but for {@link FACT_EDITS}. */
+export function createFacts(ctx: StoreContext): Omit<FactsApi, (typeof FACT_EDITS)[number]> {
   const { db } = ctx
   const tables = (): string[] => factTables(ctx)
   /**
@@ -101,38 +138,6 @@ export function createFacts(ctx: StoreContext): FactsApi {
     seen.add(id)
   }
 
-  /** The next state of a fact: version + 1 over `stored` (or version 1), stamped `at` (default now) or at `deletedAt`. */
-  function nextRow(
-    stored: FactRow | undefined,
-    base: Omit<FactRow, 'id' | 'createdAt' | 'updatedAt' | 'version' | 'hlc' | 'tagKeys'>,
-    hlc: string,
-    deletedAt?: number,
-    at?: number,
-  ): FactRow {
-    const now = deletedAt ?? at ?? ctx.now()
-    const { deletedAt: _dropped, ...rest } = base as FactRow
-    const row: FactRow = {
-      ...rest,
-      id: factId(base.projectId, base.key),
-      tagKeys: tagKeysOf(base.projectId, base.tags),
-      createdAt: stored?.createdAt ?? now,
-      updatedAt: now,
-      version: (stored?.version ?? 0) + 1,
-      hlc,
-    }
-    if (deletedAt !== undefined) row.deletedAt = deletedAt
-    return row
-  }
-
-  /** The stored row of a key after checking its project: both reads go out together (one round trip), a chain of Dexie promises. */
-  function storedInProject(projectId: string, key: string): Promise<FactRow | undefined> {
-    return Dexie.Promise.all([liveProject(ctx, projectId), db.facts.get([projectId, key])]).then(([, stored]) => stored)
-  }
-
-  async function softDelete(w: WriteScope, stored: FactRow, now: number): Promise<void> {
-    await storeFactRow(ctx, w, nextRow(stored, stored, w.hlc(), now), 'local')
-  }
-
   return {
     async set(projectId, key, value, options) {
       const input = checkFactInput(projectId, key, value, options)
@@ -143,7 +148,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
         // Likely a stored key: its newest version is read with it, and its index entry (replacing
         // the older one) goes out right after the reads, while they run.
         const likely = seen.has(id)
-        const reads = Dexie.Promise.all([storedInProject(projectId, key), likely ? latestVersion(ctx, projectId, key) : undefined])
+        const reads = Dexie.Promise.all([storedInProject(ctx, projectId, key), likely ? latestVersion(ctx, projectId, key) : undefined])
         if (likely) {
           early.indexed = ctx.index.put(w, factDoc({ id, projectId, key, value: input.value, updatedAt: now }), { fresh: false })
           early.indexed.catch(() => {}) // awaited below; a failed read first must not leave it unhandled
@@ -151,7 +156,7 @@ export function createFacts(ctx: StoreContext): FactsApi {
         const [stored, newest] = await reads
         early.latest = newest
         // A purged key starts over as a new fact (only its version number continues).
-        const row = nextRow(stored?.purged ? { ...stored, createdAt: now } : stored, input, w.hlc(), undefined, now)
+        const row = nextFactRow(ctx, stored?.purged ? { ...stored, createdAt: now } : stored, input, w.hlc(), undefined, now)
         await storeFactRow(ctx, w, row, 'local', stored === undefined, early)
         return toFact(row)
       })
@@ -199,88 +204,11 @@ export function createFacts(ctx: StoreContext): FactsApi {
       checkId('projectId', projectId)
       checkId('key', key)
       return write(ctx, tables(), async (w) => {
-        const stored = await storedInProject(projectId, key)
+        const stored = await storedInProject(ctx, projectId, key)
         if (!stored || stored.deletedAt !== undefined) return false
-        await softDelete(w, stored, ctx.now())
+        await softDeleteFact(ctx, w, stored, ctx.now())
         return true
       })
-    },
-
-    async deleteAll(projectId, options) {
-      checkId('projectId', projectId)
-      const { tag } = checkOptions('options', options, ['tag'])
-      if (tag !== undefined) checkId('tag', tag)
-      return write(ctx, tables(), async (w) => {
-        await requireProject(ctx, projectId)
-        const candidates =
-          tag !== undefined
-            ? await db.facts
-                .where('tagKeys')
-                .equals(tagKeysOf(projectId, [tag])[0]!)
-                .toArray()
-            : await db.facts.where('[projectId+key]').between([projectId, Dexie.minKey], [projectId, maxKey()]).toArray()
-        const active = candidates.filter((r) => r.deletedAt === undefined && r.projectId === projectId)
-        const now = ctx.now()
-        for (const row of active) await softDelete(w, row, now)
-        return active.length
-      })
-    },
-
-    async restore(projectId, key) {
-      checkId('projectId', projectId)
-      checkId('key', key)
-      return write(ctx, tables(), async (w) => {
-        const stored = await storedInProject(projectId, key)
-        if (!stored || stored.deletedAt === undefined || stored.purged) return undefined
-        const row = nextRow(stored, stored, w.hlc())
-        await storeFactRow(ctx, w, row, 'local')
-        return toFact(row)
-      })
-    },
-
-    async deleted(projectId, options) {
-      checkId('projectId', projectId)
-      const { after, limit } = checkPageOptions(options, [])
-      const cursor = after === undefined ? undefined : decodeCursor(after)
-      const rows = await read(ctx, ['facts'], () => db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, maxKey()]).toArray())
-      // Newest deletion first, ties by key; purged tombstones are no deleted facts any more.
-      const sorted = rows
-        .filter((r) => !r.purged)
-        .sort((a, b) => b.deletedAt! - a.deletedAt! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-        .filter((r) => cursor === undefined || r.deletedAt! < cursor.at || (r.deletedAt === cursor.at && r.key > cursor.id))
-      return pageFrom(sorted.slice(0, limit + 1).map(toFact), limit, (f) => encodeCursor(f.deletedAt!, f.key))
-    },
-
-    async purge(projectId, key) {
-      checkId('projectId', projectId)
-      if (key !== undefined) checkId('key', key)
-      return write(ctx, tables(), async (w) => {
-        await requireProject(ctx, projectId)
-        const found =
-          key !== undefined
-            ? [await db.facts.get([projectId, key])].filter((r): r is FactRow => r !== undefined)
-            : await db.facts.where('[projectId+deletedAt]').between([projectId, Dexie.minKey], [projectId, maxKey()]).toArray()
-        const rows = found.filter((r) => !r.purged)
-        // In a synced project the purge must reach the other devices: a tombstone without content stays.
-        const tombstone = ctx.syncedProjects.has(projectId)
-        for (const row of rows) await purgeFactRow(ctx, w, row, tombstone ? purgedTombstone(row, ctx.now(), w.hlc()) : undefined)
-        return rows.length
-      })
-    },
-
-    async history(projectId, key) {
-      checkId('projectId', projectId)
-      checkId('key', key)
-      const rows = await read(ctx, ['factVersions'], () => versionsOf(ctx, projectId, key))
-      return rows.map(toFactVersion)
-    },
-
-    async at(projectId, key, time) {
-      checkId('projectId', projectId)
-      checkId('key', key)
-      checkTime('time', time)
-      const rows = await read(ctx, ['factVersions'], () => versionsOf(ctx, projectId, key))
-      return valueAt(rows, time)
     },
   }
 }

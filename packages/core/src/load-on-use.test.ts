@@ -56,6 +56,7 @@ describe('a store whose code chunk fails to load', () => {
     vi.doUnmock('./search/merger.js')
     vi.doUnmock('./blocks.js')
     vi.doUnmock('./search/index-clear.js')
+    vi.doUnmock('./fact-edits.js')
     vi.resetModules()
   })
 
@@ -184,6 +185,29 @@ describe('a store whose code chunk fails to load', () => {
       failing = false
       await memory.blocks.set('user', 'persona', 'Helpful.')
       expect((await memory.blocks.get('user', 'persona'))?.value).toBe('Helpful.')
+    } finally {
+      await memory.close()
+    }
+  })
+
+  it('rejects the facts methods that load on use with internal while their chunk fails to load; set, get, list and delete work', async () => {
+    vi.resetModules()
+    let failing = true
+    vi.doMock('./fact-edits.js', async (importOriginal) => {
+      if (failing) throw new TypeError('Failed to fetch dynamically imported module: fact-edits.js')
+      return importOriginal()
+    })
+    const { createMemory } = await import('./create-memory.js')
+    const { factsModule } = await import('./modules/facts-module.js')
+    const memory = await createMemory({ appId: 'lazy', userId: 'fact-edits-fail', indexedDB: new IDBFactory(), IDBKeyRange, modules: [factsModule()] })
+    try {
+      await memory.facts.set('user', 'diet', 'vegetarian')
+      await expect(memory.facts.history('user', 'diet')).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
+      expect(await memory.facts.delete('user', 'diet')).toBe(true)
+      expect((await memory.facts.list('user')).items).toEqual([])
+      failing = false
+      expect(await memory.facts.restore('user', 'diet')).toMatchObject({ key: 'diet', value: 'vegetarian', version: 3 })
+      expect((await memory.facts.history('user', 'diet')).map((v) => v.deleted)).toEqual([false, true, false])
     } finally {
       await memory.close()
     }
