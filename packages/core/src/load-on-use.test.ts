@@ -57,6 +57,7 @@ describe('a store whose code chunk fails to load', () => {
     vi.doUnmock('./blocks.js')
     vi.doUnmock('./search/index-clear.js')
     vi.doUnmock('./fact-edits.js')
+    vi.doUnmock('./search/text-index.js')
     vi.resetModules()
   })
 
@@ -92,9 +93,25 @@ describe('a store whose code chunk fails to load', () => {
 
   it('packs an import right after open into batch rows and a posting segment while the index merger is still loading', async () => {
     vi.resetModules()
+    // The merger's chunk arrives only once an import asks for it (never, if the import does not wait for it).
+    let release: () => void = () => {}
+    const released = new Promise<void>((resolve) => (release = resolve))
     vi.doMock('./search/merger.js', async (importOriginal) => {
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await released
       return importOriginal()
+    })
+    vi.doMock('./search/text-index.js', async (importOriginal) => {
+      const real = await importOriginal<typeof import('./search/text-index.js')>()
+      const createTextIndex: typeof real.createTextIndex = (...args) => {
+        const engine = real.createTextIndex(...args)
+        const prepare = engine.prepareBulk!.bind(engine)
+        engine.prepareBulk = () => {
+          release()
+          return prepare()
+        }
+        return engine
+      }
+      return { ...real, createTextIndex }
     })
     const { openMemory } = await import('./open-memory.js')
     const indexedDB = new IDBFactory()
