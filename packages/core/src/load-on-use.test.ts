@@ -49,6 +49,18 @@ describe('methodsOnUse', () => {
   })
 })
 
+/** Mocks the module at `path` (from this file) so that loading it fails, until the returned function is called. */
+function failingChunk(path: string): () => void {
+  let failing = true
+  vi.doMock(path, async (importOriginal) => {
+    if (failing) throw new TypeError(`Failed to fetch dynamically imported module: ${path}`)
+    return importOriginal()
+  })
+  return () => {
+    failing = false
+  }
+}
+
 describe('a store whose code chunk fails to load', () => {
   afterEach(() => {
     vi.doUnmock('./dump.js')
@@ -63,11 +75,7 @@ describe('a store whose code chunk fails to load', () => {
 
   it("rejects a replace import with internal while the index clearing's chunk fails to load, changing nothing, and imports on a later call", async () => {
     vi.resetModules()
-    let failing = true
-    vi.doMock('./search/index-clear.js', async (importOriginal) => {
-      if (failing) throw new TypeError('Failed to fetch dynamically imported module: index-clear.js')
-      return importOriginal()
-    })
+    const loads = failingChunk('./search/index-clear.js')
     const { openMemory } = await import('./open-memory.js')
     const memory = await openMemory({ appId: 'lazy', userId: 'clear-fails', indexedDB: new IDBFactory(), IDBKeyRange })
     try {
@@ -81,7 +89,7 @@ describe('a store whose code chunk fails to load', () => {
       expect((error as Error).message).toContain('index clearing')
       expect((await memory.search('p', 'ladder')).map((h) => h.text)).toContain('the ladder is in the garage')
       expect(await memory.messages.tail(session.id, 10)).toHaveLength(2)
-      failing = false
+      loads()
       await memory.import(dump, { mode: 'replace' })
       expect((await memory.search('p', 'ladder')).map((h) => h.text)).not.toContain('the ladder is in the garage')
       expect((await memory.search('p', 'kettle')).map((h) => h.text)).toEqual(['the kettle is in the shed'])
@@ -156,11 +164,7 @@ describe('a store whose code chunk fails to load', () => {
 
   it('opens and writes while the index merger fails to load; the merge that needs it reports the failure and a later merge loads it', async () => {
     vi.resetModules()
-    let failing = true
-    vi.doMock('./search/merger.js', async (importOriginal) => {
-      if (failing) throw new TypeError('Failed to fetch dynamically imported module: merger.js')
-      return importOriginal()
-    })
+    const loads = failingChunk('./search/merger.js')
     const reported = new Promise<unknown>((resolve) => vi.stubGlobal('reportError', resolve))
     let merged: (() => void) | undefined
     const mergedOnce = new Promise<void>((resolve) => {
@@ -175,7 +179,7 @@ describe('a store whose code chunk fails to load', () => {
       const error = await reported
       expect(error).toMatchObject({ name: 'MemoryError', code: 'internal' })
       expect((error as Error).message).toContain('index merger')
-      failing = false
+      loads()
       await memory.facts.set('user', 'city', 'Lisbon')
       await mergedOnce
       expect((await memory.facts.get('user', 'diet'))?.value).toBe('vegetarian')
@@ -188,18 +192,14 @@ describe('a store whose code chunk fails to load', () => {
 
   it('rejects the blocks namespace with internal while its chunk fails to load, and loads it on a later call', async () => {
     vi.resetModules()
-    let failing = true
-    vi.doMock('./blocks.js', async (importOriginal) => {
-      if (failing) throw new TypeError('Failed to fetch dynamically imported module: blocks.js')
-      return importOriginal()
-    })
+    const loads = failingChunk('./blocks.js')
     const { createMemory } = await import('./create-memory.js')
     const { factsModule } = await import('./modules/facts-module.js')
     const memory = await createMemory({ appId: 'lazy', userId: 'blocks-fail', indexedDB: new IDBFactory(), IDBKeyRange, modules: [factsModule()] })
     try {
       await expect(memory.blocks.set('user', 'persona', 'Helpful.')).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
       await memory.facts.set('user', 'diet', 'vegetarian')
-      failing = false
+      loads()
       await memory.blocks.set('user', 'persona', 'Helpful.')
       expect((await memory.blocks.get('user', 'persona'))?.value).toBe('Helpful.')
     } finally {
@@ -209,11 +209,7 @@ describe('a store whose code chunk fails to load', () => {
 
   it('rejects the facts methods that load on use with internal while their chunk fails to load; set, get, list and delete work', async () => {
     vi.resetModules()
-    let failing = true
-    vi.doMock('./fact-edits.js', async (importOriginal) => {
-      if (failing) throw new TypeError('Failed to fetch dynamically imported module: fact-edits.js')
-      return importOriginal()
-    })
+    const loads = failingChunk('./fact-edits.js')
     const { createMemory } = await import('./create-memory.js')
     const { factsModule } = await import('./modules/facts-module.js')
     const memory = await createMemory({ appId: 'lazy', userId: 'fact-edits-fail', indexedDB: new IDBFactory(), IDBKeyRange, modules: [factsModule()] })
@@ -222,7 +218,7 @@ describe('a store whose code chunk fails to load', () => {
       await expect(memory.facts.history('user', 'diet')).rejects.toMatchObject({ name: 'MemoryError', code: 'internal' })
       expect(await memory.facts.delete('user', 'diet')).toBe(true)
       expect((await memory.facts.list('user')).items).toEqual([])
-      failing = false
+      loads()
       expect(await memory.facts.restore('user', 'diet')).toMatchObject({ key: 'diet', value: 'vegetarian', version: 3 })
       expect((await memory.facts.history('user', 'diet')).map((v) => v.deleted)).toEqual([false, true, false])
     } finally {

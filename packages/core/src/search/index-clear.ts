@@ -20,7 +20,7 @@ export function clearingOf(t: IndexTables, changesOf: ((w: WriteScope) => IndexC
 }
 
 /** Deletes every document, posting and vector of a project, inside the caller's transaction; its number stays assigned. */
-export async function removeProjectDocs(t: IndexTables, changes: IndexChanges, projectId: string): Promise<void> {
+async function removeProjectDocs(t: IndexTables, changes: IndexChanges, projectId: string): Promise<void> {
   const row = await t.textCorpus.get(projectId)
   changes.vectorProjects.add(projectId)
   const work: Promise<unknown>[] = [t.vectors.where('projectId').equals(projectId).delete(), t.embedQueue.where('projectId').equals(projectId).delete()]
@@ -39,7 +39,7 @@ export async function removeProjectDocs(t: IndexTables, changes: IndexChanges, p
 }
 
 /** Deletes every document, posting and vector of every project, inside the caller's transaction. */
-export async function resetDocs(t: IndexTables, changes: IndexChanges): Promise<void> {
+async function resetDocs(t: IndexTables, changes: IndexChanges): Promise<void> {
   // Project numbers stay assigned (another connection may still hold them in memory).
   await Promise.all([
     t.textDocs.clear(),

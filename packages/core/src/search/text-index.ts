@@ -127,6 +127,7 @@ const BATCH_AT = 4
 /** A settled Dexie promise: awaiting it keeps Dexie's transaction zone (a native one may not, after ~100 in a row). */
 const done = (): Promise<void> => Dexie.Promise.resolve() as unknown as Promise<void>
 
+/** Ignores a settled promise's value or failure. */
 const noop = (): void => {}
 
 /** Analyzes a document into its stored row (without its number). */
@@ -178,7 +179,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   let merger: typeof import('./merger.js') | undefined
   const loadMerger = loadOnUse('index merger', async () => (merger = await import('./merger.js')))
   const loadClearing = loadOnUse('index clearing', () => import('./index-clear.js'))
-  if (enabled) loadMerger().catch(() => {})
+  if (enabled) loadMerger().catch(noop)
 
   function logOf(w: WriteScope): TxLog {
     let log = logs.get(w.tx)
