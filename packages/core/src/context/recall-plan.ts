@@ -88,21 +88,55 @@ export function aboveCliff(hits: readonly Hit[]): Hit[] {
 }
 
 // A build drafts its sections twice with the same hit objects: their word sets and lines are computed once.
-const wordCache = new WeakMap<object, Set<string>>()
+const wordCache = new WeakMap<object, Words>()
 const lineCache = new WeakMap<object, DraftItem>()
+
+/** A record's words, and the prefix of them (rarest-looking first) that any near-duplicate shares a word of. */
+interface Words {
+  set: Set<string>
+  prefix: string[]
+}
+
+/** Longer words first (they are rarer), then by code unit: one order for every record, as prefix filtering needs. */
+const byRarity = (a: string, b: string) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * Prefix filtering (as in set-similarity joins): two sets with Jaccard ≥ t share at least
+ * ⌈t·max(|a|,|b|)⌉ words, so under one global order of words their first |x| − ⌈t·|x|⌉ + 1
+ * words have one in common. Only records sharing a prefix word are compared.
+ */
+function wordsOfRecord(record: Hit | Message): Words {
+  let words = wordCache.get(record)
+  if (!words) {
+    const set = wordsOf('text' in record ? record.text : record.content)
+    // The epsilon keeps a product like 0.8 × 5 from rounding up a word: a longer prefix is always safe.
+    const length = set.size - Math.ceil(NEAR_DUPLICATE * set.size - 1e-9) + 1
+    words = { set, prefix: [...set].sort(byRarity).slice(0, length) }
+    wordCache.set(record, words)
+  }
+  return words
+}
 
 /** Remembers the word sets of admitted records and refuses near-duplicates of them. */
 export class NearDuplicates {
-  private readonly sets: Set<string>[] = []
+  /** Admitted word sets by the words of their prefixes. */
+  private readonly byWord = new Map<string, Set<string>[]>()
+  private admittedEmpty = false
   /** True (and remembered) unless the record's text is a near-duplicate of an admitted one. */
   admit(record: Hit | Message): boolean {
-    let words = wordCache.get(record)
-    if (!words) {
-      words = wordsOf('text' in record ? record.text : record.content)
-      wordCache.set(record, words)
+    const { set, prefix } = wordsOfRecord(record)
+    if (set.size === 0) {
+      // Texts without words are near-duplicates of each other only.
+      if (this.admittedEmpty) return false
+      this.admittedEmpty = true
+      return true
     }
-    if (this.sets.some((k) => overlaps(k, words!, NEAR_DUPLICATE))) return false
-    this.sets.push(words)
+    for (const word of prefix) for (const other of this.byWord.get(word) ?? []) if (overlaps(other, set, NEAR_DUPLICATE)) return false
+    for (const word of prefix) {
+      const list = this.byWord.get(word)
+      if (list) list.push(set)
+      else this.byWord.set(word, [set])
+    }
     return true
   }
 }
