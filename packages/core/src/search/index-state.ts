@@ -71,6 +71,11 @@ export class IndexState {
   epoch = 0
   /** Bumped when merged blocks change (merge, purge, project removal, reset): decoded lists read before are stale. */
   blockEpoch = 0
+  /**
+   * Bumped when the index is reset, cleared or loses a project's documents wholesale (not by a
+   * merge, which only refolds postings): what a cache of the records behind hits forgets.
+   */
+  rewriteEpoch = 0
   mark = 0
   readonly tail = new Map<number, TailDoc>()
   /** `${q}\u0001${term}` → tail document numbers (removed ones are skipped by checking `tail`). */
@@ -205,6 +210,7 @@ export class IndexState {
     if (c.reset) {
       // Everything is reloaded on the next query (the transaction may have indexed documents after its reset).
       this.blockEpoch++
+      this.rewriteEpoch++
       this.clearAll()
       return
     }
@@ -346,6 +352,7 @@ export class IndexState {
 
   private dropProject(q: number): void {
     this.blockEpoch++
+    this.rewriteEpoch++
     this.docs.clear()
     this.dropDirs(q)
     this.blockTerms.delete(q)
@@ -364,6 +371,7 @@ export class IndexState {
   clear(): void {
     this.epoch++
     this.blockEpoch++
+    this.rewriteEpoch++
     this.clearAll()
   }
 

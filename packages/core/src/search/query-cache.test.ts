@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { openTestMemory } from '../../../../test/support/memory.js'
 import type { Change } from '../change-feed.js'
+import { type IndexChanges, IndexState } from './index-state.js'
 import { QueryCache } from './query-cache.js'
 
 const change = (kind: Change['kind'], id: string, op: Change['op'] = 'put'): Change => ({ kind, op, id, projectId: 'p1', origin: 'local' })
@@ -42,13 +43,43 @@ describe('query cache', () => {
     expect(cache.project('p1')).toBeUndefined()
   })
 
-  it('forgets everything when the index blocks change', () => {
+  it('forgets everything when the index is rewritten', () => {
     const cache = new QueryCache()
     const g = cache.begin(3)
     cache.keepRecord('passage:a', { projectId: 'p1', text: 'a' }, g)
     expect(cache.begin(3)).toBe(g)
     expect(cache.begin(4)).not.toBe(g)
     expect(cache.record('passage:a')).toBeUndefined()
+  })
+
+  it('is rewritten by a reset or a removed project, not by a merge (which changes no record)', () => {
+    const state = new IndexState()
+    state.ready = true
+    const changes = (extra: Partial<IndexChanges>): IndexChanges => ({
+      added: [],
+      killed: [],
+      assigned: [],
+      removedProjects: [],
+      vectorProjects: new Set(),
+      reset: false,
+      ...extra,
+    })
+    const cache = new QueryCache()
+    const g = cache.begin(state.rewriteEpoch)
+    cache.keepRecord('passage:a', { projectId: 'p1', text: 'a' }, g)
+    const blocks = state.blockEpoch
+    state.apply(changes({ merged: { mark: 10, merged: [], purged: [], recorded: [], corpus: [] } }))
+    expect(state.blockEpoch).toBeGreaterThan(blocks)
+    expect(cache.begin(state.rewriteEpoch)).toBe(g)
+    expect(cache.record('passage:a')?.text).toBe('a')
+    state.apply(changes({ removedProjects: [1] }))
+    cache.begin(state.rewriteEpoch)
+    expect(cache.record('passage:a')).toBeUndefined()
+    const g2 = cache.begin(state.rewriteEpoch)
+    cache.keepRecord('passage:b', { projectId: 'p1', text: 'b' }, g2)
+    state.apply(changes({ reset: true }))
+    cache.begin(state.rewriteEpoch)
+    expect(cache.record('passage:b')).toBeUndefined()
   })
 })
 
@@ -81,6 +112,27 @@ describe('search and context.build with the query cache', () => {
 
     await memory.projects.archive('p1')
     expect(await memory.search('p1', 'otter sleep')).toEqual([])
+    await memory.close()
+  })
+
+  it('serve current records after merges, which keep the cache', async () => {
+    let merged: () => void = () => {}
+    const memory = await openTestMemory({ mergeDelayMs: 1, onMerge: () => merged() } as Record<string, unknown>)
+    const nextMerge = () => new Promise<void>((resolve) => (merged = resolve))
+    await memory.projects.create({ name: 'P', id: 'p1' })
+    const s = await memory.sessions.create('p1')
+    let merge = nextMerge()
+    const [question] = await memory.messages.appendExchange(s.id, 'Where did the otter sleep?', 'In the reeds by the river.')
+    await merge
+    expect((await memory.search('p1', 'otter sleep'))[0]?.text).toBe('Where did the otter sleep?')
+    merge = nextMerge()
+    await memory.messages.edit(question!.id, { content: 'Where did the otter nap and sleep?' })
+    await merge
+    expect((await memory.search('p1', 'otter sleep'))[0]?.text).toBe('Where did the otter nap and sleep?')
+    merge = nextMerge()
+    await memory.messages.append(s.id, { role: 'user', content: 'Does the otter sleep all day?' })
+    await merge
+    expect((await memory.search('p1', 'otter sleep')).map((h) => h.text)).toContain('Does the otter sleep all day?')
     await memory.close()
   })
 

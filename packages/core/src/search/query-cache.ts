@@ -28,9 +28,11 @@ const HIT_KINDS: Partial<Record<Change['kind'], HitKind>> = { messages: 'message
  * the ids of the turns around recent message hits, and whether a project is
  * searchable. Bounded (least recently used first out); invalidated by the
  * store's change feed (a changed record, any message or session change for
- * the turn windows, a changed project) and cleared whenever the index's
- * blocks are rewritten wholesale (a merge, a reset, a removed project), so a
- * stale entry can never outlive the write that made it stale.
+ * the turn windows, a changed project) and cleared whenever the index is
+ * rewritten wholesale (a reset, a removed project), so a stale entry can
+ * never outlive the write that made it stale. A merge keeps it: it refolds
+ * postings and changes no record, so the records read before it still hold
+ * (an app that writes a turn and searches again keeps what it read).
  *
  * A read fills the cache only with the `generation` it started at: a change
  * emitted while the read ran makes its rows possibly old, and they are not
@@ -39,7 +41,7 @@ const HIT_KINDS: Partial<Record<Change['kind'], HitKind>> = { messages: 'message
 export class QueryCache {
   /** Bumped by every invalidation; a fill from a read that started before it is dropped. */
   generation = 0
-  private blockEpoch = -1
+  private rewriteEpoch = -1
   private readonly records = new Map<string, CachedRecord>()
   private chars = 0
   private readonly windows = new Map<string, string[]>()
@@ -50,11 +52,11 @@ export class QueryCache {
     private readonly maxWindows = MAX_CACHED_WINDOWS,
   ) {}
 
-  /** Starts a read: clears the cache if the index's blocks changed since, and returns the generation to fill with. */
-  begin(blockEpoch: number): number {
-    if (blockEpoch !== this.blockEpoch) {
-      if (this.blockEpoch !== -1) this.clear()
-      this.blockEpoch = blockEpoch
+  /** Starts a read: clears the cache if the index was rewritten since (IndexState.rewriteEpoch), and returns the generation to fill with. */
+  begin(rewriteEpoch: number): number {
+    if (rewriteEpoch !== this.rewriteEpoch) {
+      if (this.rewriteEpoch !== -1) this.clear()
+      this.rewriteEpoch = rewriteEpoch
     }
     return this.generation
   }
@@ -176,5 +178,5 @@ export function queryCacheOf(ctx: StoreContext): QueryCache {
 export function beginCachedRead(ctx: StoreContext): { cache: QueryCache; generation: number } {
   const cache = queryCacheOf(ctx)
   const engine = searchEngineOf(ctx.index)
-  return { cache, generation: cache.begin(engine ? engine.state.blockEpoch : 0) }
+  return { cache, generation: cache.begin(engine ? engine.state.rewriteEpoch : 0) }
 }
