@@ -38,7 +38,7 @@ export interface MemoryOptions extends BaseMemoryOptions {
 }
 
 /** Options for tests and benchmarks only (search internals); accepted, not documented for apps. */
-const INTERNAL_OPTIONS = ['textIndex', 'mergeAt', 'mergeDelayMs', 'purgeAt', 'inlineMergeAt', 'segmentAt', 'onMerge'] as const
+const INTERNAL_OPTIONS = ['textIndex', 'mergeAt', 'mergeDelayMs', 'purgeAt', 'inlineMergeAt', 'segmentAt', 'onMerge', 'onWarm'] as const
 const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extractor', 'pricing', 'maxArtifactBytes', ...INTERNAL_OPTIONS] as const
 
 /**

@@ -35,6 +35,7 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
     'inlineMergeAt',
     'segmentAt',
     'onMerge',
+    'onWarm',
   ] as (keyof SearchModuleOptions)[])
   if (analyzer !== undefined && typeof analyzer?.terms !== 'function')
     throw new MemoryError('invalid_input', 'analyzer must have terms(text), e.g. createAnalyzer({ … })')

@@ -46,6 +46,7 @@ export class QueryCache {
   private chars = 0
   private readonly windows = new Map<string, string[]>()
   private readonly projects = new Map<string, boolean>()
+  private readonly warmed = new Set<string>()
 
   constructor(
     private readonly maxChars = MAX_CACHED_CHARS,
@@ -119,6 +120,13 @@ export class QueryCache {
     if (this.projects.size > MAX_CACHED_PROJECTS) this.projects.delete(this.projects.keys().next().value!)
   }
 
+  /** True the first time it is asked about a project since the cache was emptied: whether to warm the project's messages (message-warm.ts). */
+  firstWarm(projectId: string): boolean {
+    if (this.warmed.has(projectId)) return false
+    this.warmed.add(projectId)
+    return true
+  }
+
   /** Forgets what a committed batch of changes made stale. */
   invalidate(batch: readonly Change[]): void {
     this.generation++
@@ -138,6 +146,7 @@ export class QueryCache {
     this.chars = 0
     this.windows.clear()
     this.projects.clear()
+    this.warmed.clear()
   }
 
   /** Records held (tests). */

@@ -12,6 +12,7 @@ import { rerankText, resolveRanked } from './text-rerank.js'
 import { withAdjacentTurns } from './adjacent-turns.js'
 import type { CacheAt } from './hit-text.js'
 import { beginCachedRead } from './query-cache.js'
+import { loadOnUse } from '../load-on-use.js'
 
 /** The kind of memory a search hit comes from. */
 export type HitKind = 'message' | 'fact' | 'summary' | 'passage'
@@ -97,7 +98,7 @@ export function createSearch(ctx: StoreContext): SearchFn {
     if (mode !== 'vector' && terms.length > 0 && !engine.state.ready) await engine.ready()
     // Before the transaction: a change emitted from here on keeps this query's reads out of the cache.
     const cached = beginCachedRead(ctx)
-    return read(ctx, SEARCH_TABLES, async () => {
+    const hits = await read(ctx, SEARCH_TABLES, async () => {
       const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
       const loaded = new Map<string, Hit>()
       // The project check and the candidates' reads go at once (a search of an unknown project wastes its reads).
@@ -114,7 +115,25 @@ export function createSearch(ctx: StoreContext): SearchFn {
       if (ADJACENT && (!kinds || kinds.has('message'))) return withAdjacentTurns(ctx.db, projectId, hits, limit, cached)
       return hits.slice(0, limit)
     })
+    if (engine.state.ready) warmSmallProject(ctx, engine, projectId, cached)
+    return hits
   }
+}
+
+/** Projects of at most this many indexed documents get their messages read into the query cache after their first search. */
+export const WARM_DOCS = 10_000
+const loadWarm = loadOnUse('message warm', () => import('./message-warm.js'))
+
+/** Starts warming a small project's messages (message-warm.ts), once per emptying of the cache, after this search. */
+function warmSmallProject(ctx: StoreContext, engine: SearchEngine, projectId: string, cached: CacheAt): void {
+  const docs = engine.state.stats(projectId)?.docs
+  if (docs === undefined || docs === 0 || docs > WARM_DOCS || !cached.cache.firstWarm(projectId)) return
+  setTimeout(() => {
+    loadWarm()
+      .then(({ warmMessages }) => warmMessages(ctx, projectId))
+      .catch(() => undefined)
+      .then(() => engine.onWarm?.(projectId))
+  }, 0)
 }
 
 /** Whether the project exists and is not archived (from the query cache when it knows). */

@@ -53,6 +53,8 @@ export interface TextIndexOptions {
   purgeAt?: number
   /** Internal (tests, benchmarks): called after each merge commits, with the documents it merged and purged. */
   onMerge?: (merged: { merged: number; purged: number }) => void
+  /** Internal (tests): called when a warm of a project's messages into the query cache has ended (search.ts). */
+  onWarm?: (projectId: string) => void
 }
 
 /** The text index plus what search reads: the analyzer, the in-memory state and the vector cache. */
@@ -73,6 +75,8 @@ export interface SearchEngine extends TextIndex {
   stop(): void
   /** Called after a transaction that queued documents for embedding commits. */
   onEnqueue: () => void
+  /** Called when a warm of a project's messages has ended (tests). */
+  readonly onWarm: ((projectId: string) => void) | undefined
 }
 
 /** Kinds that get embeddings when an embedder is set. */
@@ -514,6 +518,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     enabled,
     tables: enabled ? INDEX_TABLES : [],
     onEnqueue: () => {},
+    onWarm: opts.onWarm,
 
     ready() {
       if (state.ready) return done()
