@@ -121,7 +121,7 @@ export function createSearch(ctx: StoreContext): SearchFn {
 }
 
 /** Projects of at most this many indexed documents get their messages read into the query cache after their first search. */
-export const WARM_DOCS = 10_000
+const WARM_DOCS = 10_000
 const loadWarm = loadOnUse('message warm', () => import('./message-warm.js'))
 
 /** Starts warming a small project's messages (message-warm.ts), once per emptying of the cache, after this search. */
