@@ -3,7 +3,8 @@
  * Chromium (a fresh profile, real IndexedDB), inside a dedicated worker as apps
  * run the SDK, beside raw Dexie doing the same work in the same worker and
  * MiniSearch in a worker of its own (its index must not weigh on the store's
- * garbage collection), in the same run. Import runs each in a fresh origin of its own (an origin's
+ * garbage collection; the two are timed in alternating blocks of queries, not
+ * query by query), in the same run. Import runs each in a fresh origin of its own (an origin's
  * databases share one LevelDB), alternating raw and Engram. Sizes: BROWSER_BENCH_IMPORT messages for import and the large
  * search store (default 100,000); BROWSER_BENCH_SMOKE=1 runs everything small;
  * BROWSER_BENCH_SUITES=storage, writes (writes and search), search or encryption
