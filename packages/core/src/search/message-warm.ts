@@ -2,6 +2,7 @@ import { Dexie } from 'dexie'
 import { maxKey } from '../keys.js'
 import type { MessageRow } from '../schema.js'
 import type { StoreContext } from '../store-context.js'
+import type { CacheAt } from './hit-text.js'
 import { beginCachedRead, MAX_CACHED_CHARS } from './query-cache.js'
 import { WINDOW_RADIUS } from './turn-windows.js'
 
@@ -15,7 +16,7 @@ import { WINDOW_RADIUS } from './turn-windows.js'
  */
 
 /** Characters of message text a warm brings in at most: half the cache, so recent hits of other projects keep their place. */
-export const WARM_CHARS = MAX_CACHED_CHARS / 2
+const WARM_CHARS = MAX_CACHED_CHARS / 2
 /** Sessions read a transaction (queries run between two). */
 const SESSIONS_PER_STEP = 8
 
@@ -51,15 +52,13 @@ export async function warmMessages(ctx: StoreContext, projectId: string): Promis
 }
 
 /** Keeps a session's rows (in seq order) and the window around each, as turn-windows.ts reads them; the characters kept. */
-function keepSession(rows: readonly MessageRow[], cached: ReturnType<typeof beginCachedRead>): number {
+function keepSession(rows: readonly MessageRow[], cached: CacheAt): number {
   let chars = 0
   let from = 0
   let to = 0
-  rows.forEach((row) => {
+  for (const row of rows) {
     cached.cache.keepMessage(row, cached.generation)
     chars += row.content.length
-  })
-  for (const row of rows) {
     while (rows[from]!.seq < row.seq - WINDOW_RADIUS) from++
     while (to < rows.length && rows[to]!.seq <= row.seq + WINDOW_RADIUS) to++
     cached.cache.keepWindow(
