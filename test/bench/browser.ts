@@ -7,8 +7,8 @@
  * query by query), in the same run. Import runs each in a fresh origin of its own (an origin's
  * databases share one LevelDB), alternating raw and Engram. Sizes: BROWSER_BENCH_IMPORT messages for import and the large
  * search store (default 100,000); BROWSER_BENCH_SMOKE=1 runs everything small;
- * BROWSER_BENCH_SUITES=storage, writes (writes and search), search or encryption
- * (at-rest encryption on vs off) runs a part; the default runs storage, writes and encryption.
+ * BROWSER_BENCH_SUITES=storage, writes (writes, import and search), import, search or
+ * encryption (at-rest encryption on vs off) runs a part; the default runs storage, writes and encryption.
  */
 import type { BrowserBenchConfig, BrowserBenchResult, Figure, ImportVariant, StorageVariant } from '../e2e/pages/bench-browser.worker.js'
 import type { EncryptionBenchConfig, EncryptionFigure } from '../e2e/pages/bench-encryption.js'
@@ -149,7 +149,7 @@ export async function runBrowserBench(): Promise<void> {
     await page.waitForFunction(() => document.title === 'ready')
     const version = (await profile.context.browser()?.version()) ?? 'Chromium'
     const figures = suites.includes('storage') ? await storageFigures(root, profile) : []
-    const imports = suites.includes('writes') ? await importFigures(root, profile) : undefined
+    const imports = suites.includes('writes') || suites.includes('import') ? await importFigures(root, profile) : undefined
     const runs = suites.includes('writes') || suites.includes('search')
     const result: BrowserBenchResult = runs
       ? await page.evaluate((c) => (window as unknown as { bench: Bench }).bench.run(c), { ...config, searchOnly: !suites.includes('writes') })
