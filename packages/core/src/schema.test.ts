@@ -8,10 +8,12 @@ import { openMemory } from './open-memory.js'
 import { isHandle } from './runtime/task-handle.js'
 import { isHlc } from './hlc.js'
 import {
+  BATCHES_VERSION,
   CONVERSATIONS_VERSION,
   DIRECTORIES_VERSION,
   EngramDb,
   SCHEMA,
+  SCHEMA_BATCHES,
   SCHEMA_CONVERSATIONS,
   SCHEMA_DIRECTORIES,
   SCHEMA_MODULES,
@@ -21,6 +23,8 @@ import {
   SEGMENTS_VERSION,
 } from './schema.js'
 import { englishAnalyzer } from './search/analyzer.js'
+import { batchRowsOf } from './search/batch-pack.js'
+import { docsById, type StoredDocRow } from './search/doc-batches.js'
 import { mergeTail, type MergeTables } from './search/merger.js'
 import { docRowOf } from './search/text-index.js'
 
@@ -246,6 +250,30 @@ const MIGRATIONS: Migration[] = [
       expect(await db.table('messages').where('[sessionId+at]').between(['s', ''], ['s', '\uffff']).primaryKeys()).toEqual(['m1'])
       expect(await db.table('textDocs').where('d').equals('message:b').primaryKeys()).toEqual([6])
       expect(await db.table('textDocs').where('[q+c]').between([1, 0], [1, Infinity]).keys()).toEqual([[1, 2]])
+    },
+  },
+  {
+    // Version 8 (ID_HASHES_VERSION): batches written from now on are found by the hashes of their ids; older batches by their ids.
+    from: BATCHES_VERSION,
+    stores: { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS, ...SCHEMA_SEGMENTS, ...SCHEMA_DIRECTORIES, ...SCHEMA_BATCHES },
+    seed: async (db) => {
+      await db.table('textDocs').bulkAdd([
+        { n: 3, q: 1, m: 3, c: 3, d: ['message:a', 'message:b', 'message:c'], a: [1, 2, 3], l: [1, 1, 1], k: [0, 0, 0], t: '' },
+        { q: 1, d: 'fact:p/k', a: 4, l: 2, t: '', k: 1 },
+      ])
+    },
+    check: async (db) => {
+      const table = db.table('textDocs') as Dexie.Table<StoredDocRow, number>
+      expect((await docsById(table, 'message:b')).map((row) => [row.n, row.d])).toEqual([[2, 'message:b']])
+      expect((await docsById(table, 'fact:p/k')).map((row) => row.n)).toEqual([4])
+      const [batch] = batchRowsOf(
+        ['message:x', 'message:y'].map((d) => ({ q: 1, d, a: 5, l: 1, t: '', k: 0 })),
+        5,
+      )
+      await table.add(batch!)
+      expect(await table.where('d').equals('message:y').count()).toBe(0)
+      expect((await docsById(table, 'message:y')).map((row) => [row.n, row.d])).toEqual([[6, 'message:y']])
+      expect(await docsById(table, 'message:z')).toEqual([])
     },
   },
 ]

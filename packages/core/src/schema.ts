@@ -239,6 +239,8 @@ export class EngramDb extends Dexie {
     this.version(DIRECTORIES_VERSION).stores(SCHEMA_DIRECTORIES)
     // Batch rows of bulk-written documents (search/doc-batches.ts): ids are found in a member list, projects count by `[q+c]`.
     this.version(BATCHES_VERSION).stores(SCHEMA_BATCHES)
+    // Batch rows found by the hashes of their member ids (search/doc-batches.ts `docsById`).
+    this.version(ID_HASHES_VERSION).stores(SCHEMA_ID_HASHES)
     // Message rows written without an order key, and session rows without a stamp (older dumps and callers), get the legacy ones.
     this.use(legacyFillMiddleware)
     // Nothing reads the store through Dexie's live queries: their change tracking (and its broadcast on every commit) is dropped.
@@ -370,8 +372,21 @@ export const SCHEMA_BATCHES: Record<string, string> = {
   messages: 'id, [sessionId+seq], [sessionId+at], hlc',
 }
 
+/** The version that adds {@link SCHEMA_ID_HASHES}. */
+export const ID_HASHES_VERSION = 8
+
+/**
+ * What version {@link ID_HASHES_VERSION} changes: a batch row written from now on is found by the
+ * hashes of its member ids (`*h`), not by the ids themselves: as an index key a number costs
+ * IndexedDB a fraction of a 40-character id, and a bulk write adds one per document. Batches
+ * written before keep their ids in the id index; nothing stored changes, so no upgrade runs.
+ */
+export const SCHEMA_ID_HASHES: Record<string, string> = {
+  textDocs: '++n, *d, *h, q, x, [q+c]',
+}
+
 /** The current schema version. */
-export const SCHEMA_VERSION = BATCHES_VERSION
+export const SCHEMA_VERSION = ID_HASHES_VERSION
 /** The tables of the current schema version: table → Dexie index spec. */
 export const SCHEMA: Record<string, string> = {
   ...SCHEMA_V2,
@@ -380,6 +395,7 @@ export const SCHEMA: Record<string, string> = {
   ...SCHEMA_SEGMENTS,
   ...SCHEMA_DIRECTORIES,
   ...SCHEMA_BATCHES,
+  ...SCHEMA_ID_HASHES,
 }
 
 /** Every table name, for transactions that span the whole store (import, purge). */

@@ -1,4 +1,4 @@
-import type { StoredDocRow } from './doc-batches.js'
+import { batchable, idHash, type StoredDocRow } from './doc-batches.js'
 import { TERM_SEPARATOR, type TextBatchRow, type TextDocRow } from './index-rows.js'
 
 /*
@@ -26,7 +26,8 @@ export function batchRowsOf(rows: readonly TextDocRow[], first: number): StoredD
   }
   rows.forEach((row, i) => {
     const size = row.d!.length + row.t.length + 24
-    if (i > start && (row.q !== rows[start]!.q || chars + size > BATCH_CHARS)) flush(i)
+    // A fact stays a row of its own (doc-batches.ts `batchable`).
+    if (i > start && (!batchable(row.d!) || !batchable(rows[start]!.d!) || row.q !== rows[start]!.q || chars + size > BATCH_CHARS)) flush(i)
     chars += size
   })
   flush(rows.length)
@@ -44,7 +45,8 @@ function packBatch(members: readonly TextDocRow[], first: number): StoredDocRow 
     q: members[0]!.q,
     m,
     c: m,
-    d: members.map((r) => r.d!),
+    i: members.map((r) => r.d!),
+    h: members.map((r) => idHash(r.d!)),
     a: Float64Array.from(members, (r) => r.a),
     l: Uint32Array.from(members, (r) => r.l),
     k: Uint8Array.from(members, (r) => r.k),

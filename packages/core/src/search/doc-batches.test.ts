@@ -1,11 +1,11 @@
 import { Dexie } from 'dexie'
-import { IDBKeyRange } from 'fake-indexeddb'
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
 import { openTestMemory } from '../../../../test/support/memory.js'
 import { batchRowsOf } from './batch-pack.js'
 import { withoutDead } from './merger.js'
 import { docAt } from './text-query.js'
-import { docRowsOf, expandRows, isBatch, withoutMembers } from './doc-batches.js'
+import { docRowsOf, docsById, expandRows, firstOf, idHash, isBatch, type StoredDocRow, withoutMembers } from './doc-batches.js'
 import { TERM_SEPARATOR, type TextBatchRow, type TextDocRow } from './index-rows.js'
 
 /** An analyzed document row (as docRowOf makes them). */
@@ -57,11 +57,39 @@ describe('batch rows of documents', () => {
     )
     const packed = batchRowsOf(long, 1)
     expect(packed.length).toBeGreaterThan(4)
-    for (const row of packed) expect(row.t.length + row.d!.length * 20).toBeLessThan(40_000)
+    for (const row of packed) expect(row.t.length + (isBatch(row) ? row.i!.length : 1) * 20).toBeLessThan(40_000)
     expect(expandRows(packed).map((row) => row.n)).toEqual(long.map((_, i) => i + 1))
     const [one] = batchRowsOf([docRow(9, 1, ['solo'])], 7)
     expect(isBatch(one!)).toBe(false)
     expect(one).toMatchObject({ n: 7, d: 'message:m9', t: 'solo' })
+  })
+
+  it('keep facts out of batches: a fact id holds its key, and a batch is found by plain hashes of its ids', () => {
+    const rows = [docRow(0, 1, ['a']), docRow(1, 1, ['b']), { ...docRow(2, 1, ['c']), d: 'fact:p/k' }, docRow(3, 1, ['d']), docRow(4, 1, ['e'])]
+    const packed = batchRowsOf(rows, 1)
+    expect(packed.map((row) => (isBatch(row) ? [row.n, row.m, row.i] : [row.n, 1, row.d]))).toEqual([
+      [2, 2, ['message:m0', 'message:m1']],
+      [3, 1, 'fact:p/k'],
+      [5, 2, ['message:m3', 'message:m4']],
+    ])
+    expect((packed[0] as TextBatchRow).h).toEqual([idHash('message:m0'), idHash('message:m1')])
+    expect((packed[0] as TextBatchRow).d).toBeUndefined()
+  })
+
+  it('find a member by the hash of its id, and only the member whose id it is', async () => {
+    const db = new Dexie(`doc-batches-${Math.random()}`, { indexedDB: new IDBFactory(), IDBKeyRange })
+    db.version(1).stores({ textDocs: '++n, *d, *h, q, x, [q+c]' })
+    const table = db.table('textDocs') as Dexie.Table<StoredDocRow, number>
+    const [batch] = batchRowsOf([docRow(0, 1, ['a']), docRow(1, 1, ['b']), docRow(2, 1, ['c'])], 1) as TextBatchRow[]
+    // Member 2 also carries the hash of an id the batch does not hold: two ids of one hash.
+    await table.add({ ...batch!, h: [batch!.h![0]!, idHash('message:elsewhere'), batch!.h![2]!] })
+    expect((await docsById(table, 'message:m0')).map((row) => [row.n, row.d])).toEqual([[1, 'message:m0']])
+    expect(await docsById(table, 'message:elsewhere')).toEqual([])
+    // A removed member is found no more.
+    await table.put(withoutMembers((await table.get(3)) as TextBatchRow, [1], 0)!)
+    expect(await docsById(table, 'message:m0')).toEqual([])
+    expect((await docsById(table, 'message:m2')).map((row) => row.n)).toEqual([3])
+    db.close()
   })
 
   it('drop members never merged, keep merged ones as dead until a purge, and go when nothing is left', () => {
@@ -76,7 +104,7 @@ describe('batch rows of documents', () => {
       [12, 1, null],
       [14, 0, 'message:m3'],
     ])
-    expect(batch!.d).toEqual(['message:m0', 'message:m1', 'message:m2', 'message:m3'])
+    expect(batch!.i).toEqual(['message:m0', 'message:m1', 'message:m2', 'message:m3'])
     const purged = withoutDead(less, new Set([12]))!
     expect(purged.c).toBe(2)
     expect(purged.x).toBeUndefined()
@@ -162,7 +190,8 @@ describe('bulk writes in batch rows', () => {
     expect(hits.filter((h) => h.kind === 'message')).toHaveLength(20)
     expect(hits.filter((h) => h.kind === 'fact')).toHaveLength(2)
     const raw = await new Dexie(`engram:test:${memory.userId}`, { indexedDB: memory.indexedDB, IDBKeyRange }).open()
-    const numbers = expandRows(await raw.table('textDocs').toArray()).map((row) => row.n!)
+    // From each row's key and member count (an encrypted store seals a batch's member ids).
+    const numbers = (await raw.table('textDocs').toArray()).flatMap((row) => (isBatch(row) ? Array.from({ length: row.m }, (_, i) => firstOf(row) + i) : [row.n]))
     expect(new Set(numbers).size).toBe(numbers.length)
     raw.close()
     memory.close()

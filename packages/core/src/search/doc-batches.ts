@@ -32,13 +32,46 @@ export function firstOf(row: TextBatchRow): number {
   return row.n - row.m + 1
 }
 
+/** The member ids of a batch (`''` for a removed member). */
+export function memberIds(row: TextBatchRow): string[] {
+  return (row.i ?? row.d)!
+}
+
+/**
+ * The hash a batch member is found by (53 bits, cyrb53): equal ids hash alike, and a lookup keeps
+ * only the members whose id is the one asked for, so two ids of one hash cost a read, not a result.
+ */
+export function idHash(id: string): number {
+  let h1 = 0xdeadbeef
+  let h2 = 0x41c6ce57
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i)
+    h1 = Math.imul(h1 ^ c, 2654435761)
+    h2 = Math.imul(h2 ^ c, 1597334677)
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0)
+}
+
+/** Documents of kinds whose ids are random, the only ones batched: a fact's id holds its key, which an encrypted store hashes with its own key. */
+export const batchable = (docId: string): boolean => !docId.startsWith('fact:')
+
+/** The live rows of document `id`: its single row, or its member of a batch (found by the id's hash, or by id in batches before schema 8). */
+export function docsById(table: Dexie.Table<StoredDocRow, number>, id: string): Promise<TextDocRow[]> {
+  return Dexie.Promise.all([
+    table.where('d').equals(id).toArray(),
+    batchable(id) ? table.where('h').equals(idHash(id)).toArray() : [],
+  ]).then(([rows, hashed]) => rowsWithId([...rows, ...hashed], id))
+}
+
 /** The row of member `i` of a batch: live, or dead (removed after a merge, not yet purged); undefined for a member removed before any merge. */
 export function memberAt(row: TextBatchRow, i: number, dead: ReadonlySet<number> | undefined): TextDocRow | undefined {
   const n = firstOf(row) + i
   let member: TextDocRow
   if (dead?.has(i)) member = { n, q: row.q, a: row.a[i]!, l: row.l[i]!, t: '', k: row.k[i]!, x: 1 }
   else {
-    const d = row.d[i]!
+    const d = memberIds(row)[i]!
     if (d === '') return undefined
     const from = row.te && i > 0 ? row.te[i - 1]! : 0
     member = { n, q: row.q, d, a: row.a[i]!, l: row.l[i]!, t: row.te ? row.t.slice(from, row.te[i]) : '', k: row.k[i]! }
@@ -76,12 +109,14 @@ export function rowsWithId(rows: readonly StoredDocRow[], id: string): TextDocRo
  * out; one never merged just goes. Undefined when nothing of the batch is left.
  */
 export function withoutMembers(row: TextBatchRow, ns: Iterable<number>, mark: number): TextBatchRow | undefined {
-  const next: TextBatchRow = { ...row, d: [...row.d], r: [...(row.r ?? [])] }
+  const ids = [...memberIds(row)]
+  const next: TextBatchRow = { ...row, ...(row.i ? { i: ids, h: [...row.h!] } : { d: ids }), r: [...(row.r ?? [])] }
   const first = firstOf(row)
   for (const n of ns) {
     const i = n - first
-    if (i < 0 || i >= row.m || next.d[i] === '') continue
-    next.d[i] = ''
+    if (i < 0 || i >= row.m || ids[i] === '') continue
+    ids[i] = ''
+    if (next.h) next.h[i] = -1
     if (n <= mark) next.r!.push(i)
     else next.c--
   }

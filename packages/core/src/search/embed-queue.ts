@@ -1,4 +1,4 @@
-import { rowsWithId } from './doc-batches.js'
+import { docsById } from './doc-batches.js'
 import type { StoreContext } from '../store-context.js'
 import { kindOf, type EmbedQueueRow, type VectorRow } from './index-rows.js'
 import type { SearchEngine } from './text-index.js'
@@ -84,13 +84,7 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
       const [current, docs] = await Promise.all([
         t.embedQueue.bulkGet(ready.map((row) => row.seq!)),
         Promise.all(
-          ready.map((row) =>
-            t.textDocs
-              .where('d')
-              .equals(row.docId)
-              .toArray()
-              .then((rows) => rowsWithId(rows, row.docId).at(-1)),
-          ),
+          ready.map((row) => docsById(t.textDocs, row.docId).then((rows) => rows.at(-1))),
         ),
       ])
       for (let i = 0; i < ready.length; i++) {

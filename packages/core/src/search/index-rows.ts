@@ -71,8 +71,16 @@ export interface TextBatchRow {
   m: number
   /** Members that still count as rows: live ones, and dead ones until a purge (indexed with `q`, so a project's documents can be counted). */
   c: number
-  /** Member ids (multi-entry indexed, as a single row's id); `''` for a removed member. */
-  d: string[]
+  /**
+   * Member ids, `''` for a removed member: in `i` (not indexed) with their hashes in `h` (multi-entry
+   * indexed: a number costs IndexedDB a fraction of what a 40-character id does as an index key);
+   * batches written before schema 8 keep them in `d`, indexed as a single row's id (doc-batches.ts `memberIds`).
+   */
+  i?: string[]
+  /** The hash of each member id (doc-batches.ts `idHash`), `-1` for a removed member. */
+  h?: number[]
+  /** Member ids of a batch written before schema 8 (multi-entry indexed). */
+  d?: string[]
   a: Float64Array
   l: Uint32Array
   k: Uint8Array

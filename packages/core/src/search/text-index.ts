@@ -17,7 +17,7 @@ import {
   type VectorRow,
 } from './index-rows.js'
 import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
-import { batchOf, expandRows, rewriteBatches, rowsWithId, withoutMembers, type StoredDocRow } from './doc-batches.js'
+import { batchOf, docsById, expandRows, rewriteBatches, withoutMembers, type StoredDocRow } from './doc-batches.js'
 import type { DirTable, SegDocsTable } from './segment-dirs.js'
 import type { SegmentTable } from './segments.js'
 import { VectorCache } from './vector-cache.js'
@@ -444,11 +444,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
 
   /** The stored rows of a document id (members of batches as single rows). */
   function byId(id: string): Promise<TextDocRow[]> {
-    return t.textDocs
-      .where('d')
-      .equals(id)
-      .toArray()
-      .then((rows) => rowsWithId(rows, id))
+    return docsById(t.textDocs, id)
   }
 
   /**
