@@ -191,7 +191,9 @@ describe('bulk writes in batch rows', () => {
     expect(hits.filter((h) => h.kind === 'fact')).toHaveLength(2)
     const raw = await new Dexie(`engram:test:${memory.userId}`, { indexedDB: memory.indexedDB, IDBKeyRange }).open()
     // From each row's key and member count (an encrypted store seals a batch's member ids).
-    const numbers = (await raw.table('textDocs').toArray()).flatMap((row) => (isBatch(row) ? Array.from({ length: row.m }, (_, i) => firstOf(row) + i) : [row.n]))
+    const numbers = (await raw.table('textDocs').toArray()).flatMap((row) =>
+      isBatch(row) ? Array.from({ length: row.m }, (_, i) => firstOf(row) + i) : [row.n],
+    )
     expect(new Set(numbers).size).toBe(numbers.length)
     raw.close()
     memory.close()

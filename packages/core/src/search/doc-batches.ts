@@ -59,10 +59,9 @@ export const batchable = (docId: string): boolean => !docId.startsWith('fact:')
 
 /** The live rows of document `id`: its single row, or its member of a batch (found by the id's hash, or by id in batches before schema 8). */
 export function docsById(table: Dexie.Table<StoredDocRow, number>, id: string): Promise<TextDocRow[]> {
-  return Dexie.Promise.all([
-    table.where('d').equals(id).toArray(),
-    batchable(id) ? table.where('h').equals(idHash(id)).toArray() : [],
-  ]).then(([rows, hashed]) => rowsWithId([...rows, ...hashed], id))
+  return Dexie.Promise.all([table.where('d').equals(id).toArray(), batchable(id) ? table.where('h').equals(idHash(id)).toArray() : []]).then(([rows, hashed]) =>
+    rowsWithId([...rows, ...hashed], id),
+  )
 }
 
 /** The row of member `i` of a batch: live, or dead (removed after a merge, not yet purged); undefined for a member removed before any merge. */
