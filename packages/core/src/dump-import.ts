@@ -266,17 +266,23 @@ function highestSeqs(messages: MessageRow[]): Map<string, number> {
  * stamp index); `lastAt` then takes the highest such stamp of each session (clock-restore.ts).
  */
 function stampedMessages(rows: readonly MessageRow[], lastAt: Map<string, string>, now: number): MessageRow[] {
-  return rows.map((m) => {
-    const row: MessageRow = typeof m.at === 'string' ? { ...m } : { ...m, ...legacyOrder(m) }
-    const stamp = row.hlc ?? stampOfOrder(row.at!)
-    if (stamp !== stampOfOrder(row.at!) || !restorable(stamp, now)) {
-      row.hlc = stamp
-      return row
-    }
-    delete row.hlc
-    lastAt.set(row.sessionId, raisedLastAt(lastAt.get(row.sessionId), stamp, now))
-    return row
+  // The highest stamp of each session's rows stored without `hlc` (well-formed, so they order as strings).
+  const highest = new Map<string, string>()
+  const stamped = rows.map((m) => {
+    // A row without an order key gets the legacy one, whose stamp it takes (its own `hlc` is dropped).
+    const keyed = typeof m.at === 'string'
+    const at = keyed ? m.at! : legacyOrder(m).at
+    const keyStamp = stampOfOrder(at)
+    const stamp = keyed ? (m.hlc ?? keyStamp) : keyStamp
+    if (stamp !== keyStamp || !restorable(stamp, now)) return { ...m, at, hlc: stamp }
+    const top = highest.get(m.sessionId)
+    if (top === undefined || stamp > top) highest.set(m.sessionId, stamp)
+    if (m.hlc === undefined) return keyed ? { ...m } : { ...m, at }
+    const { hlc: _same, ...row } = m
+    return keyed ? row : { ...row, at }
   })
+  for (const [sessionId, stamp] of highest) lastAt.set(sessionId, raisedLastAt(lastAt.get(sessionId), stamp, now))
+  return stamped
 }
 
 /** Sessions that got messages but were not in the dump keep counting after the highest seq, and keep the stamps of their messages. */

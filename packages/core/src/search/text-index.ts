@@ -134,6 +134,13 @@ const done = (): Promise<void> => Dexie.Promise.resolve() as unknown as Promise<
 /** Ignores a settled promise's value or failure. */
 const noop = (): void => {}
 
+/** The documents to write: the last copy of each. */
+function lastCopies(input: readonly IndexedDoc[]): readonly IndexedDoc[] {
+  const byId = new Map<string, IndexedDoc>()
+  for (const doc of input) byId.set(doc.docId, doc)
+  return byId.size === input.length ? input : [...byId.values()]
+}
+
 /** Analyzes a document into its stored row (without its number). */
 export function docRowOf(analyzer: Analyzer, doc: IndexedDoc, q: number): TextDocRow {
   const tokens = analyzer.terms(doc.text)
@@ -349,22 +356,27 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
    */
   function putDocs(w: WriteScope, input: readonly IndexedDoc[], fresh: boolean): Promise<void> {
     const log = logOf(w)
-    const byId = new Map<string, IndexedDoc>()
-    for (const doc of input) byId.set(doc.docId, doc) // the last copy of a document wins
-    const docs = [...byId.values()]
-    const numbers = docs.map((doc) => projectNumber(log, doc.projectId))
-    if (docs.length >= BATCH_AT && merger !== undefined) {
-      // A batch's numbers follow every stored document: read now, beside the project numbers, before
-      // the caller's writes. Until its rows are issued, no other document of the transaction is added.
+    if (input.length >= BATCH_AT && merger !== undefined) {
+      // A batch's numbers follow every stored document: read now, beside the numbers of its projects,
+      // before the caller's writes; the documents are gone through once they are back (while IndexedDB
+      // writes the caller's rows). Until its rows are issued, no other document of the transaction is added.
+      const projects = [...new Set(input.map((doc) => doc.projectId))]
+      const numbers = projects.map((p) => projectNumber(log, p))
       const previous = log.numbering
       const first = previous ? previous.then(firstFreeNumber) : firstFreeNumber()
-      const issued = Dexie.Promise.all([Dexie.Promise.all(numbers), first]).then(([qs, from]) => ({ written: writeDocs(log, docs, qs, fresh, from) }))
+      const issued = Dexie.Promise.all([Dexie.Promise.all(numbers), first]).then(([qs, from]) => {
+        const docs = lastCopies(input)
+        const q = new Map(projects.map((p, i) => [p, qs[i]!]))
+        return { written: writeDocs(log, docs, docs.map((doc) => q.get(doc.projectId)!), fresh, from) }
+      })
       log.numbering = issued.then(
         () => undefined,
         () => undefined,
       )
       return issued.then(({ written }) => written)
     }
+    const docs = lastCopies(input)
+    const numbers = docs.map((doc) => projectNumber(log, doc.projectId))
     if (!log.numbering && numbers.every((n): n is number => typeof n === 'number')) return writeDocs(log, docs, numbers, fresh)
     return Dexie.Promise.all([Dexie.Promise.all(numbers), log.numbering]).then(([qs]) => writeDocs(log, docs, qs, fresh))
   }
