@@ -57,24 +57,21 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const stopWords = options.stopWords ?? ENGLISH_STOP_WORDS
   const stem = options.stem ?? defaultStem
   const maxLength = options.maxTermLength ?? 40
-  // Terms of words already seen ('' for none); an app's stem function must be pure, as every analyzer's is.
+  // Terms of words already seen ('' for none: a stop word, or a word its stem empties); an app's stem
+  // function must be pure, as every analyzer's is. One lookup per word.
   let cache = new Map<string, string>()
   const termOf = (word: string): string => {
-    let term = cache.get(word)
-    if (term === undefined) {
-      const stemmed = stem(word)
-      term = stemmed.length > maxLength ? stemmed.slice(0, maxLength) : stemmed
-      if (cache.size >= STEM_CACHE_SIZE) cache = new Map()
-      cache.set(word, term)
-    }
+    const stemmed = stopWords.has(word) ? '' : stem(word)
+    const term = stemmed.length > maxLength ? stemmed.slice(0, maxLength) : stemmed
+    if (cache.size >= STEM_CACHE_SIZE) cache = new Map()
+    cache.set(word, term)
     return term
   }
   return {
     terms(text) {
       const out: string[] = []
       for (const word of segmentWords(foldText(text))) {
-        if (stopWords.has(word)) continue
-        const term = termOf(word)
+        const term = cache.get(word) ?? termOf(word)
         if (term.length > 0) out.push(term)
       }
       return out

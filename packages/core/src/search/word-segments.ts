@@ -24,11 +24,9 @@ function wordSegmenter(): WordSegmenter | undefined {
 
 /** The words of (already folded) text, in order. */
 export function segmentWords(text: string): string[] {
+  // One global match builds the list of words inside the engine (no match object per word).
+  if (!UNSPACED.test(text)) return text.match(WORD) ?? []
   const out: string[] = []
-  if (!UNSPACED.test(text)) {
-    for (const m of text.matchAll(WORD)) out.push(m[0])
-    return out
-  }
   const s = wordSegmenter()
   if (!s) {
     for (const m of text.matchAll(WORD)) {
