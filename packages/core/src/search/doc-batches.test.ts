@@ -134,7 +134,20 @@ describe('bulk writes in batch rows', () => {
     expect(await count('heron')).toBe(28)
     expect(await count('bittern')).toBe(1)
     // The members left their batch: only the live ones are found by id.
-    expect(await raw.table('textDocs').where('d').equals(`message:${written[4]!.id}`).count()).toBe(0)
+    expect(
+      await raw
+        .table('textDocs')
+        .where('h')
+        .equals(idHash(`message:${written[4]!.id}`))
+        .count(),
+    ).toBe(0)
+    expect(
+      await raw
+        .table('textDocs')
+        .where('h')
+        .equals(idHash(`message:${written[5]!.id}`))
+        .count(),
+    ).toBe(1)
     raw.close()
     // After a reopen (the state read back from the batch rows) the same.
     memory.close()
@@ -143,6 +156,42 @@ describe('bulk writes in batch rows', () => {
     expect(await again('heron')).toBe(28)
     expect(await again('bittern')).toBe(1)
     reopened.close()
+  })
+
+  it('replace the members of earlier batches when a dump is merged in again', async () => {
+    const memory = await openTestMemory({ mergeDelayMs: Infinity, mergeAt: Infinity } as Record<string, unknown>)
+    await memory.projects.create({ name: 'P', id: 'p' })
+    await memory.sessions.create('p', { id: 's' })
+    const row = (i: number, content: string) => ({
+      id: `m${i}`,
+      sessionId: 's',
+      projectId: 'p',
+      seq: i + 1,
+      role: 'user',
+      content,
+      tokens: 3,
+      createdAt: 10 + i,
+    })
+    // An import writes batch rows from the first (it loads what packs them before it writes).
+    await memory.import(
+      { format: 'engram-dump', version: 1, exportedAt: 0, tables: { messages: Array.from({ length: 40 }, (_, i) => row(i, `note ${i} heron`)) } },
+      { mode: 'merge' },
+    )
+    const raw = await new Dexie(`engram:test:${memory.userId}`, { indexedDB: memory.indexedDB, IDBKeyRange }).open()
+    const live = async () => (await raw.table('textDocs').toArray()).reduce((sum, r) => sum + (isBatch(r) ? r.c : 1), 0)
+    expect((await raw.table('textDocs').toArray()).every(isBatch)).toBe(true)
+    expect(await live()).toBe(40)
+    // Half of them edited elsewhere; the dump merged back in, twice.
+    const edited = Array.from({ length: 40 }, (_, i) => row(i, `note ${i} ${i % 2 === 0 ? 'bittern' : 'heron'}`))
+    for (let round = 0; round < 2; round++) {
+      await memory.import({ format: 'engram-dump', version: 1, exportedAt: 0, tables: { messages: edited } }, { mode: 'merge' })
+      expect(await live()).toBe(40)
+    }
+    const count = async (word: string) => (await memory.search('p', word, { limit: 500 })).filter((h) => h.text.includes(word)).length
+    expect(await count('heron')).toBe(20)
+    expect(await count('bittern')).toBe(20)
+    raw.close()
+    memory.close()
   })
 
   it('number a batch after a document added before it in the same transaction, and a document added after it above the batch', async () => {

@@ -17,7 +17,7 @@ import {
   type VectorRow,
 } from './index-rows.js'
 import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
-import { batchOf, docsById, expandRows, rewriteBatches, withoutMembers, type StoredDocRow } from './doc-batches.js'
+import { batchOf, docsById, docsByIds, expandRows, rewriteBatches, withoutMembers, type StoredDocRow } from './doc-batches.js'
 import type { DirTable, SegDocsTable } from './segment-dirs.js'
 import type { SegmentTable } from './segments.js'
 import { VectorCache } from './vector-cache.js'
@@ -450,8 +450,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   async function olderCopies(ids: readonly string[], qs: ReadonlySet<number>): Promise<TextDocRow[]> {
     const holding = await Promise.all([...qs].map((q) => t.textDocs.where('q').equals(q).limit(1).primaryKeys()))
     if (holding.every((keys) => keys.length === 0)) return []
-    // Equality lookups (not anyOf's key-ordered cursor): an encrypted store keeps document ids as keyed hashes.
-    return (await Promise.all(ids.map(byId))).flat()
+    return docsByIds(t.textDocs, ids)
   }
 
   /** The stored rows of a document id (members of batches as single rows). */
