@@ -1,4 +1,5 @@
-import { batchable, idHash, type StoredDocRow } from './doc-batches.js'
+import { Dexie } from 'dexie'
+import { batchable, docRowsOf, idHash, rowsWithId, type StoredDocRow } from './doc-batches.js'
 import { TERM_SEPARATOR, type TextBatchRow, type TextDocRow } from './index-rows.js'
 
 /*
@@ -76,4 +77,34 @@ function packBatch(members: readonly TextDocRow[], first: number): StoredDocRow 
     }
   }
   return row
+}
+
+/**
+ * The live rows of documents `ids`, as doc-batches.ts `docsById` finds them one by one, but the members of
+ * batches looked up by their hashes together (one key-ordered lookup, not a request per id). Ids go
+ * to the id index one equality lookup each: an encrypted store keeps a fact's id as a keyed hash.
+ * It loads with the merger; before it has, documents are looked up one by one.
+ */
+export function docsByIds(table: Dexie.Table<StoredDocRow, number>, ids: readonly string[]): Promise<TextDocRow[]> {
+  const wanted = new Set(ids)
+  return Dexie.Promise.all([
+    Dexie.Promise.all(
+      ids.map((id) =>
+        table
+          .where('d')
+          .equals(id)
+          .toArray()
+          .then((rows) => rowsWithId(rows, id)),
+      ),
+    ),
+    // The keys first: a batch holding many of the ids is read once, not once per id.
+    table
+      .where('h')
+      .anyOf(ids.filter(batchable).map(idHash))
+      .primaryKeys()
+      .then((keys) => table.bulkGet([...new Set(keys)])),
+  ]).then(([single, batches]) => {
+    const members = batches.flatMap((row) => (row ? docRowsOf(row).filter((member) => wanted.has(member.d!)) : []))
+    return [...single.flat(), ...members]
+  })
 }

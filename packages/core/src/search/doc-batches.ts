@@ -64,35 +64,6 @@ export function docsById(table: Dexie.Table<StoredDocRow, number>, id: string): 
   )
 }
 
-/**
- * The live rows of documents `ids`, as {@link docsById} finds them one by one, but the members of
- * batches looked up by their hashes together (one key-ordered lookup, not a request per id). Ids go
- * to the id index one equality lookup each: an encrypted store keeps a fact's id as a keyed hash.
- */
-export function docsByIds(table: Dexie.Table<StoredDocRow, number>, ids: readonly string[]): Promise<TextDocRow[]> {
-  const wanted = new Set(ids)
-  return Dexie.Promise.all([
-    Dexie.Promise.all(
-      ids.map((id) =>
-        table
-          .where('d')
-          .equals(id)
-          .toArray()
-          .then((rows) => rowsWithId(rows, id)),
-      ),
-    ),
-    // The keys first: a batch holding many of the ids is read once, not once per id.
-    table
-      .where('h')
-      .anyOf(ids.filter(batchable).map(idHash))
-      .primaryKeys()
-      .then((keys) => table.bulkGet([...new Set(keys)])),
-  ]).then(([single, batches]) => {
-    const members = batches.flatMap((row) => (row ? docRowsOf(row).filter((member) => wanted.has(member.d!)) : []))
-    return [...single.flat(), ...members]
-  })
-}
-
 /** The row of member `i` of a batch: live, or dead (removed after a merge, not yet purged); undefined for a member removed before any merge. */
 export function memberAt(row: TextBatchRow, i: number, dead: ReadonlySet<number> | undefined): TextDocRow | undefined {
   const n = firstOf(row) + i

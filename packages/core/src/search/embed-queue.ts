@@ -83,9 +83,7 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
     await engine.db.transaction('rw', ['embedQueue', 'textDocs', 'vectors'], async () => {
       const [current, docs] = await Promise.all([
         t.embedQueue.bulkGet(ready.map((row) => row.seq!)),
-        Promise.all(
-          ready.map((row) => docsById(t.textDocs, row.docId).then((rows) => rows.at(-1))),
-        ),
+        Promise.all(ready.map((row) => docsById(t.textDocs, row.docId).then((rows) => rows.at(-1)))),
       ])
       for (let i = 0; i < ready.length; i++) {
         const queuedRow = current[i]

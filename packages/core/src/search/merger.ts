@@ -22,7 +22,7 @@ import { dropSegments, updateSegments, type FreshSegment, type SegmentTable, typ
 
 // The parts of a bulk write the text index takes from this chunk, which loads in the background as the store opens.
 export { collectSegments }
-export { batchRowsOf } from './batch-pack.js'
+export { batchRowsOf, docsByIds } from './batch-pack.js'
 
 /** The tables a merge reads and writes (the store's, or an upgrade transaction's). */
 export interface MergeTables {

@@ -17,7 +17,7 @@ import {
   type VectorRow,
 } from './index-rows.js'
 import { IndexState, tailDocOf, type DeadDoc, type IndexChanges } from './index-state.js'
-import { batchOf, docsById, docsByIds, expandRows, rewriteBatches, withoutMembers, type StoredDocRow } from './doc-batches.js'
+import { batchOf, docsById, expandRows, rewriteBatches, withoutMembers, type StoredDocRow } from './doc-batches.js'
 import type { DirTable, SegDocsTable } from './segment-dirs.js'
 import type { SegmentTable } from './segments.js'
 import { VectorCache } from './vector-cache.js'
@@ -367,7 +367,15 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
       const issued = Dexie.Promise.all([Dexie.Promise.all(numbers), first]).then(([qs, from]) => {
         const docs = lastCopies(input)
         const q = new Map(projects.map((p, i) => [p, qs[i]!]))
-        return { written: writeDocs(log, docs, docs.map((doc) => q.get(doc.projectId)!), fresh, from) }
+        return {
+          written: writeDocs(
+            log,
+            docs,
+            docs.map((doc) => q.get(doc.projectId)!),
+            fresh,
+            from,
+          ),
+        }
       })
       log.numbering = issued.then(
         () => undefined,
@@ -450,7 +458,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
   async function olderCopies(ids: readonly string[], qs: ReadonlySet<number>): Promise<TextDocRow[]> {
     const holding = await Promise.all([...qs].map((q) => t.textDocs.where('q').equals(q).limit(1).primaryKeys()))
     if (holding.every((keys) => keys.length === 0)) return []
-    return docsByIds(t.textDocs, ids)
+    return merger ? merger.docsByIds(t.textDocs, ids) : (await Promise.all(ids.map(byId))).flat()
   }
 
   /** The stored rows of a document id (members of batches as single rows). */
