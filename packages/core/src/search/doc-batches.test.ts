@@ -134,20 +134,9 @@ describe('bulk writes in batch rows', () => {
     expect(await count('heron')).toBe(28)
     expect(await count('bittern')).toBe(1)
     // The members left their batch: only the live ones are found by id.
-    expect(
-      await raw
-        .table('textDocs')
-        .where('h')
-        .equals(idHash(`message:${written[4]!.id}`))
-        .count(),
-    ).toBe(0)
-    expect(
-      await raw
-        .table('textDocs')
-        .where('h')
-        .equals(idHash(`message:${written[5]!.id}`))
-        .count(),
-    ).toBe(1)
+    const byHash = (i: number) => raw.table('textDocs').where('h').equals(idHash(`message:${written[i]!.id}`)).count()
+    expect(await byHash(4)).toBe(0)
+    expect(await byHash(5)).toBe(1)
     raw.close()
     // After a reopen (the state read back from the batch rows) the same.
     memory.close()
