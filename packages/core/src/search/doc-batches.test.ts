@@ -134,7 +134,12 @@ describe('bulk writes in batch rows', () => {
     expect(await count('heron')).toBe(28)
     expect(await count('bittern')).toBe(1)
     // The members left their batch: only the live ones are found by id.
-    const byHash = (i: number) => raw.table('textDocs').where('h').equals(idHash(`message:${written[i]!.id}`)).count()
+    const byHash = (i: number) =>
+      raw
+        .table('textDocs')
+        .where('h')
+        .equals(idHash(`message:${written[i]!.id}`))
+        .count()
     expect(await byHash(4)).toBe(0)
     expect(await byHash(5)).toBe(1)
     raw.close()
