@@ -1,7 +1,7 @@
-import { xchacha20poly1305 } from '@noble/ciphers/chacha.js'
 import { hmac } from '@noble/hashes/hmac.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { MemoryError } from '../errors.js'
+import { open as openSealed, sealInto, TAG_BYTES } from './aead.js'
 
 /*
  * The synchronous cryptography of at-rest encryption. IndexedDB commits a
@@ -9,8 +9,8 @@ import { MemoryError } from '../errors.js'
  * cannot go through WebCrypto (asynchronous) inside the store's transactions.
  * The app's key (WebCrypto, possibly non-extractable) only unwraps the
  * store's random data keys, once at open; rows are then sealed in JavaScript:
- * XChaCha20-Poly1305 (@noble/ciphers: audited, constant-time, a 24-byte random
- * nonce per row is safe however many rows are written) and HMAC-SHA-256
+ * XChaCha20-Poly1305 (aead.ts, on @noble/ciphers' audited, constant-time stream
+ * and MAC; a 24-byte random nonce per row is safe however many rows are written) and HMAC-SHA-256
  * (@noble/hashes) for the keyed hashes of indexed fields and search terms.
  */
 
@@ -71,6 +71,9 @@ export class Generation {
   readonly gen: number
   private readonly data: Uint8Array
   private readonly mac: Mac
+  /** A copy of `mac` each hash starts from (cloned into, not allocated), and the digest's bytes. */
+  private readonly scratch: Mac
+  private readonly out = new Uint8Array(32)
   private readonly fieldCache = new Map<string, string>()
   private readonly termCache = new Map<string, string>()
 
@@ -79,10 +82,14 @@ export class Generation {
     this.gen = keys.gen
     this.data = keys.data
     this.mac = hmac.create(sha256, keys.mac)
+    this.scratch = this.mac.clone()
   }
 
   private digest(input: string): Uint8Array {
-    return this.mac.clone().update(encoder.encode(input)).digest()
+    const state = this.mac._cloneInto(this.scratch)
+    state.update(encoder.encode(input))
+    state.digestInto(this.out)
+    return this.out
   }
 
   /** The keyed hash of an indexed field's value; `domain` (table and field) keeps equal values of different fields apart. */
@@ -110,21 +117,19 @@ export class Generation {
 
   /** Seals `plain` bound to `context` (the table): format byte, generation, nonce, ciphertext and tag. */
   seal(plain: Uint8Array, context: Uint8Array): Uint8Array {
-    const nonce = randomBytes(NONCE_BYTES)
-    const sealed = xchacha20poly1305(this.data, nonce, context).encrypt(plain)
-    const out = new Uint8Array(HEADER_BYTES + sealed.byteLength)
+    const out = new Uint8Array(HEADER_BYTES + plain.byteLength + TAG_BYTES)
     out[0] = FORMAT
     out[1] = this.gen & 0xff
     out[2] = this.gen >> 8
-    out.set(nonce, 3)
-    out.set(sealed, HEADER_BYTES)
+    out.set(randomBytes(NONCE_BYTES), 3)
+    sealInto(this.data, out.subarray(3, HEADER_BYTES), context, plain, out, HEADER_BYTES)
     return out
   }
 
   /** @throws MemoryError `crypto` when the value was altered or sealed for another context. */
   open(sealed: Uint8Array, context: Uint8Array): Uint8Array {
     try {
-      return xchacha20poly1305(this.data, sealed.subarray(3, HEADER_BYTES), context).decrypt(sealed.subarray(HEADER_BYTES))
+      return openSealed(this.data, sealed.subarray(3, HEADER_BYTES), context, sealed.subarray(HEADER_BYTES))
     } catch (error) {
       throw new MemoryError('crypto', 'A stored value could not be decrypted: it was altered or moved', { cause: error })
     }

@@ -530,14 +530,13 @@ export function encryptedTable(down: DBCoreTable, keys: () => KeyState): DBCoreT
       const values = req.values.map((v) => encodeRow(spec, v, k.current))
       // A row of the generation being migrated from would shadow (or duplicate) the new one.
       const old = pkInfo.anyHashed && k.previous !== undefined && req.type === 'put' ? req.values.flatMap((v) => pkForms(extractPk(v)).slice(1)) : []
-      const cleared = old.length > 0 ? down.mutate({ trans: req.trans, type: 'delete', keys: old }) : resolved(undefined)
-      return cleared
-        .then(() => down.mutate({ ...plain, values } as DBCoreMutateRequest))
-        .then((res) => {
-          if (!pkInfo.anyHashed) return res
-          const results = req.values.map((v, i) => (res.failures[i] ? undefined : extractPk(v)))
-          return { ...res, results, lastResult: results[results.length - 1] }
-        }) as Promise<DBCoreMutateResponse>
+      const write = () => down.mutate({ ...plain, values } as DBCoreMutateRequest)
+      // Straight to the store when there is nothing to clear: one step of Dexie's promises less per write.
+      return (old.length > 0 ? down.mutate({ trans: req.trans, type: 'delete', keys: old }).then(write) : write()).then((res) => {
+        if (!pkInfo.anyHashed) return res
+        const results = req.values.map((v, i) => (res.failures[i] ? undefined : extractPk(v)))
+        return { ...res, results, lastResult: results[results.length - 1] }
+      }) as Promise<DBCoreMutateResponse>
     }
     if (req.type === 'delete') {
       if (!pkInfo.anyHashed) return down.mutate(req)
