@@ -38,7 +38,7 @@ export function sealInto(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, pl
   const ciphertext = work.subarray(64)
   out.set(ciphertext, at)
   out.set(tag(work.subarray(0, 32), aad, ciphertext), at + ciphertext.byteLength)
-  work.fill(0, 0, 32)
+  work.fill(0)
 }
 
 /** The plain bytes of `sealed` (ciphertext ‖ tag); throws when the tag does not match (nothing of the plain text is returned). */
@@ -54,5 +54,7 @@ export function open(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, sealed
     work.fill(0)
     throw new Error('invalid tag')
   }
+  // The one-time key's block is wiped: the plain bytes are a view of the rest.
+  work.fill(0, 0, 64)
   return work.subarray(64)
 }
