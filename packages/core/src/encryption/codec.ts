@@ -1,5 +1,5 @@
-import { hmac } from '@noble/hashes/hmac.js'
-import { sha256 } from '@noble/hashes/sha2.js'
+import { type _HMAC, hmac } from '@noble/hashes/hmac.js'
+import { type _SHA256, sha256 } from '@noble/hashes/sha2.js'
 import { MemoryError } from '../errors.js'
 import { open as openSealed, sealInto, TAG_BYTES } from './aead.js'
 
@@ -64,7 +64,7 @@ function base64url(bytes: Uint8Array, length: number): string {
   return out
 }
 
-type Mac = ReturnType<typeof hmac.create>
+type Mac = _HMAC<_SHA256>
 
 /** A generation's keys ready for use: sealing, opening, hashing (with bounded caches of hashes). */
 export class Generation {

@@ -532,11 +532,13 @@ export function encryptedTable(down: DBCoreTable, keys: () => KeyState): DBCoreT
       const old = pkInfo.anyHashed && k.previous !== undefined && req.type === 'put' ? req.values.flatMap((v) => pkForms(extractPk(v)).slice(1)) : []
       const write = () => down.mutate({ ...plain, values } as DBCoreMutateRequest)
       // Straight to the store when there is nothing to clear: one step of Dexie's promises less per write.
-      return (old.length > 0 ? down.mutate({ trans: req.trans, type: 'delete', keys: old }).then(write) : write()).then((res) => {
-        if (!pkInfo.anyHashed) return res
+      const written = old.length > 0 ? down.mutate({ trans: req.trans, type: 'delete', keys: old }).then(write) : write()
+      if (!pkInfo.anyHashed) return written
+      // The keys written are keyed hashes: the caller gets its own.
+      return written.then((res) => {
         const results = req.values.map((v, i) => (res.failures[i] ? undefined : extractPk(v)))
         return { ...res, results, lastResult: results[results.length - 1] }
-      }) as Promise<DBCoreMutateResponse>
+      })
     }
     if (req.type === 'delete') {
       if (!pkInfo.anyHashed) return down.mutate(req)
