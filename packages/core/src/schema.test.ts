@@ -12,10 +12,12 @@ import {
   CONVERSATIONS_VERSION,
   DIRECTORIES_VERSION,
   EngramDb,
+  ID_HASHES_VERSION,
   SCHEMA,
   SCHEMA_BATCHES,
   SCHEMA_CONVERSATIONS,
   SCHEMA_DIRECTORIES,
+  SCHEMA_ID_HASHES,
   SCHEMA_MODULES,
   SCHEMA_SEGMENTS,
   SCHEMA_V1,
@@ -274,6 +276,31 @@ const MIGRATIONS: Migration[] = [
       expect(await table.where('d').equals('message:y').count()).toBe(0)
       expect((await docsById(table, 'message:y')).map((row) => [row.n, row.d])).toEqual([[6, 'message:y']])
       expect(await docsById(table, 'message:z')).toEqual([])
+    },
+  },
+  {
+    // Version 9 (ID_PREFIXES_VERSION): a batch of ids with a long shared prefix is found by it; batches found by hashes stay so.
+    from: ID_HASHES_VERSION,
+    stores: { ...SCHEMA_V2, ...SCHEMA_MODULES, ...SCHEMA_CONVERSATIONS, ...SCHEMA_SEGMENTS, ...SCHEMA_DIRECTORIES, ...SCHEMA_BATCHES, ...SCHEMA_ID_HASHES },
+    seed: async (db) => {
+      const [batch] = batchRowsOf(
+        ['message:a', 'message:b'].map((d) => ({ q: 1, d, a: 1, l: 1, t: '', k: 0 })),
+        1,
+      )
+      await db.table('textDocs').add(batch!)
+    },
+    check: async (db) => {
+      const table = db.table('textDocs') as Dexie.Table<StoredDocRow, number>
+      expect((await docsById(table, 'message:b')).map((row) => [row.n, row.d])).toEqual([[2, 'message:b']])
+      const ids = ['message:0190aaaa-bbbb-7001', 'message:0190aaaa-bbbb-7002']
+      const [batch] = batchRowsOf(
+        ids.map((d) => ({ q: 1, d, a: 5, l: 1, t: '', k: 0 })),
+        3,
+      )
+      expect(batch).toMatchObject({ p: 'message:0190aaaa-bbbb-70' })
+      await table.add(batch!)
+      expect(await table.where('p').equals('message:0190aaaa-bbbb-70').primaryKeys()).toEqual([4])
+      expect((await docsById(table, ids[1]!)).map((row) => [row.n, row.d])).toEqual([[4, ids[1]]])
     },
   },
 ]

@@ -241,6 +241,8 @@ export class EngramDb extends Dexie {
     this.version(BATCHES_VERSION).stores(SCHEMA_BATCHES)
     // Batch rows found by the hashes of their member ids (search/doc-batches.ts `docsById`).
     this.version(ID_HASHES_VERSION).stores(SCHEMA_ID_HASHES)
+    // Batch rows of ids with a long shared prefix found by it (search/doc-batches.ts `idPrefixes`).
+    this.version(ID_PREFIXES_VERSION).stores(SCHEMA_ID_PREFIXES)
     // Message rows written without an order key, and session rows without a stamp (older dumps and callers), get the legacy ones.
     this.use(legacyFillMiddleware)
     // Nothing reads the store through Dexie's live queries: their change tracking (and its broadcast on every commit) is dropped.
@@ -385,8 +387,21 @@ export const SCHEMA_ID_HASHES: Record<string, string> = {
   textDocs: '++n, *d, *h, q, x, [q+c]',
 }
 
+/** The version that adds {@link SCHEMA_ID_PREFIXES}. */
+export const ID_PREFIXES_VERSION = 9
+
+/**
+ * What version {@link ID_PREFIXES_VERSION} changes: a batch row whose member ids share a long
+ * enough prefix (ids that grow with time, as Engram's do: the documents of an import or a large
+ * `appendMany`) is found by that prefix, one index key per row (`p`), instead of a hash per member.
+ * Other batches keep their hashes; nothing stored changes, so no upgrade runs.
+ */
+export const SCHEMA_ID_PREFIXES: Record<string, string> = {
+  textDocs: '++n, *d, *h, q, x, [q+c], p',
+}
+
 /** The current schema version. */
-export const SCHEMA_VERSION = ID_HASHES_VERSION
+export const SCHEMA_VERSION = ID_PREFIXES_VERSION
 /** The tables of the current schema version: table → Dexie index spec. */
 export const SCHEMA: Record<string, string> = {
   ...SCHEMA_V2,
@@ -396,6 +411,7 @@ export const SCHEMA: Record<string, string> = {
   ...SCHEMA_DIRECTORIES,
   ...SCHEMA_BATCHES,
   ...SCHEMA_ID_HASHES,
+  ...SCHEMA_ID_PREFIXES,
 }
 
 /** Every table name, for transactions that span the whole store (import, purge). */

@@ -1,5 +1,5 @@
 import { Dexie } from 'dexie'
-import { batchable, docRowsOf, idHash, rowsWithId, type StoredDocRow } from './doc-batches.js'
+import { batchable, docRowsOf, idHash, PREFIX_LENGTHS, rowsWithId, type StoredDocRow } from './doc-batches.js'
 import { TERM_SEPARATOR, type TextBatchRow, type TextDocRow } from './index-rows.js'
 
 /*
@@ -41,13 +41,16 @@ function packBatch(members: readonly TextDocRow[], first: number): StoredDocRow 
   })
   if (members.length === 1) return { ...members[0]! }
   const m = members.length
+  const ids = members.map((r) => r.d!)
+  // Ids that share a long prefix (they grow with time) give the batch one index key; others a hash each.
+  const p = sharedPrefix(ids)
   const row: TextBatchRow = {
     n: first + m - 1,
     q: members[0]!.q,
     m,
     c: m,
-    i: members.map((r) => r.d!),
-    h: members.map((r) => idHash(r.d!)),
+    i: ids,
+    ...(p !== undefined ? { p } : { h: ids.map(idHash) }),
     a: Float64Array.from(members, (r) => r.a),
     l: Uint32Array.from(members, (r) => r.l),
     k: Uint8Array.from(members, (r) => r.k),
@@ -87,6 +90,7 @@ function packBatch(members: readonly TextDocRow[], first: number): StoredDocRow 
  */
 export function docsByIds(table: Dexie.Table<StoredDocRow, number>, ids: readonly string[]): Promise<TextDocRow[]> {
   const wanted = new Set(ids)
+  const batched = ids.filter(batchable)
   return Dexie.Promise.all([
     Dexie.Promise.all(
       ids.map((id) =>
@@ -98,13 +102,47 @@ export function docsByIds(table: Dexie.Table<StoredDocRow, number>, ids: readonl
       ),
     ),
     // The keys first: a batch holding many of the ids is read once, not once per id.
-    table
-      .where('h')
-      .anyOf(ids.filter(batchable).map(idHash))
-      .primaryKeys()
-      .then((keys) => table.bulkGet([...new Set(keys)])),
+    Dexie.Promise.all([table.where('h').anyOf(batched.map(idHash)).primaryKeys(), prefixedKeys(table, batched)]).then(([hashed, prefixed]) =>
+      table.bulkGet([...new Set([...hashed, ...prefixed])]),
+    ),
   ]).then(([single, batches]) => {
     const members = batches.flatMap((row) => (row ? docRowsOf(row).filter((member) => wanted.has(member.d!)) : []))
     return [...single.flat(), ...members]
   })
+}
+
+/** The index key of a batch with these member ids: their shared prefix cut to a length of {@link PREFIX_LENGTHS}; undefined when it is shorter than all. */
+export function sharedPrefix(ids: readonly string[]): string | undefined {
+  let lo = ids[0]!
+  let hi = lo
+  for (const id of ids) {
+    if (id < lo) lo = id
+    else if (id > hi) hi = id
+  }
+  // The prefix every id shares is the one the lowest and the highest share.
+  let n = 0
+  while (n < lo.length && lo.charCodeAt(n) === hi.charCodeAt(n)) n++
+  const cut = PREFIX_LENGTHS.filter((length) => length <= n).pop()
+  return cut === undefined ? undefined : lo.slice(0, cut)
+}
+
+/** Keys of the batches found by a prefix (`p`) of one of `ids`: every prefix key is read (a key per batch, not per member) and matched. */
+function prefixedKeys(table: Dexie.Table<StoredDocRow, number>, ids: readonly string[]): Promise<number[]> {
+  if (ids.length === 0) return Dexie.Promise.resolve([]) as unknown as Promise<number[]>
+  const sorted = [...ids].sort()
+  // Some id starts with `prefix` when the first id not below it does.
+  const prefixes = (prefix: string): boolean => {
+    let lo = 0
+    let hi = sorted.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (sorted[mid]! < prefix) lo = mid + 1
+      else hi = mid
+    }
+    return lo < sorted.length && sorted[lo]!.startsWith(prefix)
+  }
+  const index = table.orderBy('p')
+  return Dexie.Promise.all([index.keys(), index.primaryKeys()]).then(([keys, primaryKeys]) =>
+    primaryKeys.filter((_, i) => prefixes(keys[i] as string)),
+  ) as unknown as Promise<number[]>
 }

@@ -54,14 +54,33 @@ export function idHash(id: string): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0)
 }
 
+/**
+ * Lengths a batch's shared id prefix is cut to (`p`, one index key per row): the shortest keeps
+ * 8 characters of an id after its kind (`message:`), 32 bits of the time in Engram's ids (about a
+ * minute); each next one 4 more. A batch whose ids share less is found by their hashes (`h`).
+ * (batch-pack.ts `sharedPrefix` gives a batch its key.)
+ */
+export const PREFIX_LENGTHS = [16, 20, 24, 28, 32, 36, 40, 44]
+
+/**
+ * The keys a batch holding `id` may be found by in `p`: its prefixes of the lengths of {@link PREFIX_LENGTHS}
+ * (the id itself for those past its end: no batch's key is shorter than its length).
+ */
+export function idPrefixes(id: string): string[] {
+  return PREFIX_LENGTHS.map((length) => id.slice(0, length))
+}
+
 /** Documents of kinds whose ids are random, the only ones batched: a fact's id holds its key, which an encrypted store hashes with its own key. */
 export const batchable = (docId: string): boolean => !docId.startsWith('fact:')
 
-/** The live rows of document `id`: its single row, or its member of a batch (found by the id's hash, or by id in batches before schema 8). */
+/**
+ * The live rows of document `id`: its single row, or its member of a batch (found by the id's
+ * hash or by a prefix of it, or by id in batches before schema 8).
+ */
 export function docsById(table: Dexie.Table<StoredDocRow, number>, id: string): Promise<TextDocRow[]> {
-  return Dexie.Promise.all([table.where('d').equals(id).toArray(), batchable(id) ? table.where('h').equals(idHash(id)).toArray() : []]).then(([rows, hashed]) =>
-    rowsWithId([...rows, ...hashed], id),
-  )
+  const lookups = [table.where('d').equals(id).toArray()]
+  if (batchable(id)) lookups.push(table.where('h').equals(idHash(id)).toArray(), table.where('p').anyOf(idPrefixes(id)).toArray())
+  return Dexie.Promise.all(lookups).then((found) => rowsWithId(found.flat(), id))
 }
 
 /** The row of member `i` of a batch: live, or dead (removed after a merge, not yet purged); undefined for a member removed before any merge. */
@@ -109,7 +128,7 @@ export function rowsWithId(rows: readonly StoredDocRow[], id: string): TextDocRo
  */
 export function withoutMembers(row: TextBatchRow, ns: Iterable<number>, mark: number): TextBatchRow | undefined {
   const ids = [...memberIds(row)]
-  const next: TextBatchRow = { ...row, ...(row.i ? { i: ids, h: [...row.h!] } : { d: ids }), r: [...(row.r ?? [])] }
+  const next: TextBatchRow = { ...row, ...(row.i ? { i: ids } : { d: ids }), ...(row.h ? { h: [...row.h] } : {}), r: [...(row.r ?? [])] }
   const first = firstOf(row)
   for (const n of ns) {
     const i = n - first

@@ -77,8 +77,10 @@ export interface TextBatchRow {
    * batches written before schema 8 keep them in `d`, indexed as a single row's id (doc-batches.ts `memberIds`).
    */
   i?: string[]
-  /** The hash of each member id (doc-batches.ts `idHash`), `-1` for a removed member. */
+  /** The hash of each member id (doc-batches.ts `idHash`), `-1` for a removed member; absent in a batch found by `p`. */
   h?: number[]
+  /** The prefix every member id shares, cut to a set length (batch-pack.ts `sharedPrefix`): the batch is found by it (indexed, schema 9) instead of by `h`. */
+  p?: string
   /** Member ids of a batch written before schema 8 (multi-entry indexed). */
   d?: string[]
   a: Float64Array
