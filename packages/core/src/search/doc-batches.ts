@@ -128,7 +128,8 @@ export function rowsWithId(rows: readonly StoredDocRow[], id: string): TextDocRo
  */
 export function withoutMembers(row: TextBatchRow, ns: Iterable<number>, mark: number): TextBatchRow | undefined {
   const ids = [...memberIds(row)]
-  const next: TextBatchRow = { ...row, ...(row.i ? { i: ids } : { d: ids }), ...(row.h ? { h: [...row.h] } : {}), r: [...(row.r ?? [])] }
+  const next: TextBatchRow = { ...row, [row.i ? 'i' : 'd']: ids, r: [...(row.r ?? [])] }
+  if (row.h) next.h = [...row.h]
   const first = firstOf(row)
   for (const n of ns) {
     const i = n - first

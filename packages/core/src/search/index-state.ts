@@ -55,7 +55,6 @@ interface CachedList {
   blockEpoch: number
 }
 
-const statKey = (q: number) => q
 /** What a cached list counts against the bound: its postings, and one for an empty list (a term known absent). */
 const cost = (list: PostingList) => Math.max(1, list.count)
 
@@ -157,7 +156,7 @@ export class IndexState {
   stats(projectId: string): { q: number; docs: number; length: number } | undefined {
     const row = this.projects.get(projectId)
     if (!row) return undefined
-    const d = this.delta.get(statKey(row.q))
+    const d = this.delta.get(row.q)
     return { q: row.q, docs: Math.max(0, row.docs + (d?.docs ?? 0)), length: Math.max(0, row.length + (d?.length ?? 0)) }
   }
 
@@ -343,11 +342,11 @@ export class IndexState {
   }
 
   private shift(q: number, docs: number, length: number): void {
-    const d = this.delta.get(statKey(q))
+    const d = this.delta.get(q)
     if (d) {
       d.docs += docs
       d.length += length
-    } else this.delta.set(statKey(q), { docs, length })
+    } else this.delta.set(q, { docs, length })
   }
 
   private dropProject(q: number): void {
@@ -362,8 +361,7 @@ export class IndexState {
     if (!this.ready) return
     for (const [n, doc] of this.tail) if (doc.q === q) this.tail.delete(n)
     for (const [n, doc] of this.dead) if (doc.q === q) this.dead.delete(n)
-    for (const [n, doc] of this.unrecorded) if (doc.q === q) this.unrecorded.delete(n)
-    this.delta.delete(statKey(q))
+    this.delta.delete(q)
     this.rebuildTailTerms()
   }
 
