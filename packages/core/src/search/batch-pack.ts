@@ -126,7 +126,7 @@ export function sharedPrefix(ids: readonly string[]): string | undefined {
   return cut === undefined ? undefined : lo.slice(0, cut)
 }
 
-/** Keys of the batches found by a prefix (`p`) of one of `ids`: every prefix key is read (a key per batch, not per member) and matched. */
+/** Keys of the batches found by a prefix (`p`) of one of `ids`: every batch's key is read (one per batch, not per member) and matched. */
 function prefixedKeys(table: Dexie.Table<StoredDocRow, number>, ids: readonly string[]): Promise<number[]> {
   if (ids.length === 0) return Dexie.Promise.resolve([]) as unknown as Promise<number[]>
   const sorted = [...ids].sort()
@@ -141,8 +141,12 @@ function prefixedKeys(table: Dexie.Table<StoredDocRow, number>, ids: readonly st
     }
     return lo < sorted.length && sorted[lo]!.startsWith(prefix)
   }
-  const index = table.orderBy('p')
-  return Dexie.Promise.all([index.keys(), index.primaryKeys()]).then(([keys, primaryKeys]) =>
-    primaryKeys.filter((_, i) => prefixes(keys[i] as string)),
-  ) as unknown as Promise<number[]>
+  // One walk of the index gives each batch's key and its row's number.
+  const found: number[] = []
+  return table
+    .orderBy('p')
+    .eachPrimaryKey((primaryKey, cursor) => {
+      if (prefixes(cursor.key as string)) found.push(primaryKey)
+    })
+    .then(() => found) as unknown as Promise<number[]>
 }
