@@ -11,8 +11,8 @@ import {
   type DBCoreTable,
   type DBCoreTransaction,
 } from 'dexie'
-import { MemoryError } from '../errors.js'
-import { maxKey } from '../keys.js'
+import { MemoryError } from '../store/errors.js'
+import { maxKey } from '../store/keys.js'
 import { type Generation, generationOf, pack, unpack, utf8 } from './codec.js'
 
 /*
