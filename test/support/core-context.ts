@@ -1,10 +1,11 @@
+import { MIRRORED_SETS } from '../../packages/core/src/catalog/lists.js'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { createChangeFeed } from '../../packages/core/src/store/change-feed.js'
 import { createHybridClock } from '../../packages/core/src/store/hlc.js'
 import { prepareProjects } from '../../packages/core/src/projects/projects.js'
 import { createStatusHub } from '../../packages/core/src/store/status.js'
 import { createSyncSlot } from '../../packages/core/src/replication/sync-api.js'
-import { EngramDb } from '../../packages/core/src/store/schema.js'
+import { EngramDb } from '../../packages/core/src/catalog/schema.js'
 import type { IndexedDoc, StoreContext } from '../../packages/core/src/store/store-context.js'
 import { estimateTokenizer } from '../../packages/core/src/store/token-estimate.js'
 import { testClock } from './memory.js'
@@ -32,6 +33,7 @@ export async function openTestContext(options: { deviceId?: string } = {}) {
     sync: createSyncSlot(status, assertOpen),
     clock: createHybridClock(options.deviceId ?? 'devA', clock.now),
     feed: createChangeFeed(),
+    mirrored: MIRRORED_SETS,
     syncedProjects: new Set(),
     conversationProjects: new Set(),
     index: {

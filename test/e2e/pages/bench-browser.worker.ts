@@ -5,7 +5,7 @@ import { Dexie } from 'dexie'
 import type { MiniRequest } from './bench-minisearch.worker.js'
 import { openMemory, type Dump, type Memory } from '@engram/core'
 import { legacyOrder } from '../../../packages/core/src/messages/message-order.js'
-import { SCHEMA, SCHEMA_V1 } from '../../../packages/core/src/store/schema.js'
+import { SCHEMA, SCHEMA_V1 } from '../../../packages/core/src/catalog/schema.js'
 import { makeCorpus } from './bench-corpus.js'
 import { type EncryptionBenchConfig, type EncryptionFigure, encryptionFigures } from './bench-encryption.js'
 

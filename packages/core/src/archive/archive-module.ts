@@ -1,5 +1,5 @@
 import { createArchive } from './archive.js'
-import { type MemoryModule, storeOf } from '../compose/module.js'
+import { type MemoryModule, storeOf } from '../store/module.js'
 
 /** The archive: long passages recalled by search. */
 export function archiveModule(): MemoryModule<'archive'> {

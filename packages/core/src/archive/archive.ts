@@ -4,7 +4,7 @@ import { checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type P
 import { checkSource } from '../facts/facts-input.js'
 import { newId } from '../store/ids.js'
 import { requireProject } from '../projects/projects.js'
-import type { PassageRow, Source } from '../store/schema.js'
+import type { PassageRow, Source } from '../store/rows.js'
 import type { StoreContext } from '../store/store-context.js'
 import { checkId, checkOptions, checkString, checkTags } from '../store/validate.js'
 import { read, readOne, write } from '../store/write.js'

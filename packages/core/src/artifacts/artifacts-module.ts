@@ -1,6 +1,6 @@
 import { MemoryError } from '../store/errors.js'
 import { loadOnUse, methodsOnUse } from '../store/load-on-use.js'
-import { type MemoryModule, storeOf } from '../compose/module.js'
+import { type MemoryModule, storeOf } from '../store/module.js'
 import { checkOptions } from '../store/validate.js'
 
 /** Options of {@link artifactsModule}. */

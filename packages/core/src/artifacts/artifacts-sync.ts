@@ -2,7 +2,7 @@ import { Dexie } from 'dexie'
 import { type ArtifactRow, checkMimeType, MAX_ARTIFACT_META, MAX_ARTIFACT_NAME } from './artifacts.js'
 import { invalidInput } from '../store/errors.js'
 import { compareHlc } from '../store/hlc.js'
-import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from '../replication/synced-kind.js'
+import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from '../store/synced-kind.js'
 import { checkId, checkJson, checkNumber, checkString, checkTime, type Json } from '../store/validate.js'
 
 const FIELDS = ['id', 'projectId', 'name', 'mimeType', 'size', 'sha256', 'runId', 'meta', 'createdAt', 'hlc', 'deletedAt'] as const

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { artifactsModule, createMemory, replicationOf, type Change } from '@engram/core'
+import { artifactsModule, createMemory, type Change } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { openTestMemory, testClock } from '../../../../test/support/memory.js'
 

@@ -1,8 +1,8 @@
 import { blockId, MAX_BLOCK_DESCRIPTION, MAX_BLOCK_LIMIT } from './block-rules.js'
 import { MemoryError } from '../store/errors.js'
 import { compareHlc } from '../store/hlc.js'
-import type { BlockRow } from '../store/schema.js'
-import { checkEnvelope, type SyncedKind, travelling } from '../replication/synced-kind.js'
+import type { BlockRow } from '../store/rows.js'
+import { checkEnvelope, type SyncedKind, travelling } from '../store/synced-kind.js'
 import { checkId, checkNumber, checkOptionalString, checkString, checkTime } from '../store/validate.js'
 import { invalidInput } from '../store/errors.js'
 

@@ -6,9 +6,9 @@ import { blockId } from './block-rules.js'
 import { createBlocks } from './blocks.js'
 import { syncedBlocks } from './blocks-sync.js'
 import { formatHlc } from '../store/hlc.js'
-import type { BlockRow } from '../store/schema.js'
+import type { BlockRow } from '../store/rows.js'
 import type { StoreContext } from '../store/store-context.js'
-import type { MirroredRecord } from '../replication/synced-kind.js'
+import type { MirroredRecord } from '../store/synced-kind.js'
 import { write } from '../store/write.js'
 
 async function setup() {

@@ -3,7 +3,7 @@ import { blockId, DEFAULT_BLOCK_LIMIT, MAX_BLOCK_DESCRIPTION, MAX_BLOCK_LIMIT } 
 import { maxKey } from '../store/keys.js'
 import { invalidInput, MemoryError } from '../store/errors.js'
 import { requireProject } from '../projects/projects.js'
-import type { BlockRow } from '../store/schema.js'
+import type { BlockRow } from '../store/rows.js'
 import type { StoreContext } from '../store/store-context.js'
 import { checkId, checkNumber, checkOptionalString, checkOptions, checkString, describe } from '../store/validate.js'
 import { read, readOne, write, type WriteScope } from '../store/write.js'

@@ -1,3 +1,4 @@
+import { MIRRORED_SETS } from '../catalog/lists.js'
 import { createChangeFeed } from '../store/change-feed.js'
 import { highestStoredStamp } from '../replication/clock-restore.js'
 import type { AtRestBox } from '../encryption/at-rest-store.js'
@@ -10,15 +11,17 @@ import { newId } from '../store/ids.js'
 import { loadOnUse, methodsOnUse } from '../store/load-on-use.js'
 import { mapError } from '../store/map-error.js'
 import type { Memory } from './memory.js'
-import type { AnyModule, ComposedMemory, MemoryModule, ModuleContext } from './module.js'
+import type { AnyModule, ComposedMemory, MemoryModule, ModuleContext } from '../store/module.js'
 import { NO_TEXT_INDEX } from '../store/no-text-index.js'
 import { createProjects, prepareProjects } from '../projects/projects.js'
 import { replicationOnUse } from '../replication/replication-on-use.js'
 import { registerReplication } from '../replication/replication-seam.js'
-import { EngramDb } from '../store/schema.js'
+import { databaseName, EngramDb, refuseNewerSchema } from '../catalog/schema.js'
+
+export { databaseName, refuseNewerSchema }
 import { createStatusHub } from '../store/status.js'
 import type { StoreContext } from '../store/store-context.js'
-import { subscribeChanges } from '../store/subscribe-changes.js'
+import { subscribeChanges } from './subscribe-changes.js'
 import { createSyncSlot } from '../replication/sync-api.js'
 import { estimateTokenizer, type Tokenizer } from '../store/token-estimate.js'
 import { checkId, checkOptions } from '../store/validate.js'
@@ -50,11 +53,6 @@ export interface CreateMemoryOptions<M extends readonly AnyModule[]> extends Bas
 
 /** The option names {@link createMemory} accepts. */
 export const BASE_OPTIONS = ['appId', 'userId', 'indexedDB', 'IDBKeyRange', 'tokenizer', 'now', 'encryption'] as const
-
-/** The name of the IndexedDB database that holds one app's memory for one user. */
-export function databaseName(appId: string, userId: string): string {
-  return `engram:${appId}:${userId}`
-}
 
 /**
  * Opens a store composed from the modules an app lists: only their code is
@@ -126,6 +124,7 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     // Restored past the highest stamp stored, so an edit after a restart beats what this device wrote before.
     clock: createHybridClock(deviceId, now, await highestStoredStamp(db, now())),
     feed: createChangeFeed(),
+    mirrored: MIRRORED_SETS,
     syncedProjects: new Set(),
     conversationProjects: new Set(),
     index: NO_TEXT_INDEX,
@@ -217,16 +216,6 @@ function checkModules(value: unknown): readonly AnyModule[] {
     }
   }
   return value as MemoryModule[]
-}
-
-/** @throws MemoryError `conflict` when the database `name` was written by a newer schema than `verno`. */
-export async function refuseNewerSchema(factory: IDBFactory | undefined, name: string, verno: number): Promise<void> {
-  if (typeof factory?.databases !== 'function') return
-  const stored = (await factory.databases()).find((d) => d.name === name)?.version
-  // Dexie stores version N as IndexedDB version N × 10.
-  if (stored !== undefined && stored / 10 > verno) {
-    throw new MemoryError('conflict', `Database ${name} was written by a newer Engram (schema ${stored / 10} > ${verno}); update the app`)
-  }
 }
 
 async function loadDeviceId(db: EngramDb, now: () => number): Promise<string> {

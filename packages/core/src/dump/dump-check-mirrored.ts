@@ -1,7 +1,7 @@
 import type { Dump } from './dump-validate.js'
 import { MemoryError } from '../store/errors.js'
-import { MIRRORED_KINDS } from '../replication/synced-kind.js'
-import { SYNCED_KINDS } from '../replication/synced-kinds.js'
+import { MIRRORED_KINDS } from '../catalog/lists.js'
+import type { SyncedKinds } from '../replication/synced-kinds.js'
 
 /** Stands in for a missing stamp while checking (import gives such rows a fresh stamp). */
 const IMPORT_STAMP = '0000000000000.00000.import'
@@ -12,9 +12,9 @@ const IMPORT_STAMP = '0000000000000.00000.import'
  * unknown fields), so a dump cannot bring in what the API would refuse.
  * @throws MemoryError `invalid_input` / `limit_exceeded` naming the row.
  */
-export function checkMirroredRows(dump: Dump): void {
+export function checkMirroredRows(dump: Dump, descriptors: SyncedKinds): void {
   for (const kind of MIRRORED_KINDS) {
-    const descriptor = SYNCED_KINDS[kind]
+    const descriptor = descriptors[kind]
     const rows = (dump.tables[kind] ?? []) as Record<string, unknown>[]
     rows.forEach((raw, i) => {
       // Import fills these defaults; the rest must be as a write would leave it.

@@ -1,4 +1,5 @@
 import { decodeArtifactRows } from '../artifacts/dump-artifacts.js'
+import { loadSyncedKinds } from '../replication/synced-kinds.js'
 import { checkMirroredRows } from './dump-check-mirrored.js'
 import { importDump } from './dump-import.js'
 import { type Dump, validateDump } from './dump-validate.js'
@@ -29,7 +30,7 @@ export function createImporter(ctx: StoreContext): ImportApi['import'] {
     const { mode } = checkOptions('options', options, ['mode'])
     checkOneOf('mode', mode, ['merge', 'replace'] as const)
     validateDump(ctx.db, dump)
-    checkMirroredRows(dump)
+    checkMirroredRows(dump, await loadSyncedKinds())
     // Blobs are made before the import's transaction: hashing bytes is not an IndexedDB request.
     return { written: await importDump(ctx, await decodeArtifactRows(dump), mode!) }
   }

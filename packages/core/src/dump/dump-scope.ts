@@ -1,56 +1,12 @@
 import { Dexie, type Collection, type Table } from 'dexie'
 import { maxKey } from '../store/keys.js'
 import { messagesOf } from '../messages/message-order.js'
-import type { EngramDb } from '../store/schema.js'
+import { MEMORY_TABLES, PROJECT_ROWS } from '../catalog/lists.js'
+import type { EngramDb } from '../catalog/schema.js'
 
-/**
- * Every table that holds memory, in the order an import writes them. The search
- * index tables, the outbox and the journal's per-session counters
- * (`journalSessions`, rebuilt from the journal on import) are derived data and
- * never dumped.
- */
-export const MEMORY_TABLES = [
-  'spaces',
-  'projects',
-  'facts',
-  'factVersions',
-  'blocks',
-  'sessions',
-  'messages',
-  'summaries',
-  'passages',
-  'journal',
-  'runs',
-  'checkpoints',
-  'toolEvents',
-  'tasks',
-  'usage',
-  'lessons',
-  'outcomes',
-  'turns',
-  'limitations',
-  'patterns',
-  'artifacts',
-  'people',
-] as const
+export { MEMORY_TABLES }
 /** A table a dump may hold. */
 export type MemoryTable = (typeof MEMORY_TABLES)[number]
-
-/** Tables whose every row carries `projectId` (scoped through their projectId index). */
-const PROJECT_ROWS = new Set<string>([
-  'facts',
-  'factVersions',
-  'blocks',
-  'sessions',
-  'messages',
-  'summaries',
-  'passages',
-  'tasks',
-  'lessons',
-  'outcomes',
-  'patterns',
-  'artifacts',
-])
 
 type Row = Record<string, unknown>
 

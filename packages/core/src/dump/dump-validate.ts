@@ -1,6 +1,6 @@
 import { invalidInput } from '../store/errors.js'
 import { MEMORY_TABLES, primaryKeyOf, type MemoryTable } from './dump-scope.js'
-import type { EngramDb } from '../store/schema.js'
+import type { EngramDb } from '../catalog/schema.js'
 import { checkId, describe } from '../store/validate.js'
 
 /** The format tag of every dump. */

@@ -1,5 +1,5 @@
 import { loadOnUse } from '../store/load-on-use.js'
-import { type MemoryModule, storeOf } from '../compose/module.js'
+import { type MemoryModule, storeOf } from '../store/module.js'
 
 /**
  * `memory.import`: writes a dump from `memory.export` (this device's or another's), checked like the API's own writes.

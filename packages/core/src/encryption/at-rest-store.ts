@@ -1,6 +1,6 @@
 import { MemoryError } from '../store/errors.js'
 import { reportError } from '../store/report-error.js'
-import type { EngramDb } from '../store/schema.js'
+import type { EngramDb } from '../catalog/schema.js'
 import type { StoreContext } from '../store/store-context.js'
 import type { EncryptionApi, EncryptionStatus } from './api.js'
 import { createEncryptionApi } from './encryption-methods.js'

@@ -2,7 +2,7 @@ import { Dexie } from 'dexie'
 import { maxKey } from '../store/keys.js'
 import type { Origin } from '../store/change-feed.js'
 import type { FactVersion } from './facts.js'
-import type { FactRow, FactVersionRow } from '../store/schema.js'
+import type { FactRow, FactVersionRow } from '../store/rows.js'
 import type { StoreContext } from '../store/store-context.js'
 import type { Json } from '../store/validate.js'
 

@@ -1,5 +1,5 @@
 import { invalidInput } from '../store/errors.js'
-import type { Source } from '../store/schema.js'
+import type { Source } from '../store/rows.js'
 import { checkId, checkJson, checkNumber, checkOptionalString, checkOptions, checkTags, describe, type Json } from '../store/validate.js'
 
 /** Longest `source.note` we accept (characters). */

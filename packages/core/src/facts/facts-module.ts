@@ -1,6 +1,6 @@
 import { createFacts, FACT_EDITS } from './facts.js'
 import { loadOnUse, methodsOnUse } from '../store/load-on-use.js'
-import { type MemoryModule, storeOf } from '../compose/module.js'
+import { type MemoryModule, storeOf } from '../store/module.js'
 
 /**
  * Facts (key → JSON with history, soft delete, restore) and core blocks. Both

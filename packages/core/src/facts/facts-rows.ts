@@ -1,11 +1,11 @@
 import { Dexie } from 'dexie'
 import type { Fact } from './facts.js'
 import { appendVersion, deleteVersionsOf } from './facts-history.js'
-import type { FactRow, FactVersionRow } from '../store/schema.js'
+import type { FactRow, FactVersionRow } from '../store/rows.js'
 import type { IndexedDoc, StoreContext } from '../store/store-context.js'
 import type { Origin } from '../store/change-feed.js'
 import type { WriteScope } from '../store/write.js'
-import { factText } from './fact-text.js'
+import { factText } from '../search/index/fact-text.js'
 
 /**
  * The stable id of a fact: derived from (projectId, key) so the same key

@@ -3,8 +3,8 @@ import { maxKey } from '../store/keys.js'
 import { checkSource } from './facts-input.js'
 import { factId, purgeFactRow, storeFactRow, tagKeysOf } from './facts-rows.js'
 import { compareHlc } from '../store/hlc.js'
-import type { FactRow } from '../store/schema.js'
-import { checkEnvelope, type SyncedKind, travelling } from '../replication/synced-kind.js'
+import type { FactRow } from '../store/rows.js'
+import { checkEnvelope, type SyncedKind, travelling } from '../store/synced-kind.js'
 import { checkId, checkJson, checkNumber, checkTags, checkTime, type Json } from '../store/validate.js'
 
 const FIELDS = ['projectId', 'key', 'value', 'confidence', 'source', 'tags', 'createdAt', 'updatedAt', 'deletedAt', 'hlc', 'purged'] as const

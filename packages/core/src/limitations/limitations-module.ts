@@ -1,5 +1,5 @@
 import { loadOnUse, methodsOnUse } from '../store/load-on-use.js'
-import { type MemoryModule, storeOf } from '../compose/module.js'
+import { type MemoryModule, storeOf } from '../store/module.js'
 
 /**
  * Limitations: what the agent knows it cannot do yet (store-wide), deduplicated

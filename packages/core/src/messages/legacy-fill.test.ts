@@ -4,7 +4,8 @@ import type { Dump } from '@engram/core'
 import { openTestMemory } from '../../../../test/support/memory.js'
 import { legacySessionStamp } from './legacy-fill.js'
 import { legacyOrder, messageStamp, stampOfOrder } from './message-order.js'
-import { EngramDb, type MessageRow, type SessionRow } from '../store/schema.js'
+import { EngramDb } from '../catalog/schema.js'
+import type { MessageRow, SessionRow } from '../store/rows.js'
 
 const message = (id: string, seq: number, extra: Partial<MessageRow> = {}): MessageRow => ({
   id,

@@ -1,7 +1,7 @@
 import type { DBCore, DBCoreMutateRequest, Middleware } from 'dexie'
 import { formatHlc } from '../store/hlc.js'
 import { legacyOrder } from './message-order.js'
-import type { MessageRow, SessionRow } from '../store/schema.js'
+import type { MessageRow, SessionRow } from '../store/rows.js'
 
 /*
  * Message rows written without their order key and session rows written without

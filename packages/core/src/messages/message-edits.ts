@@ -1,6 +1,6 @@
 import { MemoryError } from '../store/errors.js'
 import { checkContent, countTokens, MAX_META_BYTES, type Message, type MessagesApi, messageDoc, toMessage } from './messages.js'
-import type { MessageRow } from '../store/schema.js'
+import type { MessageRow } from '../store/rows.js'
 import { indexDocs } from '../search/index/index-docs.js'
 import type { StoreContext } from '../store/store-context.js'
 import { checkId, checkJson, checkOptions, type Json } from '../store/validate.js'

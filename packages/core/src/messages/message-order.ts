@@ -1,7 +1,8 @@
 import { type Collection, Dexie } from 'dexie'
 import { formatHlc, isHlc } from '../store/hlc.js'
 import { maxKey } from '../store/keys.js'
-import type { EngramDb, MessageRow } from '../store/schema.js'
+import type { EngramDb } from '../catalog/schema.js'
+import type { MessageRow } from '../store/rows.js'
 
 /**
  * The merged order of a session's messages. Every message carries `at`: the

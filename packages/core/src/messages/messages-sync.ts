@@ -1,14 +1,14 @@
 import { Dexie } from 'dexie'
-import { raisedLastAt, restorable } from '../replication/clock-restore.js'
+import { raisedLastAt, restorable } from '../store/stamp-restore.js'
 import { invalidInput, MemoryError } from '../store/errors.js'
 import { compareHlc } from '../store/hlc.js'
 import { maxKey } from '../store/keys.js'
 import { isOrderKey, messagesOf, messageStamp, stampOfOrder } from './message-order.js'
 import { checkContent, MAX_META_BYTES, messageDoc, ROLES } from './messages.js'
-import type { MessageRow, SessionRow } from '../store/schema.js'
+import type { MessageRow, SessionRow } from '../store/rows.js'
 import { indexDocs } from '../search/index/index-docs.js'
 import type { StoreContext } from '../store/store-context.js'
-import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from '../replication/synced-kind.js'
+import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from '../store/synced-kind.js'
 import { checkId, checkJson, checkNumber, checkOneOf, checkTime } from '../store/validate.js'
 
 const FIELDS = ['id', 'sessionId', 'projectId', 'role', 'content', 'tokens', 'createdAt', 'meta', 'personId', 'at', 'hlc', 'deletedAt'] as const

@@ -1,5 +1,5 @@
 import { loadOnUse, methodsOnUse } from '../store/load-on-use.js'
-import { type MemoryModule, storeOf } from '../compose/module.js'
+import { type MemoryModule, storeOf } from '../store/module.js'
 
 /**
  * Proactive patterns: what the agent noticed the user tends to do, reinforced

@@ -1,7 +1,7 @@
 import { invalidInput } from '../store/errors.js'
 import { compareHlc } from '../store/hlc.js'
 import { normalisePattern, patternId, type PatternRow } from './patterns.js'
-import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from '../replication/synced-kind.js'
+import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from '../store/synced-kind.js'
 import { checkNumber, checkTime } from '../store/validate.js'
 
 const FIELDS = ['id', 'projectId', 'text', 'confidence', 'observations', 'createdAt', 'updatedAt', 'hlc', 'deletedAt'] as const

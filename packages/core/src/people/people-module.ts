@@ -1,5 +1,5 @@
 import { loadOnUse, methodsOnUse } from '../store/load-on-use.js'
-import { type MemoryModule, storeOf } from '../compose/module.js'
+import { type MemoryModule, storeOf } from '../store/module.js'
 
 /**
  * People and aliases (one person, several identities: `memory.people`), and

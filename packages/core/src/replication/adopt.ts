@@ -1,6 +1,5 @@
 import type { ArtifactRow } from '../artifacts/artifacts.js'
 import { checkArtifactBudget } from '../artifacts/artifacts.js'
-import { databaseName, refuseNewerSchema } from '../compose/create-memory.js'
 import { importDump } from '../dump/dump-import.js'
 import { MEMORY_TABLES } from '../dump/dump-scope.js'
 import { DUMP_FORMAT, DUMP_VERSION, type Dump, validateDump } from '../dump/dump-validate.js'
@@ -8,10 +7,10 @@ import { createCryptoSlot, cryptoMiddleware, ENCRYPTION_META_KEY } from '../encr
 import { invalidInput, MemoryError } from '../store/errors.js'
 import { mapError } from '../store/map-error.js'
 import { linkPerson } from '../people/people.js'
-import { EngramDb } from '../store/schema.js'
+import { databaseName, EngramDb, refuseNewerSchema } from '../catalog/schema.js'
 import type { StoreContext } from '../store/store-context.js'
-import { MIRRORED_KINDS } from './synced-kind.js'
-import { SYNCED_KINDS } from './synced-kinds.js'
+import { MIRRORED_KINDS } from '../catalog/lists.js'
+import { loadSyncedKinds } from './synced-kinds.js'
 import { checkId } from '../store/validate.js'
 import { write } from '../store/write.js'
 
@@ -47,6 +46,7 @@ export async function adoptStore(ctx: StoreContext, otherUserId: string): Promis
   checkId('otherUserId', otherUserId)
   if (otherUserId === ctx.userId) throw invalidInput('A store cannot adopt its own user')
   ctx.assertOpen()
+  const descriptors = await loadSyncedKinds()
   const tables = await readOtherStore(ctx, otherUserId)
   const kept: Dump = { format: DUMP_FORMAT, version: DUMP_VERSION, exportedAt: ctx.now(), tables: {} }
   for (const [name, rows] of Object.entries(tables)) if (!MERGED.has(name) && rows.length > 0) kept.tables[name] = rows
@@ -60,7 +60,7 @@ export async function adoptStore(ctx: StoreContext, otherUserId: string): Promis
     const imported = await importDump(ctx, kept, 'merge')
     let merged = 0
     for (const kind of MIRRORED_KINDS) {
-      const descriptor = SYNCED_KINDS[kind]
+      const descriptor = descriptors[kind]
       for (const row of tables[kind] ?? []) {
         if (await descriptor.apply(ctx, w, descriptor.check(descriptor.toRecord(row)))) merged++
         if (kind === 'artifacts') await adoptBytes(ctx, row as unknown as ArtifactRow)

@@ -1,4 +1,5 @@
-import { type Memory, type MirroredRecord, replicationOf } from '@engram/core'
+import type { Memory, MirroredRecord } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import { describe, expect, it } from 'vitest'
 import { openTestMemory, testClock } from '../../../../test/support/memory.js'
 

@@ -1,6 +1,7 @@
 import { checkHlc } from '../store/hlc.js'
 import { loadOnUse, methodsOnUse } from '../store/load-on-use.js'
 import type { ReplicationApi } from './replication.js'
+import { loadSyncedKinds } from './synced-kinds.js'
 import type { StoreContext } from '../store/store-context.js'
 
 /**
@@ -10,7 +11,10 @@ import type { StoreContext } from '../store/store-context.js'
  * answer at once.
  */
 export function replicationOnUse(ctx: StoreContext): ReplicationApi {
-  const load = loadOnUse('replication', async () => (await import('./replication.js')).createReplication(ctx))
+  const load = loadOnUse('replication', async () => {
+    const [code, descriptors] = await Promise.all([import('./replication.js'), loadSyncedKinds()])
+    return code.createReplication(ctx, descriptors)
+  })
   return {
     deviceId: ctx.clock.deviceId,
     ...methodsOnUse(load, ['pending', 'ack', 'applyRemote', 'snapshot', 'pendingSessions', 'recentSessions']),

@@ -4,12 +4,14 @@ import { maxKey } from '../store/keys.js'
 import { checkHlc, compareHlc, type StampVerdict } from '../store/hlc.js'
 import type { StoreContext } from '../store/store-context.js'
 import type { SyncEngine } from './sync-api.js'
-import { CONVERSATION_KINDS, MIRRORED_KINDS, type MirroredKind, type MirroredRecord } from './synced-kind.js'
-import { SYNCED_KINDS } from './synced-kinds.js'
+import { CONVERSATION_KINDS, MIRRORED_KINDS, type MirroredKind } from '../catalog/lists.js'
+import type { MirroredRecord } from '../store/synced-kind.js'
+import type { SyncedKinds } from './synced-kinds.js'
 import { checkId, checkLimit, checkOptions } from '../store/validate.js'
 import { read, write, type WriteScope } from '../store/write.js'
 
-export type { MirroredKind, MirroredRecord } from './synced-kind.js'
+export type { MirroredKind } from '../catalog/lists.js'
+export type { MirroredRecord } from '../store/synced-kind.js'
 
 /** An outbox entry with the current state of the record it points at. */
 export interface PendingReplication {
@@ -94,14 +96,14 @@ export interface ReplicationApi {
 }
 
 /** Creates the replication seam of a store (`replicationOf(memory)`). */
-export function createReplication(ctx: StoreContext): ReplicationApi {
+export function createReplication(ctx: StoreContext, descriptors: SyncedKinds): ReplicationApi {
   const { db } = ctx
   const allKinds = [...MIRRORED_KINDS, ...CONVERSATION_KINDS]
   const readTables = ['outbox', ...allKinds]
-  const applyTables = () => [...new Set(['projects', ...allKinds.flatMap((k) => SYNCED_KINDS[k].tables), ...ctx.index.tables])]
+  const applyTables = () => [...new Set(['projects', ...allKinds.flatMap((k) => descriptors[k].tables), ...ctx.index.tables])]
 
   async function current(entry: { kind: MirroredKind; projectId: string; id: string }): Promise<MirroredRecord | undefined> {
-    const kind = SYNCED_KINDS[entry.kind]
+    const kind = descriptors[entry.kind]
     const row = await kind.read(ctx, entry.projectId, entry.id)
     return row && kind.toRecord(row)
   }
@@ -152,7 +154,7 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
           for (const record of admitted) {
             let applied: boolean
             try {
-              applied = await applyOne(ctx, w, record)
+              applied = await applyOne(ctx, descriptors, w, record)
             } catch (error) {
               if (error instanceof MemoryError && (error.code === 'invalid_input' || error.code === 'limit_exceeded')) {
                 result.rejected.push(record)
@@ -181,16 +183,16 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
         if (doc !== undefined && doc !== '') {
           const [outbox, messages] = await Promise.all([
             db.outbox.where('[projectId+doc]').equals([projectId, doc]).primaryKeys(),
-            conversations ? SYNCED_KINDS.messages.readDoc!(ctx, projectId, doc) : [],
+            conversations ? descriptors.messages.readDoc!(ctx, projectId, doc) : [],
           ])
-          return { records: messages.map(SYNCED_KINDS.messages.toRecord), outbox: outbox as number[] }
+          return { records: messages.map(descriptors.messages.toRecord), outbox: outbox as number[] }
         }
         const kinds: MirroredKind[] = conversations ? [...MIRRORED_KINDS, 'sessions'] : [...MIRRORED_KINDS]
         const [outbox, ...perKind] = await Promise.all([
           doc === undefined
             ? db.outbox.where('projectId').equals(projectId).primaryKeys()
             : db.outbox.where('[projectId+doc]').equals([projectId, '']).primaryKeys(),
-          ...kinds.map(async (k) => (await SYNCED_KINDS[k].readProject(ctx, projectId)).map(SYNCED_KINDS[k].toRecord)),
+          ...kinds.map(async (k) => (await descriptors[k].readProject(ctx, projectId)).map(descriptors[k].toRecord)),
         ])
         return { records: perKind.flat() as MirroredRecord[], outbox: outbox as number[] }
       })
@@ -232,9 +234,9 @@ export function createReplication(ctx: StoreContext): ReplicationApi {
  * applies it — only into a project of this store whose sync is on.
  * @throws MemoryError `invalid_input` / `limit_exceeded` for a record that must not be stored.
  */
-async function applyOne(ctx: StoreContext, w: WriteScope, record: MirroredRecord): Promise<boolean> {
-  const kind = typeof record === 'object' && record !== null ? SYNCED_KINDS[record.kind] : undefined
-  if (kind === undefined || !Object.hasOwn(SYNCED_KINDS, record.kind))
+async function applyOne(ctx: StoreContext, descriptors: SyncedKinds, w: WriteScope, record: MirroredRecord): Promise<boolean> {
+  const kind = typeof record === 'object' && record !== null ? descriptors[record.kind] : undefined
+  if (kind === undefined || !Object.hasOwn(descriptors, record.kind))
     throw new MemoryError('invalid_input', `Unknown mirrored kind ${JSON.stringify((record as { kind?: unknown } | null)?.kind)}`)
   const row = kind.check(record)
   if (!ctx.syncedProjects.has(record.projectId)) {

@@ -1,7 +1,7 @@
 import { MemoryError, type MemoryErrorCode } from '../store/errors.js'
 import { loadOnUse, methodsOnUse } from '../store/load-on-use.js'
 import type { StatusHub, SyncState, Unsubscribe } from '../store/status.js'
-import type { MirroredKind } from './synced-kind.js'
+import type { MirroredKind } from '../catalog/lists.js'
 
 /**
  * `memory.sync`: the sync state of a store, the same in the page and through a

@@ -1,4 +1,4 @@
-import { replicationOf } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import { describe, expect, it } from 'vitest'
 import type { Memory, MirroredRecord } from '@engram/core'
 import { openTestMemory, testClock } from '../../../../test/support/memory.js'

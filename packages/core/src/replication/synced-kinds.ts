@@ -1,20 +1,24 @@
-import { syncedBlocks } from '../blocks/blocks-sync.js'
-import { syncedFacts } from '../facts/facts-sync.js'
-import { syncedMessages } from '../messages/messages-sync.js'
-import { syncedSessions } from '../sessions/sessions-sync.js'
-import { syncedPatterns } from '../patterns/patterns-sync.js'
-import { syncedArtifacts } from '../artifacts/artifacts-sync.js'
-import { syncedSummaries } from '../summaries/summaries-sync.js'
-import type { MirroredKind, SyncedKind } from './synced-kind.js'
+import { MIRRORING_KINDS, type MirroredKind } from '../catalog/lists.js'
+import type { SyncedKind } from '../store/synced-kind.js'
 
-/** The descriptor of every mirrored kind: the one place replication, import and the outbox read. */
+/** The descriptor of every mirrored kind: what replication, import, adoption and the outbox read. */
 // biome-ignore lint/suspicious/noExplicitAny: each descriptor has its own row type
-export const SYNCED_KINDS: Record<MirroredKind, SyncedKind<any>> = {
-  facts: syncedFacts,
-  blocks: syncedBlocks,
-  summaries: syncedSummaries,
-  patterns: syncedPatterns,
-  artifacts: syncedArtifacts,
-  sessions: syncedSessions,
-  messages: syncedMessages,
+export type SyncedKinds = Readonly<Record<MirroredKind, SyncedKind<any>>>
+
+let loading: Promise<SyncedKinds> | undefined
+
+/**
+ * Loads every mirrored kind's descriptor, as its manifest names it (once; a failed load is tried
+ * again on the next call). Replication, import and adoption load them on use: a store that never
+ * syncs or imports never loads their checks.
+ */
+export function loadSyncedKinds(): Promise<SyncedKinds> {
+  loading ??= Promise.all(MIRRORING_KINDS.map(async (k) => [k.name, await k.mirrored.descriptor()] as const)).then(
+    (entries) => Object.fromEntries(entries) as unknown as SyncedKinds,
+    (error: unknown) => {
+      loading = undefined
+      throw error
+    },
+  )
+  return loading
 }

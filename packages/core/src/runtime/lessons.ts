@@ -1,7 +1,7 @@
 import { Dexie, type Table } from 'dexie'
 import { maxKey } from '../store/keys.js'
 import { requireProject } from '../projects/projects.js'
-import type { Source } from '../store/schema.js'
+import type { Source } from '../store/rows.js'
 import { USER_PROJECT, type StoreContext } from '../store/store-context.js'
 import { DEFAULT_PAGE_SIZE, type Page, type PageOptions, pageFrom } from '../store/paging.js'
 import { checkId, checkLimit, checkNumber, checkOptions, checkString } from '../store/validate.js'

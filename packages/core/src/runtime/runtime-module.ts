@@ -1,7 +1,7 @@
 import { MemoryError } from '../store/errors.js'
 import { loadOnUse, methodsOnUse } from '../store/load-on-use.js'
 import type { Memory } from '../compose/memory.js'
-import { type MemoryModule, storeOf } from '../compose/module.js'
+import { type MemoryModule, storeOf } from '../store/module.js'
 import { checkPricing } from './pricing.js'
 import { checkOptions } from '../store/validate.js'
 import type { Extractor } from './turns.js'

@@ -1,4 +1,4 @@
-import { type MemoryModule, storeOf } from '../compose/module.js'
+import { type MemoryModule, storeOf } from '../store/module.js'
 import { loadOnUse, methodsOnUse } from '../store/load-on-use.js'
 import { createMessages } from '../messages/messages.js'
 import { createSessions } from './sessions.js'

@@ -1,6 +1,6 @@
 import { Dexie } from 'dexie'
 import { maxKey } from '../store/keys.js'
-import type { SessionRow } from '../store/schema.js'
+import type { SessionRow } from '../store/rows.js'
 import type { StoreContext } from '../store/store-context.js'
 import type { WriteScope } from '../store/write.js'
 

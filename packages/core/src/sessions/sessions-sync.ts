@@ -2,11 +2,11 @@ import { Dexie } from 'dexie'
 import { invalidInput } from '../store/errors.js'
 import { compareHlc } from '../store/hlc.js'
 import { maxKey } from '../store/keys.js'
-import type { SessionRow } from '../store/schema.js'
+import type { SessionRow } from '../store/rows.js'
 import { purgeSessionMessages } from './session-purge.js'
 import { MAX_CHANNEL_LENGTH, MAX_TITLE_LENGTH } from './sessions.js'
 import { MAX_SUMMARY_LENGTH } from '../summaries/summary-rows.js'
-import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from '../replication/synced-kind.js'
+import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from '../store/synced-kind.js'
 import { checkId, checkOneOf, checkString, checkTime } from '../store/validate.js'
 
 const FIELDS = ['id', 'projectId', 'title', 'channel', 'status', 'summary', 'startedAt', 'lastActiveAt', 'closedAt', 'personId', 'hlc', 'purged'] as const

@@ -1,5 +1,5 @@
 import { loadOnUse, methodsOnUse } from '../store/load-on-use.js'
-import { type MemoryModule, storeOf } from '../compose/module.js'
+import { type MemoryModule, storeOf } from '../store/module.js'
 
 /**
  * Spaces: a level between the user and projects. With it, `projects.create({ spaceId })`

@@ -1,46 +1,8 @@
 import { reportError } from './report-error.js'
+import type { ChangeKind } from '../catalog/lists.js'
 import type { Unsubscribe } from './status.js'
 
-/** The plural name of a memory kind, as it appears in {@link Change.kind}. */
-export type ChangeKind =
-  | 'projects'
-  | 'facts'
-  | 'blocks'
-  | 'sessions'
-  | 'messages'
-  | 'summaries'
-  | 'passages'
-  | 'journal'
-  | 'runs'
-  | 'tasks'
-  | 'usage'
-  | 'lessons'
-  | 'limitations'
-  | 'patterns'
-  | 'spaces'
-  | 'artifacts'
-  | 'people'
-
-/** Every {@link ChangeKind}, for checking subscription filters. */
-export const CHANGE_KINDS: readonly ChangeKind[] = [
-  'projects',
-  'facts',
-  'blocks',
-  'sessions',
-  'messages',
-  'summaries',
-  'passages',
-  'journal',
-  'runs',
-  'tasks',
-  'usage',
-  'lessons',
-  'limitations',
-  'patterns',
-  'spaces',
-  'artifacts',
-  'people',
-]
+export type { ChangeKind } from '../catalog/lists.js'
 
 /** Who made a change: this device, or another device through sync. */
 export type Origin = 'local' | 'remote'

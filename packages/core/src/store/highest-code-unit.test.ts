@@ -1,7 +1,8 @@
 // As in a browser: a global IndexedDB, so Dexie's maxKey is an array key above every string key.
 import 'fake-indexeddb/auto'
 import { describe, expect, it } from 'vitest'
-import { openMemory, replicationOf } from '@engram/core'
+import { openMemory } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 
 /*
  * A key may start with U+FFFF, the highest UTF-16 code unit; a range that ends

@@ -75,7 +75,7 @@ describe('a store whose code chunk fails to load', () => {
 
   it("rejects a replace import with internal while the index clearing's chunk fails to load, changing nothing, and imports on a later call", async () => {
     vi.resetModules()
-    const loads = failingChunk('./search/index-clear.js')
+    const loads = failingChunk('../search/index/index-clear.js')
     const { openMemory } = await import('../compose/open-memory.js')
     const memory = await openMemory({ appId: 'lazy', userId: 'clear-fails', indexedDB: new IDBFactory(), IDBKeyRange })
     try {
@@ -164,7 +164,7 @@ describe('a store whose code chunk fails to load', () => {
 
   it('opens and writes while the index merger fails to load; the merge that needs it reports the failure and a later merge loads it', async () => {
     vi.resetModules()
-    const loads = failingChunk('./search/merger.js')
+    const loads = failingChunk('../search/index/merger.js')
     const reported = new Promise<unknown>((resolve) => vi.stubGlobal('reportError', resolve))
     let merged: (() => void) | undefined
     const mergedOnce = new Promise<void>((resolve) => {
@@ -192,7 +192,7 @@ describe('a store whose code chunk fails to load', () => {
 
   it('rejects the blocks namespace with internal while its chunk fails to load, and loads it on a later call', async () => {
     vi.resetModules()
-    const loads = failingChunk('./blocks.js')
+    const loads = failingChunk('../blocks/blocks.js')
     const { createMemory } = await import('../compose/create-memory.js')
     const { factsModule } = await import('../facts/facts-module.js')
     const memory = await createMemory({ appId: 'lazy', userId: 'blocks-fail', indexedDB: new IDBFactory(), IDBKeyRange, modules: [factsModule()] })
@@ -209,7 +209,7 @@ describe('a store whose code chunk fails to load', () => {
 
   it('rejects the facts methods that load on use with internal while their chunk fails to load; set, get, list and delete work', async () => {
     vi.resetModules()
-    const loads = failingChunk('./fact-edits.js')
+    const loads = failingChunk('../facts/fact-edits.js')
     const { createMemory } = await import('../compose/create-memory.js')
     const { factsModule } = await import('../facts/facts-module.js')
     const memory = await createMemory({ appId: 'lazy', userId: 'fact-edits-fail', indexedDB: new IDBFactory(), IDBKeyRange, modules: [factsModule()] })

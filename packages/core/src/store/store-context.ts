@@ -1,7 +1,8 @@
+import type { MirroredSets } from './kind.js'
 import type { ChangeFeed } from './change-feed.js'
 import type { CryptoSlot } from '../encryption/slot.js'
 import type { HybridClock } from './hlc.js'
-import type { EngramDb } from './schema.js'
+import type { EngramDb } from '../catalog/schema.js'
 import type { StatusHub } from './status.js'
 import type { SyncSlot } from '../replication/sync-api.js'
 import type { Tokenizer } from './token-estimate.js'
@@ -74,6 +75,8 @@ export interface StoreContext {
   readonly tokenizer: Tokenizer
   readonly clock: HybridClock
   readonly feed: ChangeFeed
+  /** Which kinds' writes fill the sync outbox (from the kinds' manifests). */
+  readonly mirrored: MirroredSets
   /** Projects whose mirrored kinds go to the sync outbox. Kept current by projects.ts. */
   readonly syncedProjects: Set<string>
   /** Synced projects whose sessions and messages sync too (`sync.messages`). Kept current by projects.ts. */

@@ -2,13 +2,8 @@ import { Dexie, type Transaction } from 'dexie'
 import type { Change, Origin } from './change-feed.js'
 import { mapError } from './map-error.js'
 import type { StoreContext } from './store-context.js'
-import type { OutboxRow } from './schema.js'
-import { CONVERSATION_KINDS, MIRRORED_KINDS, type MirroredKind } from '../replication/mirrored-kinds.js'
-
-/** Kinds whose records are mirrored to other devices through the sync outbox. */
-const MIRRORED = new Set<string>(MIRRORED_KINDS)
-/** Kinds mirrored only in projects whose conversations sync. */
-const CONVERSATIONS = new Set<string>(CONVERSATION_KINDS)
+import type { OutboxRow } from './rows.js'
+import type { MirroredKind } from '../catalog/lists.js'
 
 /** What a write function can do inside its transaction. */
 export interface WriteScope {
@@ -52,7 +47,7 @@ class Scope implements WriteScope {
   async queueOutbox(): Promise<void> {
     if (this.origin !== 'local') return
     const rows: OutboxRow[] = this.changes
-      .filter((c) => MIRRORED.has(c.kind) && this.ctx.syncedProjects.has(c.projectId))
+      .filter((c) => this.ctx.mirrored.always.has(c.kind) && this.ctx.syncedProjects.has(c.projectId))
       .map((c) => ({ kind: c.kind as MirroredKind, projectId: c.projectId, doc: '', id: c.id, op: c.op, hlc: this.hlc() }))
     if (this.ctx.conversationProjects.size > 0) rows.push(...(await this.conversationOutbox()))
     if (rows.length > 0) await this.ctx.db.outbox.bulkAdd(rows)
@@ -64,7 +59,7 @@ class Scope implements WriteScope {
    * an append (its activity time) does not travel: the messages carry it.
    */
   private async conversationOutbox(): Promise<OutboxRow[]> {
-    const changes = this.changes.filter((c) => CONVERSATIONS.has(c.kind) && this.ctx.conversationProjects.has(c.projectId))
+    const changes = this.changes.filter((c) => this.ctx.mirrored.conversations.has(c.kind) && this.ctx.conversationProjects.has(c.projectId))
     if (changes.length === 0) return []
     const appended = new Set(changes.filter((c) => c.kind === 'messages' && c.op === 'put').map((c) => c.projectId))
     const messageIds = changes.filter((c) => c.kind === 'messages' && c.op === 'put').map((c) => c.id)
@@ -101,7 +96,7 @@ export async function write<T>(
   if (parent) return fn(parent)
   ctx.assertOpen()
   const scope = new Scope(ctx, options.origin ?? 'local', options.hlc)
-  const scopeTables = tables.some((t) => MIRRORED.has(t) || CONVERSATIONS.has(t)) ? [...new Set([...tables, 'outbox'])] : [...tables]
+  const scopeTables = tables.some((t) => ctx.mirrored.always.has(t) || ctx.mirrored.conversations.has(t)) ? [...new Set([...tables, 'outbox'])] : [...tables]
   let result: T
   try {
     result = await ctx.db.transaction('rw', scopeTables, async (tx) => {

@@ -2,9 +2,9 @@ import { Dexie } from 'dexie'
 import { maxKey } from '../store/keys.js'
 import { invalidInput } from '../store/errors.js'
 import { compareHlc } from '../store/hlc.js'
-import type { SummaryRow } from '../store/schema.js'
+import type { SummaryRow } from '../store/rows.js'
 import { indexSummary, MAX_SUMMARY_LENGTH } from './summary-rows.js'
-import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from '../replication/synced-kind.js'
+import { checkEnvelope, checkSameProject, type SyncedKind, travelling } from '../store/synced-kind.js'
 import { checkId, checkOneOf, checkString, checkTime } from '../store/validate.js'
 
 const FIELDS = ['id', 'projectId', 'sessionId', 'kind', 'text', 'coversUntil', 'createdAt', 'hlc', 'deletedAt'] as const

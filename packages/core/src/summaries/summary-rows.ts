@@ -1,5 +1,5 @@
 import { newId } from '../store/ids.js'
-import type { SummaryRow } from '../store/schema.js'
+import type { SummaryRow } from '../store/rows.js'
 import type { StoreContext } from '../store/store-context.js'
 import type { Summary, SummaryInput } from './summaries.js'
 import type { WriteScope } from '../store/write.js'

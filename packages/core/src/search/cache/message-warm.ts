@@ -1,6 +1,6 @@
 import { Dexie } from 'dexie'
 import { maxKey } from '../../store/keys.js'
-import type { MessageRow } from '../../store/schema.js'
+import type { MessageRow } from '../../store/rows.js'
 import type { StoreContext } from '../../store/store-context.js'
 import type { CacheAt } from '../ranking/hit-text.js'
 import { beginCachedRead, MAX_CACHED_CHARS } from './query-cache.js'

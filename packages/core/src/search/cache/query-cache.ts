@@ -1,5 +1,5 @@
 import type { Change } from '../../store/change-feed.js'
-import type { MessageRow } from '../../store/schema.js'
+import type { MessageRow } from '../../store/rows.js'
 import type { StoreContext } from '../../store/store-context.js'
 import type { HitKind } from '../search.js'
 import { searchEngineOf } from '../index/text-index.js'

@@ -5,7 +5,7 @@ import { openTestMemory } from '../../../../../test/support/memory.js'
 import { batchRowsOf, docsByIds, sharedPrefix } from './batch-pack.js'
 import { withoutDead } from './merger.js'
 import { docAt } from '../ranking/text-query.js'
-import { SCHEMA } from '../../store/schema.js'
+import { SCHEMA } from '../../catalog/schema.js'
 import { docRowsOf, docsById, expandRows, firstOf, idHash, idPrefixes, isBatch, type StoredDocRow, withoutMembers } from './doc-batches.js'
 import { TERM_SEPARATOR, type TextBatchRow, type TextDocRow } from './index-rows.js'
 

@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
-import { SCHEMA } from '../../store/schema.js'
+import { SCHEMA } from '../../catalog/schema.js'
 import type { TextDocRow } from './index-rows.js'
 import { BLOCK_POSTINGS, inTermOrder, mergeTail, OPEN_BLOCK, type MergeTables } from './merger.js'
 import { decodeBlocks } from './posting-codec.js'

@@ -1,6 +1,6 @@
 import { Dexie, type Table } from 'dexie'
 import { maxKey } from '../../store/keys.js'
-import type { MetaRow } from '../../store/schema.js'
+import type { MetaRow } from '../../store/rows.js'
 import type { DeadDoc, MergeResult } from './index-state.js'
 import {
   MERGED_MARK_KEY,

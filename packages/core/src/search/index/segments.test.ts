@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
-import { SCHEMA } from '../../store/schema.js'
+import { SCHEMA } from '../../catalog/schema.js'
 import type { SegmentRef, TextDirRow, TextSegDocsRow, TextSegRow } from './index-rows.js'
 import { emptyList, type PostingList } from './posting-codec.js'
 import { PACK_BYTES, PART_POSTINGS, segmentRows } from './segment-codec.js'

@@ -1,4 +1,4 @@
-import type { EngramDb } from '../../store/schema.js'
+import type { EngramDb } from '../../catalog/schema.js'
 import type { CacheAt } from './hit-text.js'
 import { liveTurns, turnWindows } from './turn-windows.js'
 import type { Hit } from '../search.js'

@@ -1,9 +1,10 @@
-import type { EngramDb, FactRow } from '../../store/schema.js'
+import type { EngramDb } from '../../catalog/schema.js'
+import type { FactRow } from '../../store/rows.js'
 import type { Candidate } from './bm25.js'
 import { recordIdOf } from '../index/index-rows.js'
 import type { CachedRecord, QueryCache } from '../cache/query-cache.js'
 import type { Hit, HitKind } from '../search.js'
-import { factText } from '../../facts/fact-text.js'
+import { factText } from '../index/fact-text.js'
 
 /** A query cache and the generation a read fills it with. */
 export interface CacheAt {

@@ -1,4 +1,4 @@
-import type { EngramDb } from '../../store/schema.js'
+import type { EngramDb } from '../../catalog/schema.js'
 import type { Hit } from '../search.js'
 import { compareCandidates, topCandidates, type Candidate, type PostingFilter } from './bm25.js'
 import { resolveHits, type CacheAt } from './hit-text.js'

@@ -1,4 +1,5 @@
-import type { EngramDb, MessageRow } from '../../store/schema.js'
+import type { EngramDb } from '../../catalog/schema.js'
+import type { MessageRow } from '../../store/rows.js'
 import type { CacheAt } from './hit-text.js'
 
 /** How far a window reaches around its message: this many turns of its session either side. */

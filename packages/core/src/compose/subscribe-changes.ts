@@ -1,8 +1,9 @@
-import { CHANGE_KINDS, type Change, type ChangeFilter } from './change-feed.js'
-import { MemoryError } from './errors.js'
-import type { Unsubscribe } from './status.js'
-import type { StoreContext } from './store-context.js'
-import { checkId, checkOneOf, checkOptions } from './validate.js'
+import { CHANGE_KINDS } from '../catalog/lists.js'
+import type { Change, ChangeFilter } from '../store/change-feed.js'
+import { MemoryError } from '../store/errors.js'
+import type { Unsubscribe } from '../store/status.js'
+import type { StoreContext } from '../store/store-context.js'
+import { checkId, checkOneOf, checkOptions } from '../store/validate.js'
 
 /** `memory.changes.subscribe`: checks the filter, then subscribes to the store's feed. */
 export async function subscribeChanges(ctx: StoreContext, filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<Unsubscribe> {

@@ -1,6 +1,6 @@
-import type { Memory } from './memory.js'
+import type { Memory } from '../compose/memory.js'
 import type { Transaction } from 'dexie'
-import type { StoreContext } from '../store/store-context.js'
+import type { StoreContext } from './store-context.js'
 
 declare const moduleContext: unique symbol
 

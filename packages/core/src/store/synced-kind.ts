@@ -1,11 +1,9 @@
-import { invalidInput, MemoryError } from '../store/errors.js'
-import { isHlc } from '../store/hlc.js'
-import type { StoreContext } from '../store/store-context.js'
-import { checkId, type Json } from '../store/validate.js'
-import type { WriteScope } from '../store/write.js'
-import type { MirroredKind } from './mirrored-kinds.js'
-
-export { CONVERSATION_KINDS, type ConversationKind, MIRRORED_KINDS, type MirroredKind, PROJECT_DOC_KINDS } from './mirrored-kinds.js'
+import { invalidInput, MemoryError } from './errors.js'
+import { isHlc } from './hlc.js'
+import type { StoreContext } from './store-context.js'
+import { checkId, type Json } from './validate.js'
+import type { WriteScope } from './write.js'
+import type { MirroredKind } from '../catalog/lists.js'
 
 /**
  * One mirrored record as it travels between devices: the stored row without

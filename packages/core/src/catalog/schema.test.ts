@@ -6,7 +6,7 @@ import type { Memory } from '../compose/memory.js'
 import { factsModule } from '../facts/facts-module.js'
 import { openMemory } from '../compose/open-memory.js'
 import { isHandle } from '../runtime/task-handle.js'
-import { isHlc } from './hlc.js'
+import { isHlc } from '../store/hlc.js'
 import {
   BATCHES_VERSION,
   CONVERSATIONS_VERSION,
