@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { Hit } from '../search/search.js'
+import type { Hit } from '../search/types.js'
 import { NEAR_DUPLICATE, NearDuplicates } from './recall-plan.js'
 
 /*

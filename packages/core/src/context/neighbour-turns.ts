@@ -1,5 +1,5 @@
 import type { Message } from '../messages/messages.js'
-import type { Hit } from '../search/search.js'
+import type { Hit } from '../search/types.js'
 import type { StoreContext } from '../store/store-context.js'
 import { beginCachedRead } from '../search/cache/query-cache.js'
 import { liveTurns, turnWindows, WINDOW_RADIUS } from '../search/ranking/turn-windows.js'

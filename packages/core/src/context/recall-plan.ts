@@ -1,5 +1,5 @@
 import type { Message } from '../messages/messages.js'
-import type { Hit } from '../search/search.js'
+import type { Hit } from '../search/types.js'
 import type { Tokenizer } from '../store/token-estimate.js'
 import { escapeMemoryText, formatTime } from './escape.js'
 import type { DraftItem } from './fit-budget.js'

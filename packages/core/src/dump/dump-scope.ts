@@ -1,6 +1,6 @@
 import { Dexie, type Collection, type Table } from 'dexie'
 import { maxKey } from '../store/keys.js'
-import { messagesOf } from '../messages/message-order.js'
+import { messagesOf } from '../messages/messages-of.js'
 import { MEMORY_TABLES, PROJECT_ROWS } from '../catalog/lists.js'
 import type { EngramDb } from '../catalog/schema.js'
 

@@ -1,7 +1,4 @@
-import { type Collection, Dexie } from 'dexie'
 import { formatHlc, isHlc } from '../store/hlc.js'
-import { maxKey } from '../store/keys.js'
-import type { EngramDb } from '../catalog/schema.js'
 import type { MessageRow } from '../store/rows.js'
 
 /**
@@ -52,15 +49,4 @@ export function stampOfOrder(at: string): string {
  */
 export function messageStamp(row: Pick<MessageRow, 'at' | 'hlc'>): string {
   return row.hlc ?? stampOfOrder(row.at!)
-}
-
-/** The messages of these sessions, session by session in merged order (there is no index by project). */
-export function messagesOf(db: EngramDb, sessionIds: readonly string[]): Collection<MessageRow, string> {
-  if (sessionIds.length === 0) return db.messages.where(':id').anyOf([])
-  return db.messages.where('[sessionId+at]').inAnyRange(
-    sessionIds.map((id) => [
-      [id, Dexie.minKey],
-      [id, maxKey()],
-    ]),
-  )
 }

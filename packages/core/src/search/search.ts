@@ -13,34 +13,9 @@ import { withAdjacentTurns } from './ranking/adjacent-turns.js'
 import type { CacheAt } from './ranking/hit-text.js'
 import { beginCachedRead } from './cache/query-cache.js'
 import { loadOnUse } from '../store/load-on-use.js'
+import type { Hit, HitKind, SearchFn, SearchOptions } from './types.js'
 
-/** The kind of memory a search hit comes from. */
-export type HitKind = 'message' | 'fact' | 'summary' | 'passage'
-/** One search result. */
-export interface Hit {
-  kind: HitKind
-  id: string
-  projectId: string
-  sessionId?: string
-  text: string
-  score: number
-  createdAt: number
-}
-/** Options of `memory.search`. */
-export interface SearchOptions {
-  kinds?: HitKind[]
-  limit?: number
-  mode?: 'hybrid' | 'text' | 'vector'
-  sessionId?: string
-  excludeSessionId?: string
-}
-/**
- * `memory.search(projectId, query, options)`: best hits first. Unknown and
- * archived projects give no hits.
- *
- * @throws MemoryError `invalid_input` on bad arguments or `mode: 'vector' | 'hybrid'` without an embedder; `closed`.
- */
-export type SearchFn = (projectId: string, query: string, options?: SearchOptions) => Promise<Hit[]>
+export type { Hit, HitKind, SearchFn, SearchOptions } from './types.js'
 
 const KINDS: readonly HitKind[] = ['message', 'fact', 'summary', 'passage']
 const MODES = ['hybrid', 'text', 'vector'] as const

@@ -1,7 +1,7 @@
 import type { Change } from '../../store/change-feed.js'
 import type { MessageRow } from '../../store/rows.js'
 import type { StoreContext } from '../../store/store-context.js'
-import type { HitKind } from '../search.js'
+import type { HitKind } from '../types.js'
 import { searchEngineOf } from '../index/text-index.js'
 
 /** A record behind a hit, as queries show it (a message keeps its whole row: its turns are read around it). */

@@ -1,4 +1,4 @@
-import type { HitKind } from '../search.js'
+import type { HitKind } from '../types.js'
 
 /*
  * Rows of the search-index tables (schema.ts, versions 2 and 5). The layout is a

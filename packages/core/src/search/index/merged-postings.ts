@@ -6,7 +6,7 @@ import { inTermOrder } from './merger.js'
 import { decodeBlocks, type PostingList } from './posting-codec.js'
 import { docIn, readDir } from './segment-dirs.js'
 import { mergeLists, segmentLists } from './segment-read.js'
-import type { SearchEngine } from './text-index.js'
+import type { SearchEngine } from '../types.js'
 
 /**
  * The merged postings of a term in a project, in document order: its posting

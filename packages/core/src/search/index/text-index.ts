@@ -22,6 +22,7 @@ import { batchOf, docsById, expandRows, rewriteBatches, withoutMembers, type Sto
 import type { DirTable, SegDocsTable } from './segment-dirs.js'
 import type { SegmentTable } from './segments.js'
 import { VectorCache } from '../vectors/vector-cache.js'
+import type { SearchEngine } from '../types.js'
 
 /** The search-index tables, typed (schema.ts declares them untyped). */
 export interface IndexTables {
@@ -58,27 +59,7 @@ export interface TextIndexOptions {
   onWarm?: (projectId: string) => void
 }
 
-/** The text index plus what search reads: the analyzer, the in-memory state and the vector cache. */
-export interface SearchEngine extends TextIndex {
-  readonly db: EngramDb
-  readonly t: IndexTables
-  readonly analyzer: Analyzer
-  readonly state: IndexState
-  readonly vectors: VectorCache
-  readonly embedder: Embedder | undefined
-  /** False for the benchmark baseline store (no index at all). */
-  readonly enabled: boolean
-  /** Loads the in-memory state (tail, dead documents, corpus statistics) if not yet loaded. */
-  ready(): Promise<void>
-  /** Merges the whole unmerged tail into posting blocks now; resolves when done. */
-  merge(): Promise<void>
-  /** Stops background merging (on close). */
-  stop(): void
-  /** Called after a transaction that queued documents for embedding commits. */
-  onEnqueue: () => void
-  /** Called when a warm of a project's messages has ended (tests). */
-  readonly onWarm: ((projectId: string) => void) | undefined
-}
+export type { SearchEngine } from '../types.js'
 
 /** Kinds that get embeddings when an embedder is set. */
 const EMBEDDED_KINDS = new Set(['message', 'passage'])

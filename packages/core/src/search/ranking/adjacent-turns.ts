@@ -1,7 +1,7 @@
 import type { EngramDb } from '../../catalog/schema.js'
 import type { CacheAt } from './hit-text.js'
 import { liveTurns, turnWindows } from './turn-windows.js'
-import type { Hit } from '../search.js'
+import type { Hit } from '../types.js'
 
 /** Message hits (the best ones) whose adjacent turns join the ranking. */
 export const ADJACENT_SEEDS = 3

@@ -1,4 +1,4 @@
-import type { HitKind } from '../search.js'
+import type { HitKind } from '../types.js'
 
 /** A ranked document before its text is loaded. */
 export interface Candidate {

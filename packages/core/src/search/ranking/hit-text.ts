@@ -3,7 +3,7 @@ import type { FactRow } from '../../store/rows.js'
 import type { Candidate } from './bm25.js'
 import { recordIdOf } from '../index/index-rows.js'
 import type { CachedRecord, QueryCache } from '../cache/query-cache.js'
-import type { Hit, HitKind } from '../search.js'
+import type { Hit, HitKind } from '../types.js'
 import { factText } from '../index/fact-text.js'
 
 /** A query cache and the generation a read fills it with. */

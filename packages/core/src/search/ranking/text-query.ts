@@ -5,7 +5,7 @@ import type { IndexState } from '../index/index-state.js'
 import { canStopAdding, gallop } from './max-score.js'
 import { loadDirectories, readMergedList, segmentDoc } from '../index/merged-postings.js'
 import type { PostingList } from '../index/posting-codec.js'
-import type { SearchEngine } from '../index/text-index.js'
+import type { SearchEngine } from '../types.js'
 
 /** A query term with its live document frequency and idf. */
 interface QueryTerm {

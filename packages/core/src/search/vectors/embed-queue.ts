@@ -1,7 +1,7 @@
 import { docsById } from '../index/doc-batches.js'
 import type { StoreContext } from '../../store/store-context.js'
 import { kindOf, type EmbedQueueRow, type VectorRow } from '../index/index-rows.js'
-import type { SearchEngine } from '../index/text-index.js'
+import type { SearchEngine } from '../types.js'
 import { addVectors } from './vector-fill.js'
 import { normalize } from './vector-topk.js'
 

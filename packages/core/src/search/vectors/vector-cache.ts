@@ -1,4 +1,4 @@
-import type { HitKind } from '../search.js'
+import type { HitKind } from '../types.js'
 import type { IndexChanges } from '../index/index-state.js'
 
 /** The vectors of one project in one contiguous Float32Array (row i at i * dimensions). */

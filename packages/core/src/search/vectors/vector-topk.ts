@@ -1,4 +1,4 @@
-import type { HitKind } from '../search.js'
+import type { HitKind } from '../types.js'
 import type { ProjectVectors } from './vector-cache.js'
 
 /* The query side of vector search: loaded with search, not with the store. */
