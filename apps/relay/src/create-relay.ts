@@ -5,6 +5,8 @@ import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import type { WebSocket } from 'ws'
 import { authenticate } from './auth/authenticate.js'
+import { defaultAuthorize } from './auth/authorize.js'
+import type { Authorize } from './auth/authorize.js'
 import { importVerifyKey } from './auth/tokens.js'
 import type { TokenChecks, TokenGrant } from './auth/tokens.js'
 import { CloseCode } from '@engram/sync/close-codes'
@@ -51,6 +53,11 @@ export interface RelayOptions {
   instanceId?: string
   /** Required `aud` / `iss` claims. */
   tokens?: TokenChecks
+  /**
+   * Whether a token's user may join a room (checked before anything is
+   * loaded); default {@link defaultAuthorize}: only their own rooms `<user>/…`.
+   */
+  authorize?: Authorize
   /** When set, `/metrics` requires `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string
   /** Milliseconds between rereads of the store's revocations (the fanout delivers them at once). Default 1000. */
@@ -79,6 +86,7 @@ export interface Relay {
  * Create a relay speaking the y-websocket protocol with token auth, durable
  * storage and limits. It opens no port: attach it to an HTTP server.
  *
+ * @throws TypeError when `authorize` is given and is not a function.
  * @example
  * const relay = createRelay({ secret, store: openSqliteStore('./.data/relay') })
  * const server = http.createServer((req, res) => { if (!relay.handleRequest(req, res)) res.writeHead(404).end() })
@@ -86,6 +94,10 @@ export interface Relay {
  * server.listen(1234, '127.0.0.1')
  */
 export function createRelay(options: RelayOptions): Relay {
+  const authorize = options.authorize ?? defaultAuthorize
+  // Checked here, not at the first connection: JavaScript callers get no type error.
+  if (typeof authorize !== 'function')
+    throw new TypeError(`createRelay: authorize must be a function (grant, room) => boolean | Promise<boolean>, got ${typeof authorize}`)
   const limits: RelayLimits = { ...defaultLimits, ...options.limits }
   const log = options.log ?? silentLogger
   const { store } = options
@@ -294,11 +306,12 @@ export function createRelay(options: RelayOptions): Relay {
       return
     }
     if (!upgradeLimiter.take(req.socket.remoteAddress ?? '')) return upgradeAndRefuse(req, socket, head, 'rateLimited')
-    authenticate(req.url ?? '/', key, options.tokens)
+    authenticate(req.url ?? '/', key, options.tokens, authorize)
       .then(async (result) => {
         if (socket.destroyed) return
         if (!result.ok) {
-          log.info('connection refused', { reason: result.reason, code: result.code })
+          if (result.error !== undefined) log.error('authorize failed', { reason: result.reason, code: result.code, error: result.error })
+          else log.info('connection refused', { reason: result.reason, code: result.code })
           return upgradeAndRefuse(req, socket, head, result.reason)
         }
         await admit(req, socket, head, result, result.room)

@@ -23,7 +23,7 @@ export const CloseCode = {
   tokenMissing: 4401,
   /** The token is not a valid HS256 JWT for this relay (bad signature, bad claims, wrong alg). */
   tokenInvalid: 4402,
-  /** The room is not named `<sub>/…` for the token's user. */
+  /** The relay's `authorize` refused the token's user this room (by default: a room not named `<sub>/…`). */
   roomForbidden: 4403,
   /** The room name is empty, too long or not decodable. */
   roomInvalid: 4404,
