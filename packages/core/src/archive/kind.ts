@@ -6,7 +6,6 @@ export const archiveKind = defineKind({
   uses: ['projects', 'facts'],
   tables: { passages: { 1: 'id, [projectId+createdAt]' } },
   changeKinds: ['passages'],
-  namespaces: ['archive'],
-  dump: { tables: ['passages'], projectRows: ['passages'] },
+  dump: { projectRows: true },
   searchDocs: ['passage'],
 })

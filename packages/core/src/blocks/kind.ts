@@ -5,9 +5,7 @@ export const blocksKind = defineKind({
   name: 'blocks',
   uses: ['projects'],
   tables: { blocks: { 1: '[projectId+label], projectId' } },
-  changeKinds: ['blocks'],
-  namespaces: ['blocks'],
   mirrored: { when: 'always', document: 'project', descriptor: async () => (await import('./blocks-sync.js')).syncedBlocks },
-  dump: { tables: ['blocks'], projectRows: ['blocks'] },
+  dump: { projectRows: true },
   encryption: { hashed: { blocks: ['label'] } },
 })

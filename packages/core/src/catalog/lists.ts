@@ -10,15 +10,46 @@ import { KINDS } from './kinds.js'
 type Kinds = (typeof KINDS)[number]
 type WithMirror = Extract<Kinds, { mirrored: object }>
 
-/** The plural name of a memory kind, as it appears in `Change.kind`. */
-export type ChangeKind = Kinds['changeKinds'][number]
-/** Every {@link ChangeKind}, for checking subscription filters. */
-export const CHANGE_KINDS: readonly ChangeKind[] = KINDS.flatMap((k) => k.changeKinds)
+type Declared<K, Field extends string> = K extends { readonly [F in Field]: readonly (infer V)[] } ? V : K extends { name: infer N } ? N : never
+/** A manifest's list field, or its name where it leaves the field out. */
+const listOf = (k: Kinds, field: 'changeKinds' | 'namespaces'): readonly string[] => (k as { [F in typeof field]?: readonly string[] })[field] ?? [k.name]
 
-/** The memory kinds that sync mirrors between devices. */
-export type MirroredKind = WithMirror['name']
+/**
+ * The plural name of a memory kind, as it appears in `Change.kind`. Spelled out for the public
+ * types; the compiler holds it equal to what the manifests declare (`SAME_CHANGE_KINDS`).
+ */
+export type ChangeKind =
+  | 'spaces'
+  | 'projects'
+  | 'facts'
+  | 'blocks'
+  | 'sessions'
+  | 'messages'
+  | 'summaries'
+  | 'passages'
+  | 'journal'
+  | 'runs'
+  | 'tasks'
+  | 'usage'
+  | 'lessons'
+  | 'limitations'
+  | 'patterns'
+  | 'artifacts'
+  | 'people'
+/** Every {@link ChangeKind}, for checking subscription filters. */
+export const CHANGE_KINDS = KINDS.flatMap((k) => listOf(k, 'changeKinds')) as readonly ChangeKind[]
+
+/** The memory kinds that sync mirrors between devices (held equal to the manifests' by `SAME_MIRRORED_KINDS`). */
+export type MirroredKind = 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts' | ConversationKind
 /** The kinds that sync only in projects that opt in (`projects.setSync(id, { messages: true })`). */
-export type ConversationKind = Extract<WithMirror, { mirrored: { when: 'conversations' } }>['name']
+export type ConversationKind = 'sessions' | 'messages'
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+// Compile-time: the public unions above are exactly what the manifests declare.
+const SAME_CHANGE_KINDS: Same<ChangeKind, Declared<Kinds, 'changeKinds'>> = true
+const SAME_MIRRORED_KINDS: Same<MirroredKind, WithMirror['name']> = true
+const SAME_CONVERSATION_KINDS: Same<ConversationKind, Extract<WithMirror, { mirrored: { when: 'conversations' } }>['name']> = true
+void [SAME_CHANGE_KINDS, SAME_MIRRORED_KINDS, SAME_CONVERSATION_KINDS]
 
 const mirroring = KINDS.filter((k): k is WithMirror => 'mirrored' in k)
 
@@ -30,22 +61,34 @@ export const MIRRORED_KINDS = mirroring.filter((k) => k.mirrored.when === 'alway
 /** The kinds that sync only where a project opted in: sessions travel in the project document, each session's messages in a document of their own. */
 export const CONVERSATION_KINDS = mirroring.filter((k) => k.mirrored.when === 'conversations').map((k) => k.name) as readonly ConversationKind[]
 /** Every kind of a project document: {@link MIRRORED_KINDS} and the sessions list. */
-export const PROJECT_DOC_KINDS = mirroring.filter((k) => k.mirrored.document === 'project').map((k) => k.name) as readonly MirroredKind[]
+export const PROJECT_DOC_KINDS: readonly MirroredKind[] = [
+  ...MIRRORED_KINDS,
+  ...CONVERSATION_KINDS.filter((name) => mirroring.some((k) => k.name === name && k.mirrored.document === 'project')),
+]
 /** The mirrored kinds as the store's writes look them up (to fill the outbox). */
 export const MIRRORED_SETS: MirroredSets = { always: new Set(MIRRORED_KINDS), conversations: new Set(CONVERSATION_KINDS) }
 /** The manifests of the mirrored kinds (their descriptors load with replication). */
 export const MIRRORING_KINDS: readonly WithMirror[] = mirroring
 
-type Dumped = Extract<Kinds, { dump: object }>['dump']['tables'][number]
+type DumpDecl = { tables?: readonly string[]; projectRows?: true | readonly string[] }
+type Dumped<K = Extract<Kinds, { dump: object }>> = K extends { dump: { tables: readonly (infer T)[] } }
+  ? T
+  : K extends { tables: infer Tables }
+    ? keyof Tables & string
+    : never
+const dumpedTables = (k: Kinds): readonly string[] => ('dump' in k ? ((k.dump as DumpDecl).tables ?? Object.keys(k.tables)) : [])
 /** Every table a dump holds, in the order it lists them. */
-export const MEMORY_TABLES = KINDS.flatMap((k) => ('dump' in k ? k.dump.tables : [])) as readonly Dumped[]
+export const MEMORY_TABLES = KINDS.flatMap(dumpedTables) as readonly Dumped[]
 /** Tables whose every row carries `projectId` (scoped through their projectId index). */
 export const PROJECT_ROWS: ReadonlySet<string> = new Set(
-  KINDS.flatMap((k) => ('dump' in k ? ((k.dump as { projectRows?: readonly string[] }).projectRows ?? []) : [])),
+  KINDS.flatMap((k) => {
+    const rows = 'dump' in k ? (k.dump as DumpDecl).projectRows : undefined
+    return rows === true ? dumpedTables(k) : (rows ?? [])
+  }),
 )
 
 /** The members of `Memory` the kinds add (each kind's namespaces and functions). */
-export const KIND_NAMESPACES: readonly string[] = KINDS.flatMap((k) => k.namespaces)
+export const KIND_NAMESPACES: readonly string[] = KINDS.flatMap((k) => listOf(k, 'namespaces'))
 
 type Fields = { readonly [table: string]: readonly string[] }
 const encryptionOf = (k: Kinds) => ('encryption' in k ? (k.encryption as { hashed?: Fields; clear?: Fields; plain?: readonly string[] }) : {})

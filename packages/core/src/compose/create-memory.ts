@@ -3,7 +3,7 @@ import { createChangeFeed } from '../store/change-feed.js'
 import { highestStoredStamp } from '../replication/clock-restore.js'
 import type { AtRestBox } from '../encryption/at-rest-store.js'
 import { registerAtRest } from '../encryption/at-rest-seam.js'
-import { checkEncryptionOption, type EncryptionOptions } from '../encryption/key-option.js'
+import type { EncryptionOptions } from '../encryption/key-option.js'
 import { createCryptoSlot, cryptoMiddleware, ENCRYPTION_META_KEY } from '../encryption/slot.js'
 import { MemoryError } from '../store/errors.js'
 import { createHybridClock } from '../store/hlc.js'
@@ -77,7 +77,11 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   const modules = checkModules(opts.modules)
   if (opts.tokenizer !== undefined && typeof opts.tokenizer?.count !== 'function') throw new MemoryError('invalid_input', 'tokenizer must have count(text)')
   if (opts.now !== undefined && typeof opts.now !== 'function') throw new MemoryError('invalid_input', 'now must be a function returning epoch milliseconds')
-  if (opts.encryption !== undefined) checkEncryptionOption(opts.encryption)
+  // The option's check loads with the encryption code, in a store that asks for it.
+  if (opts.encryption !== undefined) {
+    const keyOption: typeof import('../encryption/key-option.js') = await loadOnUse('encryption', () => import('../encryption/key-option.js'))()
+    keyOption.checkEncryptionOption(opts.encryption)
+  }
   const name = databaseName(appId, userId)
   const rebuildIndex = modules.find((m) => m.database?.rebuildIndex)?.database?.rebuildIndex
   const db = new EngramDb(name, {

@@ -8,10 +8,8 @@ export const factsKind = defineKind({
     facts: { 1: '[projectId+key], id, [projectId+deletedAt], *tagKeys' },
     factVersions: { 1: '[projectId+key+version], [projectId+key+validFrom]' },
   },
-  changeKinds: ['facts'],
-  namespaces: ['facts'],
   mirrored: { when: 'always', document: 'project', descriptor: async () => (await import('./facts-sync.js')).syncedFacts },
-  dump: { tables: ['facts', 'factVersions'], projectRows: ['facts', 'factVersions'] },
+  dump: { projectRows: true },
   encryption: { hashed: { facts: ['key', 'id', 'tagKeys'], factVersions: ['key'] } },
   searchDocs: ['fact'],
 })

@@ -4,8 +4,6 @@ import { defineKind } from '../store/kind.js'
 export const limitationsKind = defineKind({
   name: 'limitations',
   tables: { limitations: { 3: 'key, status' } },
-  changeKinds: ['limitations'],
-  namespaces: ['limitations'],
-  dump: { tables: ['limitations'] },
+  dump: {},
   encryption: { hashed: { limitations: ['key'] } },
 })

@@ -20,10 +20,8 @@ export const messagesKind = defineKind({
   upgrades: { 4: upgradeConversations },
   // Message rows written without an order key, and session rows without a stamp (older dumps and callers), get the legacy ones.
   middleware: [legacyFillMiddleware],
-  changeKinds: ['messages'],
-  namespaces: ['messages'],
   mirrored: { when: 'conversations', document: 'session', descriptor: async () => (await import('./messages-sync.js')).syncedMessages },
-  dump: { tables: ['messages'], projectRows: ['messages'] },
+  dump: { projectRows: true },
   searchDocs: ['message'],
 })
 

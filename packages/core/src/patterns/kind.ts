@@ -5,9 +5,7 @@ export const patternsKind = defineKind({
   name: 'patterns',
   uses: ['projects', 'runtime'],
   tables: { patterns: { 3: 'id, projectId, [projectId+confidence]' } },
-  changeKinds: ['patterns'],
-  namespaces: ['patterns'],
   mirrored: { when: 'always', document: 'project', descriptor: async () => (await import('./patterns-sync.js')).syncedPatterns },
-  dump: { tables: ['patterns'], projectRows: ['patterns'] },
+  dump: { projectRows: true },
   encryption: { hashed: { patterns: ['id'] } },
 })

@@ -4,8 +4,7 @@ import { defineKind } from '../store/kind.js'
 export const peopleKind = defineKind({
   name: 'people',
   tables: { people: { 3: 'id, canonicalId' } },
-  changeKinds: ['people'],
   namespaces: ['people', 'adopt'],
-  dump: { tables: ['people'] },
+  dump: {},
   encryption: { hashed: { people: ['id', 'canonicalId'] } },
 })

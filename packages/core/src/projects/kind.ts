@@ -4,7 +4,5 @@ import { defineKind } from '../store/kind.js'
 export const projectsKind = defineKind({
   name: 'projects',
   tables: { projects: { 1: 'id, updatedAt' } },
-  changeKinds: ['projects'],
-  namespaces: ['projects'],
-  dump: { tables: ['projects'] },
+  dump: {},
 })

@@ -21,7 +21,6 @@ export const searchKind = defineKind({
     textSegDocs: { 6: '[q+g]' },
   },
   changeKinds: [],
-  namespaces: ['search'],
   encryption: {
     hashed: { textDocs: ['d'] },
     // A batch row's member count, term ends and dead members; a segment's document numbers, id ends and times (their ids are sealed).

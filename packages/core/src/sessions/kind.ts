@@ -5,8 +5,6 @@ export const sessionsKind = defineKind({
   name: 'sessions',
   uses: ['projects', 'people', 'summaries', 'messages'],
   tables: { sessions: { 1: 'id, [projectId+lastActiveAt], [status+lastActiveAt]' } },
-  changeKinds: ['sessions'],
-  namespaces: ['sessions'],
   mirrored: { when: 'conversations', document: 'project', descriptor: async () => (await import('./sessions-sync.js')).syncedSessions },
-  dump: { tables: ['sessions'], projectRows: ['sessions'] },
+  dump: { projectRows: true },
 })

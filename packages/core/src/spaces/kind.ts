@@ -5,7 +5,5 @@ export const spacesKind = defineKind({
   name: 'spaces',
   uses: ['projects'],
   tables: { spaces: { 3: 'id' } },
-  changeKinds: ['spaces'],
-  namespaces: ['spaces'],
-  dump: { tables: ['spaces'] },
+  dump: {},
 })

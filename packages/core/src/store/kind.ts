@@ -33,14 +33,17 @@ export interface KindManifest {
   readonly upgrades?: { readonly [version: number]: (tx: Transaction) => Promise<void> }
   /** DBCore middleware over its tables (e.g. completing rows older writers left incomplete). */
   readonly middleware?: readonly Middleware<DBCore>[]
-  /** The `Change.kind`s its writes emit. */
-  readonly changeKinds: readonly string[]
-  /** The members of `Memory` it adds (namespaces and functions). */
-  readonly namespaces: readonly string[]
+  /** The `Change.kind`s its writes emit (default: its name). */
+  readonly changeKinds?: readonly string[]
+  /** The members of `Memory` it adds, namespaces and functions (default: its name). */
+  readonly namespaces?: readonly string[]
   /** Present when its records are mirrored to other devices. */
   readonly mirrored?: MirroredDecl
-  /** What a dump holds of it: its tables, and which of them scope by a `projectId` field. */
-  readonly dump?: { readonly tables: readonly string[]; readonly projectRows?: readonly string[] }
+  /**
+   * What a dump holds of it: its tables (default: all of them), and which of them scope by a
+   * `projectId` field (`true`: all of them). Absent: nothing of it is dumped.
+   */
+  readonly dump?: { readonly tables?: readonly string[]; readonly projectRows?: true | readonly string[] }
   /** At rest: indexed fields stored as keyed hashes, fields kept clear, and tables stored as they are. */
   readonly encryption?: {
     readonly hashed?: { readonly [table: string]: readonly string[] }
