@@ -13,7 +13,7 @@ import { withAdjacentTurns } from './ranking/adjacent-turns.js'
 import type { CacheAt } from './ranking/hit-text.js'
 import { beginCachedRead } from './cache/query-cache.js'
 import { loadOnUse } from '../store/load-on-use.js'
-import type { Hit, HitKind, SearchFn, SearchOptions } from './types.js'
+import type { Hit, HitKind, SearchFn } from './types.js'
 
 export type { Hit, HitKind, SearchFn, SearchOptions } from './types.js'
 
