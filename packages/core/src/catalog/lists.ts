@@ -3,8 +3,9 @@ import { KINDS } from './kinds.js'
 
 /*
  * The central lists of the store, built from the kinds' manifests (`<kind>/kind.ts`): the
- * change feed's kinds, the mirrored kinds, the dump's tables and the at-rest encryption's
- * fields. Nothing here is typed again: a kind added to catalog/kinds.ts is in every list.
+ * change feed's kinds and the mirrored kinds (the dump's tables are dump-tables.ts, the at-rest
+ * fields at-rest-fields.ts: they load with the code that reads them). Nothing here is typed
+ * again: a kind added to catalog/kinds.ts is in every list.
  */
 
 type Kinds = (typeof KINDS)[number]
@@ -70,32 +71,5 @@ export const MIRRORED_SETS: MirroredSets = { always: new Set(MIRRORED_KINDS), co
 /** The manifests of the mirrored kinds (their descriptors load with replication). */
 export const MIRRORING_KINDS: readonly WithMirror[] = mirroring
 
-type DumpDecl = { tables?: readonly string[]; projectRows?: true | readonly string[] }
-type Dumped<K = Extract<Kinds, { dump: object }>> = K extends { dump: { tables: readonly (infer T)[] } }
-  ? T
-  : K extends { tables: infer Tables }
-    ? keyof Tables & string
-    : never
-const dumpedTables = (k: Kinds): readonly string[] => ('dump' in k ? ((k.dump as DumpDecl).tables ?? Object.keys(k.tables)) : [])
-/** Every table a dump holds, in the order it lists them. */
-export const MEMORY_TABLES = KINDS.flatMap(dumpedTables) as readonly Dumped[]
-/** Tables whose every row carries `projectId` (scoped through their projectId index). */
-export const PROJECT_ROWS: ReadonlySet<string> = new Set(
-  KINDS.flatMap((k) => {
-    const rows = 'dump' in k ? (k.dump as DumpDecl).projectRows : undefined
-    return rows === true ? dumpedTables(k) : (rows ?? [])
-  }),
-)
-
 /** The members of `Memory` the kinds add (each kind's namespaces and functions). */
-export const KIND_NAMESPACES: readonly string[] = KINDS.flatMap((k) => listOf(k, 'namespaces'))
-
-type Fields = { readonly [table: string]: readonly string[] }
-const encryptionOf = (k: Kinds) => ('encryption' in k ? (k.encryption as { hashed?: Fields; clear?: Fields; plain?: readonly string[] }) : {})
-
-/** At rest: fields stored as keyed hashes, per table (every indexed field that holds text a user or app wrote). */
-export const HASHED_FIELDS: Fields = Object.assign({}, ...KINDS.map((k) => encryptionOf(k).hashed ?? {}))
-/** At rest: fields kept clear beyond the indexed ones. */
-export const CLEAR_FIELDS: Fields = Object.assign({}, ...KINDS.map((k) => encryptionOf(k).clear ?? {}))
-/** At rest: tables stored as they are, and `meta` (the store's own state and the key bundle; no user text). */
-export const PLAIN_TABLES: ReadonlySet<string> = new Set([...KINDS.flatMap((k) => encryptionOf(k).plain ?? []), 'meta'])
+export const KIND_NAMESPACES: readonly string[] = /* @__PURE__ */ KINDS.flatMap((k) => listOf(k, 'namespaces'))

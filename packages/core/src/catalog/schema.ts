@@ -36,41 +36,41 @@ export function schemaAt(version: number): Record<string, string> {
   return Object.fromEntries(Object.entries(out).filter((entry): entry is [string, string] => entry[1] !== null))
 }
 
-export const SCHEMA_V1: Record<string, string> = schemaAt(1)
+export const SCHEMA_V1: Record<string, string> = /* @__PURE__ */ schemaAt(1)
 /** Version 2: the compact search index (search/index/index-rows.ts) replaces version 1's; it is rebuilt from the records. */
-export const SCHEMA_V2_CHANGES: Record<string, string | null> = schemaChangesAt(2)
-export const SCHEMA_V2: Record<string, string> = schemaAt(2)
+export const SCHEMA_V2_CHANGES: Record<string, string | null> = /* @__PURE__ */ schemaChangesAt(2)
+export const SCHEMA_V2: Record<string, string> = /* @__PURE__ */ schemaAt(2)
 export const MODULES_VERSION = 3
 /** Task handles and the tables of the people, limitations, patterns, spaces and artifacts modules. */
-export const SCHEMA_MODULES = schemaChangesAt(MODULES_VERSION) as Record<string, string>
+export const SCHEMA_MODULES = /* @__PURE__ */ schemaChangesAt(MODULES_VERSION) as Record<string, string>
 export const CONVERSATIONS_VERSION = 4
 /** Conversations that sync: messages get their merged order key and stamp, sessions a stamp, outbox entries their document. */
-export const SCHEMA_CONVERSATIONS = schemaChangesAt(CONVERSATIONS_VERSION) as Record<string, string>
+export const SCHEMA_CONVERSATIONS = /* @__PURE__ */ schemaChangesAt(CONVERSATIONS_VERSION) as Record<string, string>
 export const SEGMENTS_VERSION = 5
 /** Posting segments of bulk writes (search/index/segments.ts); the posting blocks stay as they are. */
-export const SCHEMA_SEGMENTS = schemaChangesAt(SEGMENTS_VERSION) as Record<string, string>
+export const SCHEMA_SEGMENTS = /* @__PURE__ */ schemaChangesAt(SEGMENTS_VERSION) as Record<string, string>
 export const DIRECTORIES_VERSION = 6
 /** Directories of posting segments (search/index/segment-dirs.ts); segments written before have none and are read as before. */
-export const SCHEMA_DIRECTORIES = schemaChangesAt(DIRECTORIES_VERSION) as Record<string, string>
+export const SCHEMA_DIRECTORIES = /* @__PURE__ */ schemaChangesAt(DIRECTORIES_VERSION) as Record<string, string>
 export const BATCHES_VERSION = 7
 /** Batch rows of bulk-written documents (search/index/doc-batches.ts); a project's messages are found through its sessions. */
-export const SCHEMA_BATCHES = schemaChangesAt(BATCHES_VERSION) as Record<string, string>
+export const SCHEMA_BATCHES = /* @__PURE__ */ schemaChangesAt(BATCHES_VERSION) as Record<string, string>
 export const ID_HASHES_VERSION = 8
 /** Batch rows found by the hashes of their member ids (search/index/doc-batches.ts `docsById`). */
-export const SCHEMA_ID_HASHES = schemaChangesAt(ID_HASHES_VERSION) as Record<string, string>
+export const SCHEMA_ID_HASHES = /* @__PURE__ */ schemaChangesAt(ID_HASHES_VERSION) as Record<string, string>
 export const ID_PREFIXES_VERSION = 9
 /**
  * Batch rows of ids with a long shared prefix found by it (search/index/doc-batches.ts `idPrefixes`),
  * one index key per row instead of a hash per member; nothing stored changes, so no upgrade runs.
  */
-export const SCHEMA_ID_PREFIXES = schemaChangesAt(ID_PREFIXES_VERSION) as Record<string, string>
+export const SCHEMA_ID_PREFIXES = /* @__PURE__ */ schemaChangesAt(ID_PREFIXES_VERSION) as Record<string, string>
 
 /** The current schema version. */
 export const SCHEMA_VERSION = ID_PREFIXES_VERSION
 /** The tables of the current schema version: table → Dexie index spec. */
-export const SCHEMA: Record<string, string> = schemaAt(SCHEMA_VERSION)
+export const SCHEMA: Record<string, string> = /* @__PURE__ */ schemaAt(SCHEMA_VERSION)
 /** Every table name, for transactions that span the whole store (import, purge). */
-export const ALL_TABLES = Object.keys(SCHEMA)
+export const ALL_TABLES = /* @__PURE__ */ Object.keys(SCHEMA)
 
 /** The database of one app and user. */
 export class EngramDb extends Dexie {

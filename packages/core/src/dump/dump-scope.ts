@@ -1,7 +1,7 @@
 import { Dexie, type Collection, type Table } from 'dexie'
 import { maxKey } from '../store/keys.js'
 import { messagesOf } from '../messages/messages-of.js'
-import { MEMORY_TABLES, PROJECT_ROWS } from '../catalog/lists.js'
+import { MEMORY_TABLES, PROJECT_ROWS } from '../catalog/dump-tables.js'
 import type { EngramDb } from '../catalog/schema.js'
 
 export { MEMORY_TABLES }

@@ -11,7 +11,7 @@ import {
   type DBCoreTable,
   type DBCoreTransaction,
 } from 'dexie'
-import { CLEAR_FIELDS, HASHED_FIELDS, PLAIN_TABLES } from '../catalog/lists.js'
+import { CLEAR_FIELDS, HASHED_FIELDS, PLAIN_TABLES } from '../catalog/at-rest-fields.js'
 import { MemoryError } from '../store/errors.js'
 import { maxKey } from '../store/keys.js'
 import { type Generation, generationOf, pack, unpack, utf8 } from './codec.js'
