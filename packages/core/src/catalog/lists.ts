@@ -11,46 +11,24 @@ import { KINDS } from './kinds.js'
 type Kinds = (typeof KINDS)[number]
 type WithMirror = Extract<Kinds, { mirrored: object }>
 
-type Declared<K, Field extends string> = K extends { readonly [F in Field]: readonly (infer V)[] } ? V : K extends { name: infer N } ? N : never
 /** A manifest's list field, or its name where it leaves the field out. */
 const listOf = (k: Kinds, field: 'changeKinds' | 'namespaces'): readonly string[] => (k as { [F in typeof field]?: readonly string[] })[field] ?? [k.name]
 
-/**
- * The plural name of a memory kind, as it appears in `Change.kind`. Spelled out for the public
- * types; the compiler holds it equal to what the manifests declare (`SAME_CHANGE_KINDS`).
- */
-export type ChangeKind =
-  | 'spaces'
-  | 'projects'
-  | 'facts'
-  | 'blocks'
-  | 'sessions'
-  | 'messages'
-  | 'summaries'
-  | 'passages'
-  | 'journal'
-  | 'runs'
-  | 'tasks'
-  | 'usage'
-  | 'lessons'
-  | 'limitations'
-  | 'patterns'
-  | 'artifacts'
-  | 'people'
+/** The plural name of a memory kind, as it appears in `Change.kind` (each manifest's `changeKinds`, or its name). */
+export type ChangeKind = (typeof KINDS)[number] extends infer K
+  ? K extends { readonly changeKinds: readonly (infer V)[] }
+    ? V
+    : K extends { readonly name: infer N }
+      ? N
+      : never
+  : never
 /** Every {@link ChangeKind}, for checking subscription filters. */
 export const CHANGE_KINDS = KINDS.flatMap((k) => listOf(k, 'changeKinds')) as readonly ChangeKind[]
 
-/** The memory kinds that sync mirrors between devices (held equal to the manifests' by `SAME_MIRRORED_KINDS`). */
-export type MirroredKind = 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts' | ConversationKind
+/** The memory kinds that sync mirrors between devices (the manifests with `mirrored`). */
+export type MirroredKind = Extract<(typeof KINDS)[number], { readonly mirrored: object }>['name']
 /** The kinds that sync only in projects that opt in (`projects.setSync(id, { messages: true })`). */
-export type ConversationKind = 'sessions' | 'messages'
-
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-// Compile-time: the public unions above are exactly what the manifests declare.
-const SAME_CHANGE_KINDS: Same<ChangeKind, Declared<Kinds, 'changeKinds'>> = true
-const SAME_MIRRORED_KINDS: Same<MirroredKind, WithMirror['name']> = true
-const SAME_CONVERSATION_KINDS: Same<ConversationKind, Extract<WithMirror, { mirrored: { when: 'conversations' } }>['name']> = true
-void [SAME_CHANGE_KINDS, SAME_MIRRORED_KINDS, SAME_CONVERSATION_KINDS]
+export type ConversationKind = Extract<(typeof KINDS)[number], { readonly mirrored: { readonly when: 'conversations' } }>['name']
 
 const mirroring = KINDS.filter((k): k is WithMirror => 'mirrored' in k)
 
