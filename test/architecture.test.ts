@@ -127,7 +127,7 @@ describe('core layout', () => {
   it('only two imports run from a lower layer up to a higher one', () => {
     expect(upwardImports(edges).map(show)).toEqual([
       // The at-rest encryption (loaded only in an encrypted store) reads the fields to seal from the catalog.
-      'encryption/encrypted-tables.ts → catalog/lists.ts',
+      'encryption/encrypted-tables.ts → catalog/at-rest-fields.ts',
       'people/people-module.ts → replication/adopt.ts',
     ])
   })
