@@ -63,3 +63,22 @@ it('rejects bad values', () => {
   expect(() => parseCli(['--sync', 'sometimes'], {})).toThrow(/--sync/)
   expect(() => parseCli(['launch'], {})).toThrow(/unknown command/)
 })
+
+it('reads the token lifetime in seconds or with a unit, one hour by default', () => {
+  expect(parseCli(['token', '--user', 'u1'], {})).toMatchObject({ ttlSeconds: 3600 })
+  expect(parseCli(['token', '--user', 'u1', '--ttl', '1h'], {})).toMatchObject({ ttlSeconds: 3600 })
+  expect(parseCli(['token', '--user', 'u1', '--ttl', '90s'], {})).toMatchObject({ ttlSeconds: 90 })
+  expect(parseCli(['token', '--user', 'u1', '--ttl', '15m'], {})).toMatchObject({ ttlSeconds: 900 })
+  expect(parseCli(['token', '--user', 'u1', '--ttl', '7d'], {})).toMatchObject({ ttlSeconds: 604_800 })
+  expect(() => parseCli(['token', '--user', 'u1', '--ttl', '1w'], {})).toThrow(/--ttl/)
+  expect(() => parseCli(['token', '--user', 'u1', '--ttl', '-5'], {})).toThrow(/--ttl/)
+})
+
+it('answers --help, -h and help', () => {
+  for (const argv of [['--help'], ['-h'], ['help'], ['token', '--help']]) expect(parseCli(argv, {})).toEqual({ kind: 'help' })
+})
+
+it('refuses an empty secret rather than signing with an empty key', () => {
+  expect(() => parseCli([], { ENGRAM_RELAY_SECRET: '' })).toThrow(/--secret may not be empty/)
+  expect(() => parseCli(['token', '--user', 'u1', '--secret', ''], {})).toThrow(/--secret/)
+})

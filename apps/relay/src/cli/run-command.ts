@@ -1,7 +1,7 @@
 import { revokeUser } from '../auth/revoke-command.js'
 import { mintToken } from '../auth/tokens.js'
 import { silentLogger } from '../log.js'
-import { usage } from './cli-options.js'
+import { usage } from './usage.js'
 import type { CliCommand } from './cli-options.js'
 import { openBackend } from './open-backend.js'
 import { serve } from './serve.js'
