@@ -1,4 +1,5 @@
 import type { MirroredKind, MirroredRecord } from '@engram/core'
+import { IDENTITY_FIELDS } from '@engram/core/internal'
 import { compareHlc, isHlc, MemoryError, MIRRORED_KINDS, PROJECT_DOC_KINDS, type StampVerdict } from '@engram/core'
 import type * as Y from 'yjs'
 import { KeyValue } from './key-value.js'
@@ -66,15 +67,7 @@ const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
 /** The row field each kind's document id stands for; it is left out of stored values (smaller documents). */
-const IDENTITY: Record<MirroredKind, string> = {
-  facts: 'key',
-  blocks: 'label',
-  summaries: 'id',
-  patterns: 'id',
-  artifacts: 'id',
-  sessions: 'id',
-  messages: 'id',
-}
+const IDENTITY = IDENTITY_FIELDS
 
 /** The identity field value of a record id: a fact id is `factId(projectId, key)`, the others are the field itself. */
 function identityOf(kind: MirroredKind, projectId: string, id: string): string | undefined {

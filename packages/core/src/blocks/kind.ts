@@ -5,7 +5,7 @@ export const blocksKind = defineKind({
   name: 'blocks',
   uses: ['projects'],
   tables: { blocks: { 1: '[projectId+label], projectId' } },
-  mirrored: { when: 'always', document: 'project', descriptor: async () => (await import('./blocks-sync.js')).syncedBlocks },
+  mirrored: { when: 'always', document: 'project', identity: 'label', descriptor: async () => (await import('./blocks-sync.js')).syncedBlocks },
   dump: { projectRows: true },
   encryption: { hashed: { blocks: ['label'] } },
 })

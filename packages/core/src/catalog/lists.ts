@@ -44,6 +44,8 @@ export const PROJECT_DOC_KINDS: readonly MirroredKind[] = [
   ...MIRRORED_KINDS,
   ...CONVERSATION_KINDS.filter((name) => mirroring.some((k) => k.name === name && k.mirrored.document === 'project')),
 ]
+/** The row field each mirrored kind's document id stands for (a sync engine leaves it out of stored values). */
+export const IDENTITY_FIELDS = Object.fromEntries(mirroring.map((k) => [k.name, k.mirrored.identity])) as Readonly<Record<MirroredKind, string>>
 /** The mirrored kinds as the store's writes look them up (to fill the outbox). */
 export const MIRRORED_SETS: MirroredSets = { always: new Set(MIRRORED_KINDS), conversations: new Set(CONVERSATION_KINDS) }
 /** The manifests of the mirrored kinds (their descriptors load with replication). */

@@ -65,8 +65,8 @@ export const ID_PREFIXES_VERSION = 9
  */
 export const SCHEMA_ID_PREFIXES = /* @__PURE__ */ schemaChangesAt(ID_PREFIXES_VERSION) as Record<string, string>
 
-/** The current schema version. */
-export const SCHEMA_VERSION = ID_PREFIXES_VERSION
+/** The current schema version: the highest any manifest declares a table at (a new kind's tables bring the next). */
+export const SCHEMA_VERSION = Math.max(...DECLARED.flatMap((tables) => Object.values(tables).flatMap((specs) => Object.keys(specs).map(Number))))
 /** The tables of the current schema version: table → Dexie index spec. */
 export const SCHEMA: Record<string, string> = /* @__PURE__ */ schemaAt(SCHEMA_VERSION)
 /** Every table name, for transactions that span the whole store (import, purge). */

@@ -8,7 +8,7 @@ export const factsKind = defineKind({
     facts: { 1: '[projectId+key], id, [projectId+deletedAt], *tagKeys' },
     factVersions: { 1: '[projectId+key+version], [projectId+key+validFrom]' },
   },
-  mirrored: { when: 'always', document: 'project', descriptor: async () => (await import('./facts-sync.js')).syncedFacts },
+  mirrored: { when: 'always', document: 'project', identity: 'key', descriptor: async () => (await import('./facts-sync.js')).syncedFacts },
   dump: { projectRows: true },
   encryption: { hashed: { facts: ['key', 'id', 'tagKeys'], factVersions: ['key'] } },
   searchDocs: ['fact'],

@@ -20,7 +20,7 @@ export const messagesKind = defineKind({
   upgrades: { 4: upgradeConversations },
   // Message rows written without an order key, and session rows without a stamp (older dumps and callers), get the legacy ones.
   middleware: [legacyFillMiddleware],
-  mirrored: { when: 'conversations', document: 'session', descriptor: async () => (await import('./messages-sync.js')).syncedMessages },
+  mirrored: { when: 'conversations', document: 'session', identity: 'id', descriptor: async () => (await import('./messages-sync.js')).syncedMessages },
   dump: { projectRows: true },
   searchDocs: ['message'],
 })

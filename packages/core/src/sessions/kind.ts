@@ -5,6 +5,6 @@ export const sessionsKind = defineKind({
   name: 'sessions',
   uses: ['projects', 'people', 'summaries', 'messages'],
   tables: { sessions: { 1: 'id, [projectId+lastActiveAt], [status+lastActiveAt]' } },
-  mirrored: { when: 'conversations', document: 'project', descriptor: async () => (await import('./sessions-sync.js')).syncedSessions },
+  mirrored: { when: 'conversations', document: 'project', identity: 'id', descriptor: async () => (await import('./sessions-sync.js')).syncedSessions },
   dump: { projectRows: true },
 })

@@ -17,6 +17,8 @@ export interface MirroredDecl {
   readonly when: 'always' | 'conversations'
   /** The document its records travel in: the project's, or one per session. */
   readonly document: 'project' | 'session'
+  /** The row field a record's document id stands for (left out of stored values, so documents stay small). */
+  readonly identity: string
   /** Loads the kind's synced descriptor (replication, import and adoption load it on use). */
   readonly descriptor: () => Promise<unknown>
 }

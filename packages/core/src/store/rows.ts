@@ -1,3 +1,4 @@
+import type { MirroredKind } from '../catalog/lists.js'
 import type { Json } from './validate.js'
 
 /*
@@ -148,7 +149,7 @@ export interface PassageRow {
 /** A pending replication of a mirrored record (facts, blocks, summaries) to the sync layer. */
 export interface OutboxRow {
   seq?: number
-  kind: 'facts' | 'blocks' | 'summaries' | 'patterns' | 'artifacts' | 'sessions' | 'messages'
+  kind: MirroredKind
   projectId: string
   /** The document the entry goes to: '' for the project document, the session id for a message. */
   doc?: string

@@ -5,7 +5,7 @@ export const summariesKind = defineKind({
   name: 'summaries',
   uses: ['projects'],
   tables: { summaries: { 1: 'id, [projectId+createdAt], [projectId+kind+createdAt], [sessionId+createdAt]' } },
-  mirrored: { when: 'always', document: 'project', descriptor: async () => (await import('./summaries-sync.js')).syncedSummaries },
+  mirrored: { when: 'always', document: 'project', identity: 'id', descriptor: async () => (await import('./summaries-sync.js')).syncedSummaries },
   dump: { projectRows: true },
   searchDocs: ['summary'],
 })
