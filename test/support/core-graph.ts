@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
+import { KINDS } from '../../packages/core/src/catalog/kinds.js'
 
 /*
  * The import graph of a package's sources, read as text: which file imports which, and whether
@@ -96,7 +97,8 @@ export function valueCycles(edges: readonly Edge[]): string[][] {
 export const CORE_LAYERS: readonly (readonly string[])[] = [
   ['store'],
   ['search', 'encryption'],
-  ['facts', 'blocks', 'sessions', 'messages', 'summaries', 'archive', 'projects', 'spaces', 'people', 'limitations', 'patterns', 'artifacts', 'runtime'],
+  // Every kind's folder, as catalog/kinds.ts lists them.
+  KINDS.map((k) => k.name).filter((name) => name !== 'search'),
   ['catalog', 'replication', 'dump'],
   ['context'],
   ['compose'],
