@@ -7,6 +7,7 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 export const engramAliases = [
   { find: /^@engram\/core$/, replacement: src('./packages/core/src/index.ts') },
   { find: /^@engram\/core\/pricing$/, replacement: src('./packages/core/src/pricing-entry.ts') },
+  { find: /^@engram\/core\/internal$/, replacement: src('./packages/core/src/internal.ts') },
   { find: /^@engram\/sync$/, replacement: src('./packages/sync/src/index.ts') },
   { find: /^@engram\/sync\/status$/, replacement: src('./packages/sync/src/status-registry.ts') },
   { find: /^@engram\/worker$/, replacement: src('./packages/worker/src/index.ts') },

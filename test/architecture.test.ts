@@ -1,9 +1,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { KINDS } from '../packages/core/src/catalog/kinds.js'
+import { KIND_NAMESPACES } from '../packages/core/src/catalog/lists.js'
+import { type Edge, importGraph, upwardImports, valueCycles } from './support/core-graph.js'
 
 /*
- * The dependency direction of DESIGN.md §2: core ← sync ← worker ← apps.
+ * The dependency direction of the design (DESIGN.md §2 of the team's design notes; the repository's own map is docs/where-things-are.md): core ← sync ← worker ← apps.
  * core imports no Yjs and no Comlink; nothing imports from an app; index.ts only re-exports.
  * The adapters (langgraph, ai-sdk, react) depend on core (and type-only on worker), never on
  * each other, on sync, on Yjs or on Comlink: they take a memory or a worker client.
@@ -80,5 +83,69 @@ describe('architecture', () => {
       const rest = text.replace(/export\s+(type\s+)?(\*(\s+as\s+\w+)?|\{[^}]*\})\s+from\s+'[^']+'/g, '').trim()
       expect(rest, `${dir}/index.ts holds more than re-exports`).toBe('')
     }
+  })
+})
+
+/*
+ * Inside core (docs/where-things-are.md): store/ at the bottom imports no kind; a kind's folder
+ * imports store/, the kinds its manifest names in `uses` and the search document interface;
+ * no value-import cycles; the few imports that run up a layer are known by name.
+ */
+describe('core layout', () => {
+  const coreDir = join(root, 'packages/core/src')
+  const edges = importGraph(coreDir)
+  const top = (file: string) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : '')
+  const show = (e: Edge) => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`
+  const kindFolders = new Set<string>(KINDS.map((k) => k.name).filter((name) => name !== 'search'))
+  /** What a kind writes into the search index: the document it hands the index, and a fact's text. */
+  const SEARCH_DOCUMENT_INTERFACE = new Set(['search/index/index-docs.ts', 'search/index/fact-text.ts'])
+
+  it('store/ imports no kind', () => {
+    expect(edges.filter((e) => top(e.from) === 'store' && (kindFolders.has(top(e.to)) || top(e.to) === 'search')).map(show)).toEqual([])
+  })
+
+  it('a kind imports only store/, the kinds its manifest uses, and the search document interface (types of the public Memory too)', () => {
+    const offending = KINDS.filter((k) => k.name !== 'search').flatMap((kind) => {
+      const uses = new Set<string>([kind.name, ...((kind as { uses?: readonly string[] }).uses ?? [])])
+      return edges
+        .filter((e) => top(e.from) === kind.name)
+        .filter((e) =>
+          e.typeOnly
+            ? kindFolders.has(top(e.to)) && !uses.has(top(e.to))
+            : !(top(e.to) === 'store' || uses.has(top(e.to)) || SEARCH_DOCUMENT_INTERFACE.has(e.to)),
+        )
+        .map(show)
+    })
+    // The people module's `adopt` loads the adoption code (replication/adopt.ts) on first use.
+    expect(offending).toEqual(['people/people-module.ts → replication/adopt.ts'])
+  })
+
+  it('has no value-import cycles (lazy import() counts; type-only imports do not)', () => {
+    expect(valueCycles(edges)).toEqual([])
+  })
+
+  it('only two imports run from a lower layer up to a higher one', () => {
+    expect(upwardImports(edges).map(show)).toEqual([
+      // The at-rest encryption (loaded only in an encrypted store) reads the fields to seal from the catalog.
+      'encryption/encrypted-tables.ts → catalog/lists.ts',
+      'people/people-module.ts → replication/adopt.ts',
+    ])
+  })
+
+  it('every table is declared by exactly one manifest, and every manifest is listed once', () => {
+    const names = KINDS.map((k) => k.name)
+    expect(new Set(names).size).toBe(names.length)
+    const tables = KINDS.flatMap((k) => Object.keys(k.tables))
+    expect(new Set(tables).size).toBe(tables.length)
+  })
+
+  it("the worker client forwards exactly the store's namespaces: the base's, the manifests' and the feature modules'", () => {
+    const client = readFileSync(join(root, 'packages/worker/src/client.ts'), 'utf8')
+    const listed = (name: string) => [...(client.match(new RegExp(`const ${name} = \\[([^\\]]*)\\]`))?.[1] ?? '').matchAll(/'(\w+)'/g)].map((m) => m[1]!)
+    const forwarded = [...listed('NAMESPACES'), ...listed('FUNCTIONS')].sort()
+    // The base (compose/create-memory.ts) and the modules that add a namespace without owning a kind.
+    const base = ['changes', 'status', 'sync', 'encryption', 'stats', 'export', 'persist']
+    const features = ['context', 'import']
+    expect(forwarded).toEqual([...new Set([...base, ...features, ...KIND_NAMESPACES])].sort())
   })
 })

@@ -65,6 +65,16 @@ describe('package exports (built dist)', () => {
     expect(JSON.parse(out.trim())).toEqual({ priced: 'number', keys: ['k'], search: false })
   })
 
+  it('@engram/core/internal holds the seams between Engram packages, and the main entry does not', () => {
+    const out = runNode(`
+      const core = await import('@engram/core')
+      const internal = await import('@engram/core/internal')
+      const seams = ['replicationOf', 'atRestCipherOf', 'verifyAtRestKey', 'mapError']
+      console.log(JSON.stringify({ internal: seams.map((n) => typeof internal[n]), main: seams.filter((n) => n in core) }))
+    `)
+    expect(JSON.parse(out.trim())).toEqual({ internal: ['function', 'function', 'function', 'function'], main: [] })
+  })
+
   it('@engram/sync and @engram/worker load by name', () => {
     const out = runNode(`
       const sync = await import('@engram/sync')

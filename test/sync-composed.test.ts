@@ -1,7 +1,8 @@
 import 'fake-indexeddb/auto'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { afterEach, describe, expect, it } from 'vitest'
-import { conversationsModule, createMemory, factsModule, MemoryError, openMemory, replicationOf, type Memory } from '@engram/core'
+import { conversationsModule, createMemory, factsModule, MemoryError, openMemory, type Memory } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import { createLoopbackNetwork, startSync, type Sync } from '@engram/sync'
 import { connectMemory, exposeMemory } from '@engram/worker'
 

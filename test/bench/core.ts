@@ -8,7 +8,7 @@
 import { Dexie } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { newId, openMemory, type Dump, type Memory, type MemoryOptions } from '@engram/core'
-import { SCHEMA_V1 } from '../../packages/core/src/schema.js'
+import { SCHEMA_V1 } from '../../packages/core/src/catalog/schema.js'
 import { median, percentile, printRows, printTable, timeEach, timeOnce, type BenchRow } from './stats.js'
 
 const N = Number(process.env.CORE_BENCH_N ?? 2_000)

@@ -6,7 +6,7 @@
 import { Dexie } from 'dexie'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { openMemory, type Memory } from '@engram/core'
-import { SCHEMA_V1 } from '../../packages/core/src/schema.js'
+import { SCHEMA_V1 } from '../../packages/core/src/catalog/schema.js'
 import { median, percentile, printRows, printTable, timeEach } from './stats.js'
 
 const N = Number(process.env.RUNTIME_BENCH_N ?? 10_000)

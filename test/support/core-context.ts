@@ -1,12 +1,13 @@
+import { MIRRORED_SETS } from '../../packages/core/src/catalog/lists.js'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
-import { createChangeFeed } from '../../packages/core/src/change-feed.js'
-import { createHybridClock } from '../../packages/core/src/hlc.js'
-import { prepareProjects } from '../../packages/core/src/projects.js'
-import { createStatusHub } from '../../packages/core/src/status.js'
-import { createSyncSlot } from '../../packages/core/src/sync-api.js'
-import { EngramDb } from '../../packages/core/src/schema.js'
-import type { IndexedDoc, StoreContext } from '../../packages/core/src/store-context.js'
-import { estimateTokenizer } from '../../packages/core/src/token-estimate.js'
+import { createChangeFeed } from '../../packages/core/src/store/change-feed.js'
+import { createHybridClock } from '../../packages/core/src/store/hlc.js'
+import { prepareProjects } from '../../packages/core/src/projects/projects.js'
+import { createStatusHub } from '../../packages/core/src/store/status.js'
+import { createSyncSlot } from '../../packages/core/src/replication/sync-api.js'
+import { EngramDb } from '../../packages/core/src/catalog/schema.js'
+import type { IndexedDoc, StoreContext } from '../../packages/core/src/store/store-context.js'
+import { estimateTokenizer } from '../../packages/core/src/store/token-estimate.js'
 import { testClock } from './memory.js'
 
 let counter = 0
@@ -32,6 +33,7 @@ export async function openTestContext(options: { deviceId?: string } = {}) {
     sync: createSyncSlot(status, assertOpen),
     clock: createHybridClock(options.deviceId ?? 'devA', clock.now),
     feed: createChangeFeed(),
+    mirrored: MIRRORED_SETS,
     syncedProjects: new Set(),
     conversationProjects: new Set(),
     index: {

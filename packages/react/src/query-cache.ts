@@ -1,4 +1,5 @@
-import { type ChangeFilter, type Memory, mapError, reportError } from '@engram/core'
+import { type ChangeFilter, type Memory, reportError } from '@engram/core'
+import { mapError } from '@engram/core/internal'
 import { failed, LOADING, type QueryState, ready } from './query-state.js'
 
 /** How a query learns that its data may have changed. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { replicationOf } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import { createLoopbackNetwork, type SyncOptions } from '@engram/sync'
 import { closeAll, openReplica, settle, type Replica } from '../test/replicas.js'
 

@@ -1,4 +1,4 @@
-import type { AtRestCipher } from '@engram/core'
+import type { AtRestCipher } from '@engram/core/internal'
 import * as Y from 'yjs'
 import type { DocPersistence } from './idb-persistence.js'
 

@@ -1,4 +1,4 @@
-import type { AtRestCipher } from '@engram/core'
+import type { AtRestCipher } from '@engram/core/internal'
 import { IndexeddbPersistence } from 'y-indexeddb'
 import * as Y from 'yjs'
 import { openEncryptedDocPersistence } from './encrypted-persistence.js'

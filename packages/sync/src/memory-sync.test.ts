@@ -1,6 +1,7 @@
 import 'fake-indexeddb/auto'
 import { afterEach, describe, expect, it } from 'vitest'
-import { MemoryError, type Memory, type SyncState, replicationOf } from '@engram/core'
+import { MemoryError, type Memory, type SyncState } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import { createLoopbackNetwork, startSync, type Sync } from '@engram/sync'
 import { openTestMemory } from '../../../test/support/memory.js'
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { formatHlc, replicationOf, type Change } from '@engram/core'
+import { formatHlc, type Change } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import { createLoopbackNetwork } from '@engram/sync'
 import { closeAll, mirroredState, openReplica, settle, type Replica } from '../test/replicas.js'
 

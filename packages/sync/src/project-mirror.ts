@@ -1,4 +1,5 @@
-import { compareHlc, MemoryError, type MirroredKind, type MirroredRecord, PROJECT_DOC_KINDS, type SyncableMemory, replicationOf } from '@engram/core'
+import { compareHlc, MemoryError, type MirroredKind, type MirroredRecord, PROJECT_DOC_KINDS, type SyncableMemory } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import * as Y from 'yjs'
 import type { DocPersistence } from './idb-persistence.js'
 import { checkKey, onKeyCheckChange, otherKeyCheckExists, writeKeyCheck, type KeyCheckResult } from './key-check.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { atRestCipherOf } from '@engram/core'
+import { atRestCipherOf } from '@engram/core/internal'
 import * as Y from 'yjs'
 import { createLoopbackNetwork, type Connector } from '@engram/sync'
 import { closeAll, openReplica, settle } from '../test/replicas.js'

@@ -1,4 +1,5 @@
-import { MemoryError, replicationOf, type SyncableMemory } from '@engram/core'
+import { MemoryError, type SyncableMemory } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import type { ProjectMirror } from './project-mirror.js'
 
 /** What the session mirrors need from the sync engine. */

@@ -1,4 +1,5 @@
-import { atRestCipherOf, DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, replicationOf, type SyncableMemory } from '@engram/core'
+import { DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, type SyncableMemory } from '@engram/core'
+import { atRestCipherOf, replicationOf } from '@engram/core/internal'
 import { noPersistence, openDocPersistence } from './idb-persistence.js'
 import { MIRRORED_KINDS } from './mirror-doc.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { YKeyValue } from 'y-utility/y-keyvalue'
-import { compareHlc, readHlc, replicationOf } from '@engram/core'
+import { compareHlc, readHlc } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import { createLoopbackNetwork, type LoopbackNetwork } from '@engram/sync'
 import { closeAll, openReplica, settle, type Replica } from '../test/replicas.js'
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { YKeyValue } from 'y-utility/y-keyvalue'
-import { MemoryError, replicationOf } from '@engram/core'
+import { MemoryError } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import { createLoopbackNetwork, deriveSyncKey, startSync, type LoopbackNetwork } from '@engram/sync'
 import { closeAll, mirroredState, openReplica, settle, type Replica } from '../test/replicas.js'
 

@@ -1,4 +1,4 @@
-import { replicationOf } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import 'fake-indexeddb/auto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'

@@ -1,4 +1,4 @@
-import { replicationOf } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import 'fake-indexeddb/auto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'

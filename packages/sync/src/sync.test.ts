@@ -1,4 +1,4 @@
-import { replicationOf } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { YKeyValue } from 'y-utility/y-keyvalue'

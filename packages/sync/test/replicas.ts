@@ -1,4 +1,4 @@
-import { replicationOf } from '@engram/core'
+import { replicationOf } from '@engram/core/internal'
 import 'fake-indexeddb/auto'
 import type { Memory } from '@engram/core'
 import { startSync, type LoopbackNetwork, type Sync, type SyncOptions } from '@engram/sync'

@@ -4,13 +4,13 @@ import {
   reportError,
   databaseName,
   openMemory,
-  verifyAtRestKey,
   type Embedder,
   type Extractor,
   type Memory,
   type MemoryOptions,
   type Summarizer,
 } from '@engram/core'
+import { verifyAtRestKey } from '@engram/core/internal'
 import type { OpenRequest, StartSync, SyncHandle } from './api.js'
 import { relayChanges, type CrossTabChanges } from './cross-tab-changes.js'
 import { electLeader, type Election } from './election.js'

@@ -4,8 +4,8 @@
 import { Dexie } from 'dexie'
 import type { MiniRequest } from './bench-minisearch.worker.js'
 import { openMemory, type Dump, type Memory } from '@engram/core'
-import { legacyOrder } from '../../../packages/core/src/message-order.js'
-import { SCHEMA, SCHEMA_V1 } from '../../../packages/core/src/schema.js'
+import { legacyOrder } from '../../../packages/core/src/messages/message-order.js'
+import { SCHEMA, SCHEMA_V1 } from '../../../packages/core/src/catalog/schema.js'
 import { makeCorpus } from './bench-corpus.js'
 import { type EncryptionBenchConfig, type EncryptionFigure, encryptionFigures } from './bench-encryption.js'
 

@@ -1,4 +1,4 @@
-import type { Tokenizer } from '../token-estimate.js'
+import type { Tokenizer } from '../store/token-estimate.js'
 import { renderSection, SECTION_SEPARATOR } from './escape.js'
 import type { SectionName } from './context.js'
 

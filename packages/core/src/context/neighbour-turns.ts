@@ -1,9 +1,9 @@
-import type { Message } from '../messages.js'
+import type { Message } from '../messages/messages.js'
 import type { Hit } from '../search/search.js'
-import type { StoreContext } from '../store-context.js'
-import { beginCachedRead } from '../search/query-cache.js'
-import { liveTurns, turnWindows, WINDOW_RADIUS } from '../search/turn-windows.js'
-import { read } from '../write.js'
+import type { StoreContext } from '../store/store-context.js'
+import { beginCachedRead } from '../search/cache/query-cache.js'
+import { liveTurns, turnWindows, WINDOW_RADIUS } from '../search/ranking/turn-windows.js'
+import { read } from '../store/write.js'
 
 /**
  * How far from a hit its neighbours reach, in turns of its session: the

@@ -1,6 +1,6 @@
-import type { Message } from '../messages.js'
+import type { Message } from '../messages/messages.js'
 import type { Hit } from '../search/search.js'
-import type { Tokenizer } from '../token-estimate.js'
+import type { Tokenizer } from '../store/token-estimate.js'
 import { escapeMemoryText, formatTime } from './escape.js'
 import type { DraftItem } from './fit-budget.js'
 import { NEIGHBOUR_RADIUS, type Neighbour } from './neighbour-turns.js'

@@ -1,4 +1,4 @@
-import type { Unsubscribe } from '../status.js'
+import type { Unsubscribe } from '../store/status.js'
 
 /** Where a store's at-rest encryption stands. */
 export interface EncryptionStatus {

@@ -1,6 +1,6 @@
 import { type _HMAC, hmac } from '@noble/hashes/hmac.js'
 import { type _SHA256, sha256 } from '@noble/hashes/sha2.js'
-import { MemoryError } from '../errors.js'
+import { MemoryError } from '../store/errors.js'
 import { open as openSealed, sealInto, TAG_BYTES } from './aead.js'
 
 /*

@@ -11,8 +11,9 @@ import {
   type DBCoreTable,
   type DBCoreTransaction,
 } from 'dexie'
-import { MemoryError } from '../errors.js'
-import { maxKey } from '../keys.js'
+import { CLEAR_FIELDS, HASHED_FIELDS, PLAIN_TABLES } from '../catalog/lists.js'
+import { MemoryError } from '../store/errors.js'
+import { maxKey } from '../store/keys.js'
 import { type Generation, generationOf, pack, unpack, utf8 } from './codec.js'
 
 /*
@@ -32,33 +33,7 @@ import { type Generation, generationOf, pack, unpack, utf8 } from './codec.js'
  * lookups try both forms of a hashed key.
  */
 
-/** Fields stored as keyed hashes, per table: every indexed field that holds text a user or app wrote. */
-export const HASHED_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  facts: ['key', 'id', 'tagKeys'],
-  factVersions: ['key'],
-  blocks: ['label'],
-  lessons: ['domain', 'key'],
-  outcomes: ['domain'],
-  limitations: ['key'],
-  patterns: ['id'],
-  journal: ['kind', 'idempotencyKey', 'resumeToken'],
-  checkpoints: ['phase'],
-  people: ['id', 'canonicalId'],
-  textDocs: ['d'],
-}
-
-/**
- * Fields kept clear beyond the indexed ones: the search index's term hashes,
- * frequencies and lengths (they reveal no words; merging reads them all), and
- * an artifact's Blob (Blobs cannot be read synchronously; see docs/encryption.md).
- */
-export const CLEAR_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  // A batch row's member count, term ends and dead members (doc-batches.ts) too.
-  textDocs: ['t', 'f', 'l', 'a', 'k', 'm', 'te', 'ti', 'r'],
-  // The document numbers, id ends and times of a segment's documents; their ids are sealed.
-  textSegDocs: ['n', 'o', 'a'],
-  artifacts: ['data'],
-}
+export { CLEAR_FIELDS, HASHED_FIELDS, PLAIN_TABLES }
 
 /**
  * Values of a hashed field that are hashed: the search index's document ids only when they name a
@@ -67,12 +42,6 @@ export const CLEAR_FIELDS: Readonly<Record<string, readonly string[]>> = {
 const HASH_WHEN: Readonly<Record<string, (value: string) => boolean>> = {
   'textDocs.d': (value) => value.startsWith('fact:'),
 }
-
-/**
- * Tables stored as they are: posting blocks, segments and segment directories of hashed terms, per-project counts, and `meta` (the
- * store's own state — device id, merge mark, adoption counts — and the key bundle; no user text).
- */
-export const PLAIN_TABLES: ReadonlySet<string> = new Set(['textBlocks', 'textSegs', 'textDirs', 'textCorpus', 'meta'])
 
 /** The field holding a row's sealed fields. */
 export const SEALED = '_c'

@@ -1,4 +1,4 @@
-import { MemoryError } from '../errors.js'
+import { MemoryError } from '../store/errors.js'
 import type { EncryptionApi } from './api.js'
 import { checkKey } from './key-option.js'
 import type { StoreEncryption } from './store-encryption.js'

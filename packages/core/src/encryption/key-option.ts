@@ -1,4 +1,4 @@
-import { MemoryError } from '../errors.js'
+import { MemoryError } from '../store/errors.js'
 
 /** The `encryption` option of `openMemory` / `createMemory`. */
 export interface EncryptionOptions {

@@ -1,5 +1,5 @@
 import type { DBCore, DBCoreTable, DBCoreTransaction, Dexie, Middleware } from 'dexie'
-import type { Analyzer } from '../search/analyzer.js'
+import type { Analyzer } from '../search/analysis/analyzer.js'
 
 /*
  * The part of at-rest encryption every store carries (a few lines, no crypto):

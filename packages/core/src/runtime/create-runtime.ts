@@ -1,5 +1,5 @@
-import type { Memory } from '../memory.js'
-import type { StoreContext } from '../store-context.js'
+import type { Memory } from '../compose/memory.js'
+import type { StoreContext } from '../store/store-context.js'
 import { createJournal, type JournalApi } from './journal.js'
 import { createLessons, type LessonsApi } from './lessons.js'
 import { createRuns, type RunsApi } from './runs.js'

@@ -1,10 +1,10 @@
 import { Dexie, type Table } from 'dexie'
-import { maxKey } from '../keys.js'
-import { invalidInput } from '../errors.js'
-import type { StoreContext } from '../store-context.js'
-import { DEFAULT_PAGE_SIZE, checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from '../paging.js'
-import { checkId, checkJson, checkLimit, checkNumber, checkOptions, checkTime, type Json } from '../validate.js'
-import { read, write, type WriteScope } from '../write.js'
+import { maxKey } from '../store/keys.js'
+import { invalidInput } from '../store/errors.js'
+import type { StoreContext } from '../store/store-context.js'
+import { DEFAULT_PAGE_SIZE, checkPageOptions, decodeCursor, encodeCursor, isAfterDescending, type Page, type PageOptions, pageFrom } from '../store/paging.js'
+import { checkId, checkJson, checkLimit, checkNumber, checkOptions, checkTime, type Json } from '../store/validate.js'
+import { read, write, type WriteScope } from '../store/write.js'
 
 /** One append-only journal record of an agent session. */
 export interface JournalRecord {

@@ -1,11 +1,11 @@
 import { Dexie, type Table } from 'dexie'
-import { maxKey } from '../keys.js'
-import { requireProject } from '../projects.js'
-import type { Source } from '../schema.js'
-import { USER_PROJECT, type StoreContext } from '../store-context.js'
-import { DEFAULT_PAGE_SIZE, type Page, type PageOptions, pageFrom } from '../paging.js'
-import { checkId, checkLimit, checkNumber, checkOptions, checkString } from '../validate.js'
-import { read, write } from '../write.js'
+import { maxKey } from '../store/keys.js'
+import { requireProject } from '../projects/projects.js'
+import type { Source } from '../store/rows.js'
+import { USER_PROJECT, type StoreContext } from '../store/store-context.js'
+import { DEFAULT_PAGE_SIZE, type Page, type PageOptions, pageFrom } from '../store/paging.js'
+import { checkId, checkLimit, checkNumber, checkOptions, checkString } from '../store/validate.js'
+import { read, write } from '../store/write.js'
 import { normaliseText } from './normalise-text.js'
 
 /** A distilled lesson. */

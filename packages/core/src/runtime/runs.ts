@@ -1,9 +1,19 @@
 import { Dexie, type Table } from 'dexie'
-import { maxKey } from '../keys.js'
-import type { StoreContext } from '../store-context.js'
-import { DEFAULT_PAGE_SIZE, type Page, type PageOptions, pageFrom } from '../paging.js'
-import { checkId, checkJson, checkLimit, checkNumber, checkOptionalNumber, checkOptionalString, checkOptions, checkString, type Json } from '../validate.js'
-import { read, readOne, write } from '../write.js'
+import { maxKey } from '../store/keys.js'
+import type { StoreContext } from '../store/store-context.js'
+import { DEFAULT_PAGE_SIZE, type Page, type PageOptions, pageFrom } from '../store/paging.js'
+import {
+  checkId,
+  checkJson,
+  checkLimit,
+  checkNumber,
+  checkOptionalNumber,
+  checkOptionalString,
+  checkOptions,
+  checkString,
+  type Json,
+} from '../store/validate.js'
+import { read, readOne, write } from '../store/write.js'
 
 /** A phase checkpoint of a run. */
 export interface Checkpoint {

@@ -1,8 +1,8 @@
-import { invalidInput } from '../errors.js'
-import type { Block } from '../blocks.js'
-import type { Fact } from '../facts.js'
-import type { Memory } from '../memory.js'
-import type { Json } from '../validate.js'
+import { invalidInput } from '../store/errors.js'
+import type { Block } from '../blocks/blocks.js'
+import type { Fact } from '../facts/facts.js'
+import type { Memory } from '../compose/memory.js'
+import type { Json } from '../store/validate.js'
 
 /** A memory write an {@link Extractor} asks for; `projectId` defaults to the turn's project. */
 export type MemoryOperation =

@@ -1,7 +1,7 @@
 import type { Collection, Table } from 'dexie'
-import type { StoreContext } from '../store-context.js'
-import { checkId, checkNumber, checkOptions, checkString } from '../validate.js'
-import { read, write } from '../write.js'
+import type { StoreContext } from '../store/store-context.js'
+import { checkId, checkNumber, checkOptions, checkString } from '../store/validate.js'
+import { read, write } from '../store/write.js'
 import { estimateCost, type PricingTable } from './pricing.js'
 
 export type { ModelPrice, PricingTable } from './pricing.js'

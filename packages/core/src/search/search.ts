@@ -1,18 +1,18 @@
-import { invalidInput, MemoryError } from '../errors.js'
-import type { StoreContext } from '../store-context.js'
-import { checkId, checkLimit, checkOneOf, checkOptions, checkString } from '../validate.js'
-import { read } from '../write.js'
-import type { Candidate, PostingFilter } from './bm25.js'
-import { startEmbedQueue } from './embed-queue.js'
-import { fuseRanked } from './fusion.js'
-import { searchEngineOf, type SearchEngine } from './text-index.js'
-import { normalize, topK } from './vector-topk.js'
-import { loadProjectVectors } from './vector-fill.js'
-import { rerankText, resolveRanked } from './text-rerank.js'
-import { withAdjacentTurns } from './adjacent-turns.js'
-import type { CacheAt } from './hit-text.js'
-import { beginCachedRead } from './query-cache.js'
-import { loadOnUse } from '../load-on-use.js'
+import { invalidInput, MemoryError } from '../store/errors.js'
+import type { StoreContext } from '../store/store-context.js'
+import { checkId, checkLimit, checkOneOf, checkOptions, checkString } from '../store/validate.js'
+import { read } from '../store/write.js'
+import type { Candidate, PostingFilter } from './ranking/bm25.js'
+import { startEmbedQueue } from './vectors/embed-queue.js'
+import { fuseRanked } from './ranking/fusion.js'
+import { searchEngineOf, type SearchEngine } from './index/text-index.js'
+import { normalize, topK } from './vectors/vector-topk.js'
+import { loadProjectVectors } from './vectors/vector-fill.js'
+import { rerankText, resolveRanked } from './ranking/text-rerank.js'
+import { withAdjacentTurns } from './ranking/adjacent-turns.js'
+import type { CacheAt } from './ranking/hit-text.js'
+import { beginCachedRead } from './cache/query-cache.js'
+import { loadOnUse } from '../store/load-on-use.js'
 
 /** The kind of memory a search hit comes from. */
 export type HitKind = 'message' | 'fact' | 'summary' | 'passage'
@@ -122,7 +122,7 @@ export function createSearch(ctx: StoreContext): SearchFn {
 
 /** Projects of at most this many indexed documents get their messages read into the query cache after their first search. */
 const WARM_DOCS = 10_000
-const loadWarm = loadOnUse('message warm', () => import('./message-warm.js'))
+const loadWarm = loadOnUse('message warm', () => import('./cache/message-warm.js'))
 
 /** Starts warming a small project's messages (message-warm.ts), once per emptying of the cache, after this search. */
 function warmSmallProject(ctx: StoreContext, engine: SearchEngine, projectId: string, cached: CacheAt): void {

@@ -1,0 +1,9 @@
+/*
+ * The seams between Engram's own packages (@engram/sync, @engram/worker, @engram/react):
+ * not for apps, and not covered by the public contract of docs/api.md. Import them from
+ * `@engram/core/internal`.
+ */
+export { replicationOf } from './replication/replication-seam.js'
+export { atRestCipherOf, verifyAtRestKey, type AtRestCipher } from './encryption/at-rest-seam.js'
+export { mapError } from './store/map-error.js'
+export type { OutboxRow } from './store/rows.js'
