@@ -1,3 +1,5 @@
 #!/usr/bin/env node
-// Runs the compiled relay (`npm run build` first). Same flags as `npm run relay`.
-import '../dist/main.js'
+// The relay's command line (`engram-relay --help`). `#main` is the compiled
+// dist/main.js; under `node --conditions=source --import tsx` (the monorepo's
+// `npm run relay`) it is src/main.ts instead.
+import '#main'

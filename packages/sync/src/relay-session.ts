@@ -1,6 +1,7 @@
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
 import * as Y from 'yjs'
+import { ClientCloseCode, CloseCode } from './close-codes.js'
 import { diffParts, splitTransaction, type UpdatePart } from './update-frames.js'
 
 /** y-websocket message types and sync steps (y-protocols). */
@@ -13,7 +14,7 @@ const UPDATE = 2
 
 /** How a session ended. */
 export interface SessionEnd {
-  /** The WebSocket close code; 0 when this side abandoned the socket, 4000 when a frame from the relay did not decode. */
+  /** The WebSocket close code (`CloseCode`), or a `ClientCloseCode` when this side abandoned the socket or a frame from the relay did not decode. */
   code: number
   reason: string
   /** Whether the socket opened at all (a refusal vs. an unreachable relay). */
@@ -140,7 +141,7 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     const type = decoding.readVarUint(decoder)
     if (type === MESSAGE_AUTH) {
       const denied = decoding.readVarUint(decoder) === 0
-      if (denied) end(4403, `permission denied: ${decoding.readVarString(decoder)}`)
+      if (denied) end(CloseCode.roomForbidden, `permission denied: ${decoding.readVarString(decoder)}`)
       return
     }
     if (type !== MESSAGE_SYNC) return // awareness and its queries: only proof of life here
@@ -183,7 +184,7 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     try {
       receive(new Uint8Array(event.data as ArrayBuffer))
     } catch (error) {
-      end(4000, `undecodable frame from the relay: ${error instanceof Error ? error.message : String(error)}`)
+      end(ClientCloseCode.undecodableFrame, `undecodable frame from the relay: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
   ws.onclose = (event: CloseEvent) => end(event.code, event.reason)
@@ -207,7 +208,7 @@ export function openRelaySession(options: SessionOptions): RelaySession {
       if (answered && !ended) sendMarker()
     },
     abandon(reason) {
-      end(0, reason)
+      end(ClientCloseCode.abandoned, reason)
     },
   }
   return session

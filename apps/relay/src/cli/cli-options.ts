@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util'
-import { defaultLimits } from './limits.js'
-import type { RelayLimits } from './limits.js'
-import type { LogLevel } from './log.js'
-import type { SqliteSync } from './persistence-sqlite.js'
+import { defaultLimits } from '../limits/limits.js'
+import type { RelayLimits } from '../limits/limits.js'
+import { envName, flags, limitFlags } from './flags.js'
+import type { LogLevel } from '../log.js'
+import type { SqliteSync } from '../storage/persistence-sqlite.js'
 
 /** Used when no secret is configured; the relay logs a warning and refuses it in production. */
 export const developmentSecret = 'engram-relay-development-secret-change-me'
@@ -41,43 +42,28 @@ export type CliCommand =
   | ({ kind: 'revoke'; user: string } & StorageConfig)
   | { kind: 'help' }
 
-/** Flag name → limit key; each is also read from `ENGRAM_RELAY_<FLAG_IN_SNAKE_CASE>`. */
-const limitFlags: Record<string, keyof RelayLimits> = {
-  'max-message-bytes': 'maxMessageBytes',
-  'messages-per-second': 'messagesPerSecond',
-  'message-burst': 'messageBurst',
-  'max-connections-per-user': 'maxConnectionsPerUser',
-  'max-connections': 'maxConnections',
-  'upgrades-per-second': 'upgradesPerSecond',
-  'upgrade-burst': 'upgradeBurst',
-  'max-document-bytes': 'maxDocumentBytes',
-  'max-buffered-bytes': 'maxBufferedBytes',
-  'unload-after-ms': 'unloadAfterMs',
-  'compact-after-updates': 'compactAfterUpdates',
-  'ping-interval-ms': 'pingIntervalMs',
-  'max-awareness-bytes-per-connection': 'maxAwarenessBytesPerConnection',
-  'max-awareness-bytes-per-room': 'maxAwarenessBytesPerRoom',
-  'awareness-bytes-per-second': 'awarenessBytesPerSecond',
-  'max-rooms-per-user': 'maxRoomsPerUser',
-  'max-bytes-per-user': 'maxBytesPerUser',
+/** The `serve` command: everything the relay is started with. */
+export type ServeCommand = Extract<CliCommand, { kind: 'serve' }>
+
+/** What `parseArgs` is given: every flag of {@link flags}, and `--help` / `-h`. */
+export const parserOptions = {
+  ...Object.fromEntries(Object.entries(flags).map(([name, spec]) => [name, { type: spec.arg === undefined ? ('boolean' as const) : ('string' as const) }])),
+  help: { type: 'boolean' as const, short: 'h' },
 }
-
-const envName = (flag: string): string => 'ENGRAM_RELAY_' + flag.toUpperCase().replaceAll('-', '_')
-
-/** Usage text for `--help`. */
-export const usage = `engram-relay [serve] [--host 127.0.0.1] [--port 1234] [--secret S] [--log-level info]
-                   [--store sqlite|postgres] [--data ./.data/relay] [--sync normal|full] [--wal-limit-bytes N]
-                   [--postgres postgres://…] [--redis redis://…] [--instance-id ID]
-                   [--token-audience AUD] [--token-issuer ISS] [--metrics-token T] [--integrity-check]
-                   [--${Object.keys(limitFlags).join(' N] [--')} N]
-engram-relay token --user u1 [--ttl 3600] [--scope read|write] [--token-audience AUD] [--token-issuer ISS] [--secret S]
-engram-relay revoke --user u1 [--store sqlite --data DIR | --store postgres --postgres URL] [--redis URL]
-Every flag can also be set as ENGRAM_RELAY_<FLAG> (e.g. ENGRAM_RELAY_SECRET, ENGRAM_RELAY_PORT).`
 
 function toNumber(name: string, value: string): number {
   const n = Number(value)
   if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number, got "${value}"`)
   return n
+}
+
+const secondsPer: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
+
+/** Seconds in `3600`, `90s`, `15m`, `1h` or `7d`. */
+function toSeconds(name: string, value: string): number {
+  const match = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(value.trim())
+  if (match === null) throw new Error(`--${name} must be seconds or a duration like 90s, 15m, 1h or 7d, got "${value}"`)
+  return Math.round(Number(match[1]) * (secondsPer[match[2]!] ?? 1))
 }
 
 /**
@@ -90,56 +76,38 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliCommand {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: {
-      host: { type: 'string' },
-      port: { type: 'string' },
-      data: { type: 'string' },
-      secret: { type: 'string' },
-      sync: { type: 'string' },
-      'log-level': { type: 'string' },
-      store: { type: 'string' },
-      postgres: { type: 'string' },
-      redis: { type: 'string' },
-      'instance-id': { type: 'string' },
-      'wal-limit-bytes': { type: 'string' },
-      'token-audience': { type: 'string' },
-      'token-issuer': { type: 'string' },
-      'metrics-token': { type: 'string' },
-      'integrity-check': { type: 'boolean' },
-      user: { type: 'string' },
-      ttl: { type: 'string' },
-      scope: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      ...Object.fromEntries(Object.keys(limitFlags).map((f) => [f, { type: 'string' as const }])),
-    },
+    options: parserOptions,
   })
-  const flags = values as Record<string, string | boolean | undefined>
+  const given = values as Record<string, string | boolean | undefined>
   const read = (flag: string): string | undefined => {
-    const v = flags[flag]
-    return typeof v === 'string' ? v : env[envName(flag)]
+    const v = given[flag]
+    if (typeof v === 'string') return v
+    return flags[flag]?.env === true ? env[envName(flag)] : undefined
   }
   const command = positionals[0] ?? 'serve'
-  if (values.help === true || command === 'help') return { kind: 'help' }
-  const configured = read('secret')
-  const secret = configured ?? developmentSecret
-  const devSecret = configured === undefined
+  if (given.help === true || command === 'help') return { kind: 'help' }
   const nonEmpty = (flag: string): string | undefined => {
     const value = read(flag)
     if (value === '') throw new Error(`--${flag} may not be empty`)
     return value
   }
+  // An empty secret would be an empty HMAC key: anyone could mint tokens.
+  const configured = nonEmpty('secret')
+  const secret = configured ?? developmentSecret
+  const devSecret = configured === undefined
   const userFlag = (name: string): string => {
-    const user = values.user
+    const user = given.user
+    if (typeof user === 'boolean') throw new Error(`${name}: --user needs a value`)
     if (user === undefined || user === '' || user.includes('/')) throw new Error(`${name}: --user <id> is required and may not contain "/"`)
     return user
   }
   if (command === 'token') {
-    const scope = values.scope
+    const scope = read('scope')
     if (scope !== undefined && scope !== 'read' && scope !== 'write') throw new Error('--scope must be "read" or "write"')
     return {
       kind: 'token',
       user: userFlag('token'),
-      ttlSeconds: toNumber('ttl', values.ttl ?? '3600'),
+      ttlSeconds: toSeconds('ttl', read('ttl') ?? '1h'),
       secret,
       devSecret,
       ...(scope === undefined ? {} : { scope }),
@@ -149,9 +117,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliCommand {
   }
   const storage = parseStorage(read, nonEmpty)
   if (command === 'revoke') return { kind: 'revoke', user: userFlag('revoke'), ...storage }
-  if (command !== 'serve') throw new Error(`unknown command "${command}"\n${usage}`)
+  if (command !== 'serve') throw new Error(`unknown command "${command}" (engram-relay --help lists the commands)`)
   const limits: RelayLimits = { ...defaultLimits }
-  for (const [flag, key] of Object.entries(limitFlags)) {
+  for (const [flag, { key }] of Object.entries(limitFlags)) {
     const value = read(flag)
     if (value !== undefined) limits[key] = toNumber(flag, value)
   }
@@ -172,7 +140,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliCommand {
     ...optional('tokenAudience', nonEmpty('token-audience')),
     ...optional('tokenIssuer', nonEmpty('token-issuer')),
     ...optional('metricsToken', nonEmpty('metrics-token')),
-    integrityCheck: values['integrity-check'] === true || ['1', 'true'].includes(env.ENGRAM_RELAY_INTEGRITY_CHECK ?? ''),
+    integrityCheck: given['integrity-check'] === true || ['1', 'true'].includes(env.ENGRAM_RELAY_INTEGRITY_CHECK ?? ''),
   }
 }
 

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import { developmentSecret, parseCli } from './cli-options.js'
-import { defaultLimits } from './limits.js'
+import { defaultLimits } from '../limits/limits.js'
 
 it('defaults to 127.0.0.1:1234, ./.data/relay and the flagged development secret', () => {
   expect(parseCli([], {})).toEqual({
@@ -62,4 +62,23 @@ it('rejects bad values', () => {
   expect(() => parseCli(['--port', 'x'], {})).toThrow(/--port/)
   expect(() => parseCli(['--sync', 'sometimes'], {})).toThrow(/--sync/)
   expect(() => parseCli(['launch'], {})).toThrow(/unknown command/)
+})
+
+it('reads the token lifetime in seconds or with a unit, one hour by default', () => {
+  expect(parseCli(['token', '--user', 'u1'], {})).toMatchObject({ ttlSeconds: 3600 })
+  expect(parseCli(['token', '--user', 'u1', '--ttl', '1h'], {})).toMatchObject({ ttlSeconds: 3600 })
+  expect(parseCli(['token', '--user', 'u1', '--ttl', '90s'], {})).toMatchObject({ ttlSeconds: 90 })
+  expect(parseCli(['token', '--user', 'u1', '--ttl', '15m'], {})).toMatchObject({ ttlSeconds: 900 })
+  expect(parseCli(['token', '--user', 'u1', '--ttl', '7d'], {})).toMatchObject({ ttlSeconds: 604_800 })
+  expect(() => parseCli(['token', '--user', 'u1', '--ttl', '1w'], {})).toThrow(/--ttl/)
+  expect(() => parseCli(['token', '--user', 'u1', '--ttl', '-5'], {})).toThrow(/--ttl/)
+})
+
+it('answers --help, -h and help', () => {
+  for (const argv of [['--help'], ['-h'], ['help'], ['token', '--help']]) expect(parseCli(argv, {})).toEqual({ kind: 'help' })
+})
+
+it('refuses an empty secret rather than signing with an empty key', () => {
+  expect(() => parseCli([], { ENGRAM_RELAY_SECRET: '' })).toThrow(/--secret may not be empty/)
+  expect(() => parseCli(['token', '--user', 'u1', '--secret', ''], {})).toThrow(/--secret/)
 })

@@ -20,6 +20,36 @@ export interface SqliteStoreOptions {
 const pageBytes = 4096
 
 /**
+ * Whether better-sqlite3 failed to load its native binding: not built (npm
+ * skipped its install script) or built for another Node version.
+ */
+function isMissingBinding(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown }
+  if (typeof message !== 'string') return false
+  return message.includes('Could not locate the bindings file') || (code === 'ERR_DLOPEN_FAILED' && message.includes('better_sqlite3'))
+}
+
+/**
+ * Open the database file, turning a missing native driver into one line that
+ * says how to fix it.
+ *
+ * @throws Error when better-sqlite3 has no native binding for this Node version.
+ */
+function openDatabase(file: string): Database.Database {
+  try {
+    return new Database(file)
+  } catch (err) {
+    if (!isMissingBinding(err)) throw err
+    throw new Error(
+      `the SQLite driver better-sqlite3 has no native binding for Node ${process.versions.node} (its install script did not run, or ran for another Node version): ` +
+        'allow its script and rebuild it where @engram/relay is installed, `npm rebuild better-sqlite3` with "allowScripts": { "better-sqlite3": true } in package.json ' +
+        '(global install: `npm rebuild -g better-sqlite3 --allow-scripts=better-sqlite3`), or serve with --store postgres',
+      { cause: err },
+    )
+  }
+}
+
+/**
  * Open (or create) the relay's SQLite store in `dir/relay.sqlite`.
  *
  * Writes are synchronous (better-sqlite3) in WAL mode: an update is in the
@@ -29,13 +59,14 @@ const pageBytes = 4096
  * freed by compactions to the file system, so disk use follows the data while
  * the relay runs, not only at shutdown.
  *
+ * @throws Error when better-sqlite3 has no native binding (its install script did not run): the message says how to fix it.
  * @example
  * const store = openSqliteStore('./.data/relay')
  */
 export function openSqliteStore(dir: string, options: SqliteStoreOptions = {}): RelayStore {
   mkdirSync(dir, { recursive: true })
   const file = join(dir, 'relay.sqlite')
-  const db = new Database(file)
+  const db = openDatabase(file)
   db.pragma(`page_size = ${pageBytes}`)
   // Incremental auto-vacuum must be chosen before the first table exists; an
   // older file is converted once by a full VACUUM.
