@@ -45,7 +45,7 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)))
-  const port = await waitForListening(child, options.log)
+  const port = await waitForListening(child, `${host}:${options.port ?? 0}`, options.log)
   let stopped: Promise<void> | undefined
   return {
     url: `ws://${host}:${port}`,
@@ -55,7 +55,7 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
   }
 }
 
-function waitForListening(child: ChildProcess, log?: (line: string) => void): Promise<number> {
+function waitForListening(child: ChildProcess, address: string, log?: (line: string) => void): Promise<number> {
   return new Promise((resolve, reject) => {
     let stderr = ''
     const timer = setTimeout(() => {
@@ -68,7 +68,9 @@ function waitForListening(child: ChildProcess, log?: (line: string) => void): Pr
     })
     child.once('exit', (code) => {
       clearTimeout(timer)
-      reject(new Error(`relay exited with code ${code}\n${stderr}`))
+      // A taken port is the caller's to explain (which flag picks another), not a stack trace.
+      if (stderr.includes('EADDRINUSE')) reject(Object.assign(new Error(`address already in use ${address}`), { code: 'EADDRINUSE', address }))
+      else reject(new Error(`relay exited with code ${code}\n${stderr}`))
     })
     createInterface({ input: child.stdout! }).on('line', (line) => {
       log?.(line)

@@ -2,8 +2,15 @@
  * `npm start`: builds the demo, starts the relay and serves the demo, all on
  * 127.0.0.1, prints both URLs, and stops both on Ctrl-C / SIGTERM.
  *
+ * Stopping: SIGINT or SIGTERM to npm (which forwards it: the npm script
+ * `exec`s node, so no shell sits in between), to this process or to the relay
+ * stops all of them; so does npm ending by any other means (this process then
+ * finds itself with another parent). A relay that crashes leaves the demo
+ * running offline, and says so.
+ *
  * Flags (or env): --port (DEMO_PORT, 5173), --relay-port (RELAY_PORT, 1234),
- * --data (ENGRAM_DATA, ./.data), --no-build (serve the last build).
+ * --data (ENGRAM_DATA, ./.data), --no-build (serve the last build; tests use it
+ * to skip the Vite build), --verbose (the relay's log).
  */
 import { randomBytes } from 'node:crypto'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
@@ -43,19 +50,29 @@ let relay: RelayProcess | undefined
 let demo: DemoServer | undefined
 let stopping = false
 
+/** Stops the demo server and the relay, then exits with `code`. */
+async function stop(why: string, code = 0): Promise<void> {
+  if (stopping) return
+  stopping = true
+  process.stdout.write(`\n${why}: stopping…\n`)
+  await Promise.allSettled([demo?.close(), relay?.stop()])
+  process.stdout.write('stopped.\n')
+  process.exit(code)
+}
+
+/** How often this process checks that npm (its parent) is still there. */
+const PARENT_CHECK_MS = 250
+
 async function main(): Promise<void> {
-  await mkdir(join(data, 'relay'), { recursive: true })
-  const secret = await devSecret()
-  const stop = async (signal: string): Promise<void> => {
-    if (stopping) return
-    stopping = true
-    process.stdout.write(`\n${signal}: stopping…\n`)
-    await Promise.allSettled([demo?.close(), relay?.stop()])
-    process.stdout.write('stopped.\n')
-    process.exit(0)
-  }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
+  // npm killed outright (or a shell in between that does not pass signals on): this process is reparented.
+  const parent = process.ppid
+  setInterval(() => {
+    if (process.ppid !== parent) void stop('npm exited')
+  }, PARENT_CHECK_MS).unref()
+  await mkdir(join(data, 'relay'), { recursive: true })
+  const secret = await devSecret()
 
   if (values['no-build'] !== true) {
     process.stdout.write('building the demo…\n')
@@ -70,8 +87,10 @@ async function main(): Promise<void> {
   })
   const relayUrl = relay.url
   void relay.exited.then((code) => {
-    if (!stopping)
-      process.stderr.write(`\nthe relay stopped unexpectedly (${String(code)}); the demo keeps working offline. Run with --verbose to see its log.\n`)
+    if (stopping) return
+    // Exit code 0: the relay was asked to stop (SIGINT / SIGTERM) and shut down cleanly; so does everything else.
+    if (code === 0) return void stop('the relay stopped', 0)
+    process.stderr.write(`\nthe relay stopped unexpectedly (${String(code)}); the demo keeps working offline. Run with --verbose to see its log.\n`)
   })
   demo = await serveDemo({ root: resolve('apps/demo/dist'), host, port: demoPort, relayUrl: () => relayUrl, secret })
   if (stopping) return
@@ -90,8 +109,15 @@ async function main(): Promise<void> {
 
 main().catch(async (err: unknown) => {
   stopping = true
-  const taken = (err as { code?: unknown }).code === 'EADDRINUSE' ? ' (pick other ports with --port and --relay-port)' : ''
-  process.stderr.write(`npm start: ${err instanceof Error ? err.message : String(err)}${taken}\n`)
+  process.stderr.write(`npm start: ${startFailure(err)}\n`)
   await Promise.allSettled([demo?.close(), relay?.stop()])
   process.exit(1)
 })
+
+/** One line for a failed start; a taken port names the flag that picks another. */
+function startFailure(err: unknown): string {
+  if ((err as { code?: unknown }).code !== 'EADDRINUSE') return err instanceof Error ? err.message : String(err)
+  // The relay starts first: before it listens, a taken port is its own.
+  const [what, flag, taken] = relay === undefined ? ['relay', '--relay-port', relayPort] : ['demo', '--port', demoPort]
+  return `${host}:${taken} is already in use; start the ${what} on another port with ${flag} <port> (0 picks a free one)`
+}

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -10,13 +10,28 @@ import { describe, expect, it } from 'vitest'
  */
 const root = join(import.meta.dirname, '..')
 
-function runNode(code: string): string {
-  return execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8', timeout: 30_000 })
+const packages = ['core', 'sync', 'worker', 'langgraph', 'ai-sdk', 'react']
+
+function runNode(code: string, type: 'module' | 'commonjs' = 'module'): string {
+  return execFileSync(process.execPath, [`--input-type=${type}`, '-e', code], { cwd: root, encoding: 'utf8', timeout: 30_000 })
+}
+
+interface PackageJson {
+  name: string
+  license?: string
+  repository?: { url?: string; directory?: string }
+  engines?: { node?: string }
+  files?: string[]
+  exports: Record<string, Record<string, string>>
+}
+
+function readPackage(pkg: string): PackageJson {
+  return JSON.parse(readFileSync(join(root, 'packages', pkg, 'package.json'), 'utf8')) as PackageJson
 }
 
 describe('package exports (built dist)', () => {
   it('dist exists for every package (run `npm run build` first)', () => {
-    for (const pkg of ['core', 'sync', 'worker', 'langgraph', 'ai-sdk', 'react']) {
+    for (const pkg of packages) {
       expect(existsSync(join(root, 'packages', pkg, 'dist', 'index.js')), `packages/${pkg}/dist/index.js`).toBe(true)
       expect(existsSync(join(root, 'packages', pkg, 'dist', 'index.d.ts')), `packages/${pkg}/dist/index.d.ts`).toBe(true)
     }
@@ -77,5 +92,32 @@ describe('package exports (built dist)', () => {
       console.log(JSON.stringify([typeof langgraph.EngramSaver, typeof langgraph.EngramStore, typeof aiSdk.memoryTools, typeof aiSdk.engramMiddleware, typeof react.MemoryProvider, typeof react.useSearch]))
     `)
     expect(JSON.parse(out.trim())).toEqual(['function', 'function', 'function', 'function', 'function', 'function'])
+  })
+
+  it('every package is MIT with its LICENSE, says where it comes from and which Node it needs, and ships no tests', () => {
+    for (const pkg of packages) {
+      const json = readPackage(pkg)
+      expect(json.license, json.name).toBe('MIT')
+      expect(readFileSync(join(root, 'packages', pkg, 'LICENSE'), 'utf8'), json.name).toContain('Copyright (c) 2026 Engram contributors')
+      expect(json.repository?.directory, json.name).toBe(`packages/${pkg}`)
+      expect(json.engines?.node, json.name).toBe('>=20.19')
+      expect(json.files, json.name).toEqual(expect.arrayContaining(['dist', '!dist/**/*.test.*', '!src/**/*.test.ts', 'README.md', 'LICENSE']))
+      for (const [path, conditions] of Object.entries(json.exports)) {
+        // `source` first (the repository runs with --conditions=source); `default` last, so `require` resolves too.
+        expect(Object.keys(conditions), `${json.name} ${path}`).toEqual(['source', 'types', 'import', 'default'])
+        expect(conditions.default, `${json.name} ${path}`).toBe(conditions.import)
+      }
+    }
+  })
+
+  it('every entry point loads with require() on Node >= 20.19 (ES modules, no top-level await)', () => {
+    const entries = packages
+      .flatMap((pkg) => {
+        const json = readPackage(pkg)
+        return Object.keys(json.exports).map((path) => json.name + path.slice(1))
+      })
+      .filter((name) => name !== '@engram/worker/host') // a worker script: it exposes the memory as it loads
+    const out = runNode(`console.log(JSON.stringify(${JSON.stringify(entries)}.map((name) => [name, Object.keys(require(name)).length > 0])))`, 'commonjs')
+    expect(JSON.parse(out.trim())).toEqual(entries.map((name) => [name, true]))
   })
 })

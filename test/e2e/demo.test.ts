@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import type { BrowserContext } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { launchProfile, type Profile } from './support/chromium.js'
 import { openDemoPage, type DemoPage } from './demo-support/demo-page.js'
 import { startDemoStack, type DemoStack } from './demo-support/stack.js'
@@ -37,6 +37,12 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     for (const context of [contextA, contextB]) await context.pages()[0]?.setViewportSize({ width: 1280, height: 900 })
     a = await openDemoPage(contextA.pages()[0] ?? (await contextA.newPage()), stack.url, 'A', user)
     b = await openDemoPage(contextB.pages()[0] ?? (await contextB.newPage()), stack.url, 'B', user)
+  })
+
+  // Any console error fails the test that caused it (each test starts from none).
+  afterEach(() => {
+    const logged = [a, b].flatMap((device) => (device ? device.consoleErrors.splice(0).map((text) => `${device === a ? 'A' : 'B'}: ${text}`) : []))
+    expect(logged).toEqual([])
   })
 
   afterAll(async () => {
@@ -306,6 +312,8 @@ describe('demo: two devices of one user, syncing through the relay', () => {
       await expect.poll(() => chat.locator('.transcript .role-assistant').count(), { timeout: 10_000 }).toBe(before + 1)
     }
     await say('Remember that my favourite colour is teal.')
+    // The agent speaks to the user: their "my" is its "your".
+    expect(await chat.locator('.transcript .role-assistant').last().textContent()).toContain('Noted: your favourite colour is teal.')
     await a.waitForFact('favourite_colour', 'teal')
     await b.waitForFact('favourite_colour', 'teal', 5_000)
     await say(`Remember that the payload is ${hostile}`)
@@ -320,6 +328,16 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     const counts = await a.page.locator('#chat .turn-note, #context .section-head small, #search .hit-group h3').allTextContents()
     expect(counts.join(' ')).toMatch(/\b1 memory write\b/)
     expect(ungrammatical(counts)).toEqual([])
+
+    // Search ranks the turns next to a matching turn too; those without the query's words are marked as context.
+    const search = a.page.locator('#search')
+    await search.getByLabel('Search memory').fill('teal')
+    await search.getByRole('button', { name: 'Search' }).click()
+    const messageHits = search.locator('.hit-group[data-kind="message"]')
+    await expect.poll(() => messageHits.locator('.hit-context').count()).toBeGreaterThan(0)
+    for (const text of await messageHits.locator('.hit-context p').allTextContents()) expect(text.toLowerCase()).not.toContain('teal')
+    for (const text of await messageHits.locator('.hit:not(.hit-context) p').allTextContents()) expect(text.toLowerCase()).toContain('teal')
+    expect(await messageHits.locator('.hit-context .badge').first().textContent()).toBe('context')
 
     await a.page.locator('#context').scrollIntoViewIfNeeded()
     await a.page.screenshot({ path: `${artifacts}demo-page-A.png`, fullPage: true })
@@ -369,11 +387,17 @@ describe('demo: two devices of one user, syncing through the relay', () => {
   })
 
   it("shows B's copy of A's chat once both devices sync the project's chats", async () => {
-    for (const device of [a, b]) {
-      const box = device.page.locator('#projects .project.current input[aria-label^="Sync chats"]')
-      await box.check()
-      await expect.poll(() => box.isChecked()).toBe(true)
-    }
+    // B's Sessions panel says why A's chat is not there, and offers the switch.
+    const note = b.page.locator('#sessions #chat-sync-note')
+    expect(await note.isVisible()).toBe(true)
+    expect(await note.textContent()).toContain('Conversations are not synced by default')
+    const boxA = a.page.locator('#projects .project.current input[aria-label^="Sync chats"]')
+    await boxA.check()
+    await expect.poll(() => boxA.isChecked()).toBe(true)
+    await note.getByRole('button', { name: "Sync this project's chats" }).click()
+    await expect.poll(() => b.page.locator('#projects .project.current input[aria-label^="Sync chats"]').isChecked()).toBe(true)
+    await expect.poll(() => note.isVisible()).toBe(false)
+    expect(await a.page.locator('#sessions #chat-sync-note').isVisible()).toBe(false)
     const transcript = b.page.locator('#chat .transcript')
     await expect.poll(() => transcript.locator('.role-user').filter({ hasText: 'favourite colour is teal' }).count(), { timeout: 15_000 }).toBe(1)
     await expect
@@ -381,6 +405,25 @@ describe('demo: two devices of one user, syncing through the relay', () => {
       .toBe(await a.page.locator('#chat .transcript .role-assistant').count())
     // The same messages in the same order (A's turn notes are A's own and do not travel).
     expect(await transcript.locator('.message > p').allTextContents()).toEqual(await a.page.locator('#chat .transcript .message > p').allTextContents())
+  })
+
+  it('wraps a long key and value on both devices: nothing overflows sideways, and the version column is explained', async () => {
+    const key = `long_${'key_without_spaces_'.repeat(9)}end`
+    const value = 'v'.repeat(300)
+    await a.setFact(key, value)
+    await b.waitForFact(key, value, 5_000)
+    for (const device of [a, b]) {
+      await device.page.locator(`#facts tr[data-key="${key}"] summary`).click()
+      const overflowing = await device.page.evaluate(() =>
+        [document.documentElement, ...document.querySelectorAll<HTMLElement>('.panel')]
+          .filter((e) => e.scrollWidth > e.clientWidth + 1)
+          .map((e) => e.id || e.tagName),
+      )
+      expect(overflowing).toEqual([])
+      expect(await device.page.locator('#fact-version-note').textContent()).toContain('Each device numbers its own history')
+    }
+    await a.page.getByRole('button', { name: `Delete ${key}` }).click()
+    await expect.poll(() => b.factValue(key), { timeout: 5_000 }).toBeUndefined()
   })
 
   it('a page restored from the back/forward cache reconnects instead of keeping a closed memory', async () => {

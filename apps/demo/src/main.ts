@@ -1,3 +1,4 @@
+import './zod-config.js'
 import { USER_PROJECT, type ChangeKind } from '@engram/core'
 import { errorText, type App } from './app.js'
 import { loadConfig, openDemoMemory, type DemoMemory } from './connect.js'

@@ -1,6 +1,6 @@
 import type { Change } from '@engram/core'
 import { generateText, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai'
-import { convertArrayToReadableStream, MockLanguageModelV3, MockLanguageModelV4 } from 'ai/test'
+import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { openTestMemory } from '../../../test/support/memory.js'
@@ -30,7 +30,7 @@ function nextChange(memory: Awaited<ReturnType<typeof openTestMemory>>, predicat
 describe('engramMiddleware', () => {
   it('runs a generateText tool loop as one turn with the same context in every step', async () => {
     const { memory, projectId, sessionId, kinds, firstUserText } = await setup()
-    const model = new MockLanguageModelV4({ doGenerate: [toolCallResult('lookup', { q: 'weather' }), textResult('It is sunny, and you like teal.')] })
+    const model = new MockLanguageModelV3({ doGenerate: [toolCallResult('lookup', { q: 'weather' }), textResult('It is sunny, and you like teal.')] })
     const lookup = tool({ inputSchema: z.object({ q: z.string() }), execute: async () => 'sunny' })
     const begun: { turnId: string; tokens: number }[] = []
     const onBegin = ({ turnId, context }: { turnId: string; context: { tokens: number } }) => void begun.push({ turnId, tokens: context.tokens })
@@ -57,7 +57,7 @@ describe('engramMiddleware', () => {
     ])
   })
 
-  it('records a streamed reply with streamText once the stream finishes (a v3 model too)', async () => {
+  it('records a streamed reply with streamText once the stream finishes', async () => {
     const { memory, projectId, sessionId, kinds, firstUserText } = await setup()
     const model = new MockLanguageModelV3({
       doStream: {
@@ -88,7 +88,7 @@ describe('engramMiddleware', () => {
         push = c
       },
     })
-    const model = new MockLanguageModelV4({ doStream: { stream: stream as never } })
+    const model = new MockLanguageModelV3({ doStream: { stream: stream as never } })
     const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware(memory, { projectId, sessionId, budget: 500 }) })
     const abort = new AbortController()
     const recorded = nextChange(memory, (c) => c.kind === 'messages' && c.op === 'put' && c.id !== undefined)
@@ -116,7 +116,7 @@ describe('engramMiddleware', () => {
         else c.error(new Error('connection reset'))
       },
     })
-    const model = new MockLanguageModelV4({
+    const model = new MockLanguageModelV3({
       doStream: [{ stream: broken as never }, { stream: convertArrayToReadableStream(textStreamParts(['Fine now.'])) as never }],
     })
     const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware(memory, { projectId, sessionId, budget: 500 }) })
@@ -148,7 +148,7 @@ describe('engramMiddleware and a stream left open', () => {
         for (const part of textStreamParts([long], false)) c.enqueue(part)
       },
     })
-    const model = new MockLanguageModelV4({
+    const model = new MockLanguageModelV3({
       doStream: [{ stream: hanging as never }, { stream: convertArrayToReadableStream(textStreamParts(['Back again.'])) as never }],
     })
     let saved!: () => void

@@ -26,7 +26,7 @@ export function engramMiddleware(memory: TurnsMemory, options: EngramMiddlewareO
   const byParams = new WeakMap<CallParams, OpenTurn>()
 
   return {
-    specificationVersion: 'v4',
+    specificationVersion: 'v3',
 
     async transformParams({ params }) {
       const user = lastUserMessage(params.prompt)

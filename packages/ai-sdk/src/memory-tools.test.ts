@@ -1,5 +1,5 @@
 import { generateText, stepCountIs } from 'ai'
-import { MockLanguageModelV4 } from 'ai/test'
+import { MockLanguageModelV3 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { openTestMemory } from '../../../test/support/memory.js'
 import { textResult, toolCallResult } from '../../../test/support/model-results.js'
@@ -19,7 +19,7 @@ describe('memoryTools', () => {
       toolCallResult('recall', { key: 'favourite_colour' }),
       textResult('Done: your favourite colour is teal.'),
     ]
-    const model = new MockLanguageModelV4({ doGenerate: steps })
+    const model = new MockLanguageModelV3({ doGenerate: steps })
     const result = await generateText({
       model,
       tools: memoryTools(memory, { projectId: project.id }),

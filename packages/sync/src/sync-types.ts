@@ -20,6 +20,9 @@ export type ConnectionStatus = Exclude<SyncStatus, 'off'>
  *   (retrying continues).
  * - `relay_refused`: the relay accepted and then closed the connection on several attempts
  *   in a row before the project synced (retrying continues with backoff).
+ * - `unreachable`: the socket did not open on several attempts in a row while the network is up:
+ *   the relay is down or not at this URL (retrying continues with backoff; a device that is
+ *   offline shows status 'offline' instead).
  * - `crypto`: values of the project cannot be read with this device's encryption.
  * - `key_mismatch`: the project is encrypted with another key, or not encrypted while this device encrypts.
  * - `internal`: an unexpected failure (see the message).
@@ -31,6 +34,7 @@ export type SyncErrorReason =
   | 'document_too_large'
   | 'frame_too_large'
   | 'relay_refused'
+  | 'unreachable'
   | 'crypto'
   | 'key_mismatch'
   | 'internal'

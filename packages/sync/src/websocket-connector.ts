@@ -25,6 +25,8 @@ export const DEFAULT_MAX_FRAME_BYTES = 1_000_000
 const MIN_FRAME_BYTES = 16 * 1024
 /** Connections the relay accepted and then closed before the project synced, in a row, before status 'error'. */
 const REFUSALS_BEFORE_ERROR = 3
+/** Attempts in a row whose socket never opened, with the network up, before status 'error' (`unreachable`). */
+const UNREACHABLE_BEFORE_ERROR = 3
 /** 1009 refusals of a frame that held a single struct, in a row, before status 'error' (`frame_too_large`). */
 const OVERSIZE_BEFORE_ERROR = 2
 
@@ -74,7 +76,8 @@ type State =
  * frame limit, which halves whenever the relay closes with 1009 (message too
  * big). Refusals that a retry cannot fix (44xx other than the token codes) end
  * in 'error'; repeated refusals of other kinds show 'error' with a reason while
- * retries go on.
+ * retries go on, and so does a relay whose socket does not open on several
+ * attempts in a row while the network is up (`unreachable`, not 'offline').
  *
  * Network awareness: on the global `offline` event (or `navigator.onLine`
  * turning false, read every second) the project reports 'offline' and the
@@ -111,6 +114,7 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
   /** Attempts since the last confirmed sync (drives the backoff). */
   let attempt = 0
   let refusals = 0
+  let unreachable = 0
   let oversize = 0
   let frameBytes = options.initialFrameBytes
   let attemptIds = 0
@@ -189,6 +193,7 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
     go({ name: 'synced', session })
     attempt = 0
     refusals = 0
+    unreachable = 0
     oversize = 0
     failing = undefined
     setStatus('synced')
@@ -218,6 +223,17 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
           ),
         )
       }
+    }
+    // The socket never opened while the network is up: the relay is down, or not at this URL.
+    unreachable = end.opened ? 0 : unreachable + 1
+    if (unreachable >= UNREACHABLE_BEFORE_ERROR && failing !== 'frame_too_large') {
+      report(
+        'unreachable',
+        new MemoryError(
+          'internal',
+          `The relay at ${options.base} cannot be reached (${unreachable} attempts in a row${end.reason === '' ? '' : `, last: ${end.reason}`}); retrying with backoff`,
+        ),
+      )
     }
     if (!wasSynced && end.opened && end.code !== ClientCloseCode.abandoned) {
       refusals++
@@ -257,7 +273,10 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
 
   function onNetwork(up: boolean): void {
     if (state.name === 'destroyed' || state.name === 'refused') return
+    unreachable = 0
     if (!up) {
+      // Offline explains an unreachable relay; once back online the attempts count again.
+      if (failing === 'unreachable') failing = undefined
       go({ name: 'offline' })
       setStatus('offline')
       return

@@ -1,6 +1,7 @@
 import * as Comlink from 'comlink'
 import { MemoryError, type Memory, type MemoryView } from '@engram/core'
 import type { ClientPlugins, ConnectOptions, OpenedInfo, OpenRequest, RemoteMemory, WorkerContract } from './api.js'
+import { withCloneCheck } from './clone-check.js'
 import { installTransferHandlers, reviveError, summarizeError } from './transfer-handlers.js'
 import { CONNECT_MESSAGE, defaultLocks, holdLock } from './web-locks.js'
 
@@ -134,8 +135,8 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
     },
   }
   for (const name of NAMESPACES)
-    memory[name] = remoteNamespace(remote[name] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>, guard, () => closed)
-  for (const name of FUNCTIONS) memory[name] = guard(remote[name] as unknown as (...a: unknown[]) => Promise<unknown>)
+    memory[name] = remoteNamespace(remote[name] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>, guard, () => closed, name)
+  for (const name of FUNCTIONS) memory[name] = guard(withCloneCheck(name, remote[name] as unknown as (...a: unknown[]) => Promise<unknown>))
   return memory as unknown as RemoteMemory
 }
 
@@ -157,7 +158,7 @@ const SUBSCRIBERS = new Set(['subscribe', 'onStatus', 'onLeaderChange'])
  * One object per namespace, one cached Comlink call proxy per method: a call costs one message.
  * A subscriber's listener goes over as a callback proxy; the unsubscribe it returns releases both sides' proxies.
  */
-function remoteNamespace(ns: Record<string, (...a: unknown[]) => Promise<unknown>>, guard: Guard, isClosed: () => boolean): object {
+function remoteNamespace(ns: Record<string, (...a: unknown[]) => Promise<unknown>>, guard: Guard, isClosed: () => boolean, name: string): object {
   const methods = new Map<string, (...a: unknown[]) => Promise<unknown>>()
   const subscriber =
     (call: (...a: unknown[]) => Promise<unknown>) =>
@@ -179,7 +180,9 @@ function remoteNamespace(ns: Record<string, (...a: unknown[]) => Promise<unknown
         if (typeof prop !== 'string' || prop === 'then') return undefined
         let method = methods.get(prop)
         if (!method) {
-          method = guard(SUBSCRIBERS.has(prop) ? subscriber(ns[prop]!) : ns[prop]!)
+          // Arguments postMessage cannot send are refused here, naming the field (the listener goes as a proxy).
+          const call = withCloneCheck(`${name}.${prop}`, ns[prop]!)
+          method = guard(SUBSCRIBERS.has(prop) ? subscriber(call) : call)
           methods.set(prop, method)
         }
         return method

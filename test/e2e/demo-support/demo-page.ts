@@ -14,12 +14,18 @@ export interface DemoPage {
   readonly dialogs: string[]
   /** Uncaught page errors. */
   readonly errors: string[]
+  /** Console messages of type error, of the page and its workers (`[worker] ` in front). */
+  readonly consoleErrors: string[]
 }
 
 /** Opens the demo at `url` as `device` for `user`. */
 export async function openDemoPage(page: Page, url: string, device: string, user: string): Promise<DemoPage> {
   const dialogs: string[] = []
   const errors: string[] = []
+  const consoleErrors: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(`${message.worker() ? '[worker] ' : ''}${message.text()}`)
+  })
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message())
     void dialog.dismiss()
@@ -33,6 +39,7 @@ export async function openDemoPage(page: Page, url: string, device: string, user
     page,
     dialogs,
     errors,
+    consoleErrors,
     async waitForSync(status, timeout = 10_000) {
       await expect.poll(() => page.locator('#current-sync').textContent(), { timeout }).toBe(status)
     },

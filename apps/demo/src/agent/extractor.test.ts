@@ -45,7 +45,7 @@ describe('intents and the scripted agent', () => {
   it('answers a question from the facts it was given', () => {
     expect(parseIntent('what is my home city?')).toEqual({ kind: 'ask', key: 'home_city', subject: 'my home city' })
     const facts = [{ id: 'f1', projectId: 'user', key: 'home_city', value: 'Lisbon', confidence: 1, tags: [], createdAt: 0, updatedAt: 0, version: 2 }]
-    expect(scriptedReply({ prompt: 'What is my home city?', context: emptyContext, facts })).toBe('My home city is Lisbon (fact "home_city", v2).')
+    expect(scriptedReply({ prompt: 'What is my home city?', context: emptyContext, facts })).toBe('Your home city is Lisbon (fact "home_city").')
     expect(scriptedReply({ prompt: 'What is my shoe size?', context: emptyContext, facts })).toContain("don't know")
   })
 })

@@ -1,6 +1,7 @@
 import type { Context, Fact } from '@engram/core'
 import { count, formatValue } from '../dom.js'
 import { parseIntent, sentences, type Intent } from './intent.js'
+import { secondPerson } from './second-person.js'
 
 /** What the scripted agent sees: the prompt, the context turns.begin built, and the project's facts. */
 export interface AgentInput {
@@ -27,16 +28,18 @@ export function scriptedReply(input: AgentInput): string {
 
 function answer(intent: Intent, input: AgentInput): string {
   const fact = (key: string): Fact | undefined => input.facts.find((f) => f.key === key)
+  // The user says "my favourite colour"; the agent answers about "your favourite colour".
+  const subject = 'subject' in intent ? secondPerson(intent.subject) : ''
   switch (intent.kind) {
     case 'remember':
-      return intent.subject === 'a note' ? 'Noted — I will remember that.' : `Noted: ${intent.subject} is ${formatValue(intent.value)}.`
+      return intent.subject === 'a note' ? 'Noted — I will remember that.' : `Noted: ${subject} is ${formatValue(intent.value)}.`
     case 'forget':
-      return fact(intent.key) ? `Okay, I have forgotten ${intent.subject}.` : `I had nothing stored about ${intent.subject}.`
+      return fact(intent.key) ? `Okay, I have forgotten ${subject}.` : `I had nothing stored about ${subject}.`
     case 'ask': {
       const found = fact(intent.key)
       return found
-        ? `${intent.subject} is ${formatValue(found.value)} (fact "${found.key}", v${found.version}).`
-        : `I don't know ${intent.subject} yet. Tell me: "Remember that ${intent.subject} is …".`
+        ? `${subject} is ${formatValue(found.value)} (fact "${found.key}").`
+        : `I don't know ${subject} yet. Tell me: "Remember that ${intent.subject} is …".`
     }
     case 'list':
       return input.facts.length === 0

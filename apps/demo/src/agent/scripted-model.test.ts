@@ -31,7 +31,7 @@ describe('the scripted agent through engramMiddleware', () => {
       return { text, ...turn }
     }
     const first = await say('Remember that my favourite colour is teal.')
-    expect(first).toMatchObject({ text: 'Noted: my favourite colour is teal.', written: 1 })
+    expect(first).toMatchObject({ text: 'Noted: your favourite colour is teal.', written: 1 })
     const second = await say('What is my favourite colour?')
     expect(second.text).toContain('teal')
     expect(second.context?.text).toContain('favourite_colour')

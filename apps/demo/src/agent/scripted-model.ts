@@ -4,7 +4,7 @@ import { scriptedReply } from './scripted-agent.js'
 
 /** A language model as `wrapLanguageModel` takes it. */
 type LanguageModel = Parameters<typeof wrapLanguageModel>[0]['model']
-type CallOptions = Parameters<Extract<LanguageModel, { specificationVersion: 'v4' }>['doGenerate']>[0]
+type CallOptions = Parameters<Extract<LanguageModel, { specificationVersion: 'v3' }>['doGenerate']>[0]
 
 /** What the scripted model reads besides its prompt. */
 export interface ScriptedModelSources {
@@ -24,7 +24,7 @@ const emptyContext: Context = { sections: [], text: '', tokens: 0, omitted: [] }
  */
 export function scriptedModel(sources: ScriptedModelSources): LanguageModel {
   return {
-    specificationVersion: 'v4',
+    specificationVersion: 'v3',
     provider: 'engram-demo',
     modelId: 'scripted-agent',
     supportedUrls: {},

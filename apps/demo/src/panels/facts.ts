@@ -23,7 +23,7 @@ export function factsPanel(app: App): HTMLElement {
         valueHeader,
         el('th', { scope: 'col' }, 'Tags'),
         el('th', { scope: 'col' }, 'Updated'),
-        el('th', { scope: 'col' }, 'v'),
+        el('th', { scope: 'col', 'aria-describedby': 'fact-version-note' }, 'Local v'),
         el('th', { scope: 'col' }, 'Actions'),
       ),
     ),
@@ -262,5 +262,11 @@ export function factsPanel(app: App): HTMLElement {
     }
     refresh()
   })
-  return section('facts', 'Facts', asOfControls, state.element, table, deleted, form)
+  // Versions are the store's per-device history; sync converges values (latest stamp wins), not their numbering.
+  const versionNote = el(
+    'p',
+    { class: 'note', id: 'fact-version-note' },
+    'Local v: how many versions of the key this device has stored, synced edits included. Each device numbers its own history, so devices can show different numbers for the same value.',
+  )
+  return section('facts', 'Facts', asOfControls, state.element, table, versionNote, deleted, form)
 }

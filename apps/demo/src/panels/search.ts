@@ -1,4 +1,4 @@
-import type { Hit, HitKind } from '@engram/core'
+import { englishAnalyzer, type Hit, type HitKind } from '@engram/core'
 import type { App } from '../app.js'
 import { count, el, field, formatTime, replace } from '../dom.js'
 import { section, stateLine } from './panel.js'
@@ -36,10 +36,16 @@ export function searchPanel(app: App): HTMLElement {
     try {
       const hits = await app.memory.search(app.projectId, text, { kinds: chosen, limit: 20 })
       const groups = kinds.map((kind) => [kind, hits.filter((h) => h.kind === kind)] as const).filter(([, list]) => list.length > 0)
+      const terms = new Set(englishAnalyzer.terms(text))
       replace(
         results,
         ...groups.map(([kind, list]) =>
-          el('section', { class: 'hit-group', 'data-kind': kind }, el('h3', {}, `${kind}: ${count(list.length, 'hit')}`), el('ol', {}, ...list.map(hitItem))),
+          el(
+            'section',
+            { class: 'hit-group', 'data-kind': kind },
+            el('h3', {}, `${kind}: ${count(list.length, 'hit')}`),
+            el('ol', {}, ...list.map((hit) => hitItem(hit, terms))),
+          ),
         ),
       )
       if (hits.length === 0) state.empty(`No hits for "${text}".`)
@@ -58,6 +64,17 @@ export function searchPanel(app: App): HTMLElement {
   return section('search', 'Search', form, state.element, results)
 }
 
-function hitItem(hit: Hit): HTMLElement {
-  return el('li', { class: 'hit' }, el('p', {}, hit.text), el('small', {}, `score ${hit.score.toFixed(3)} · ${formatTime(hit.createdAt)}`))
+/**
+ * One hit. Search ranks the turns next to the best message hits too (the answer often sits in
+ * the reply); a turn without any of the query's terms is there as such context, and says so.
+ */
+function hitItem(hit: Hit, terms: ReadonlySet<string>): HTMLElement {
+  const context = hit.kind === 'message' && !englishAnalyzer.terms(hit.text).some((t) => terms.has(t))
+  return el(
+    'li',
+    { class: context ? 'hit hit-context' : 'hit' },
+    context ? el('small', { class: 'badge' }, 'context') : null,
+    el('p', {}, hit.text),
+    el('small', {}, `${context ? 'a turn next to a match · ' : ''}score ${hit.score.toFixed(3)} · ${formatTime(hit.createdAt)}`),
+  )
 }

@@ -9,6 +9,29 @@ export function sessionsPanel(app: App): HTMLElement {
   const list = el('ul', { class: 'sessions', 'aria-label': 'Sessions' })
   const messages = el('ol', { class: 'messages', 'aria-label': 'Messages of the opened session' })
   let opened: string | undefined
+  // Conversations are opt-in per project: without it the other device's chats are not here, and the panel says why.
+  const syncNote = el('p', { class: 'note', id: 'chat-sync-note' })
+  syncNote.hidden = true
+  const showSyncNote = (projectId: string, synced: boolean): void => {
+    syncNote.hidden = synced
+    if (synced) return
+    replace(
+      syncNote,
+      'Conversations are not synced by default: this list holds the chats of this device only. ',
+      el(
+        'button',
+        {
+          type: 'button',
+          on: {
+            click: () => {
+              app.memory.projects.setSync(projectId, { enabled: true, messages: true }).catch((error: unknown) => state.error(error, 'sync the chats'))
+            },
+          },
+        },
+        "Sync this project's chats",
+      ),
+    )
+  }
 
   async function show(session: Session): Promise<void> {
     opened = session.id
@@ -35,8 +58,9 @@ export function sessionsPanel(app: App): HTMLElement {
   const refresh = serialRefresh(async () => {
     const projectId = app.projectId
     try {
-      const { items: sessions } = await app.memory.sessions.list(projectId, { limit: 50 })
+      const [{ items: sessions }, project] = await Promise.all([app.memory.sessions.list(projectId, { limit: 50 }), app.memory.projects.get(projectId)])
       if (projectId !== app.projectId) return
+      showSyncNote(projectId, project?.sync.enabled === true && project.sync.messages === true)
       keepFocus(list, () =>
         replace(
           list,
@@ -92,7 +116,7 @@ export function sessionsPanel(app: App): HTMLElement {
 
   state.loading()
   refresh()
-  app.onMemoryChange(['sessions', 'messages'], refresh)
+  app.onMemoryChange(['sessions', 'messages', 'projects'], refresh)
   app.onSelect(refresh)
-  return section('sessions', 'Sessions', state.element, list, messages)
+  return section('sessions', 'Sessions', syncNote, state.element, list, messages)
 }
