@@ -3,6 +3,7 @@ import { highestStoredStamp } from '../replication/clock-restore.js'
 import type { AtRestBox } from '../encryption/at-rest-store.js'
 import { registerAtRest } from '../encryption/at-rest-seam.js'
 import { checkEncryptionOption, type EncryptionOptions } from '../encryption/key-option.js'
+import { currentDatabaseName } from '../encryption/database-names.js'
 import { createCryptoSlot, cryptoMiddleware, ENCRYPTION_META_KEY } from '../encryption/slot.js'
 import { MemoryError } from '../store/errors.js'
 import { createHybridClock } from '../store/hlc.js'
@@ -51,7 +52,11 @@ export interface CreateMemoryOptions<M extends readonly AnyModule[]> extends Bas
 /** The option names {@link createMemory} accepts. */
 export const BASE_OPTIONS = ['appId', 'userId', 'indexedDB', 'IDBKeyRange', 'tokenizer', 'now', 'encryption'] as const
 
-/** The name of the IndexedDB database that holds one app's memory for one user. */
+/**
+ * The name of the IndexedDB database a store of one app for one user is created in. `enable`
+ * and `rekey` end by moving the store into `engram@<generation>:<appId>:<userId>` and deleting
+ * this one (docs/encryption.md); the store opens whichever is current.
+ */
 export function databaseName(appId: string, userId: string): string {
   return `engram:${appId}:${userId}`
 }
@@ -80,7 +85,12 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   if (opts.tokenizer !== undefined && typeof opts.tokenizer?.count !== 'function') throw new MemoryError('invalid_input', 'tokenizer must have count(text)')
   if (opts.now !== undefined && typeof opts.now !== 'function') throw new MemoryError('invalid_input', 'now must be a function returning epoch milliseconds')
   if (opts.encryption !== undefined) checkEncryptionOption(opts.encryption)
-  const name = databaseName(appId, userId)
+  let name: string
+  try {
+    name = await currentDatabaseName(opts.indexedDB ?? globalThis.indexedDB, databaseName(appId, userId), appId, userId)
+  } catch (error) {
+    throw mapError(error)
+  }
   const rebuildIndex = modules.find((m) => m.database?.rebuildIndex)?.database?.rebuildIndex
   const db = new EngramDb(name, {
     ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}),
