@@ -36,7 +36,8 @@ async function throwaway(factory: IDBFactory): Promise<void> {
 
 /**
  * Deletes the databases `names` (their connections must be closed or closing) so their
- * rows leave the profile's files, not only the API.
+ * rows leave the profile's files, not only the API. Not for apps: `@engram/sync` erases
+ * the stored documents it re-seals with it.
  */
 export async function eraseDatabases(factory: IDBFactory, names: readonly string[]): Promise<void> {
   if (names.length === 0) return
