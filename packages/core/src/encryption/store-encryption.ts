@@ -436,7 +436,7 @@ export class StoreEncryption {
     const source = this.slot.move?.target ?? this.db.backendDB()
     const deps = this.ctx?.dbDeps ?? {}
     // A failure leaves the run unfinished (the status says so); the next open moves the store again.
-    this.movedTo = (await moveDatabase({
+    const moved = (await moveDatabase({
       factory,
       keyRange: deps.IDBKeyRange ?? globalThis.IDBKeyRange,
       slot: this.slot,
@@ -456,6 +456,9 @@ export class StoreEncryption {
     }).catch((error: unknown) => {
       throw mapError(error)
     })) as EngramDb
+    // Closed while the move finished: the next open finds the new database by itself.
+    if (this.stopped) moved.close()
+    this.movedTo = moved
     this.moving = undefined
     this.emit()
   }
