@@ -116,11 +116,21 @@ function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
   return run
 }
 
-/**
- * Keeps `doc` in IndexedDB (the global `indexedDB`) as updates sealed with the store's data key.
- * `after` (a plain persistence being closed) is awaited before anything is read.
- */
-export function openEncryptedDocPersistence(name: string, doc: Y.Doc, cipher: AtRestCipher, after?: Promise<void>): EncryptedDocPersistence {
+/** Options of {@link openEncryptedDocPersistence}. */
+export interface EncryptedPersistenceOptions {
+  /** Awaited before anything is read (a plain persistence of the document closing). */
+  after?: Promise<void>
+  /** Called when erasing an older copy fails (the next load tries again). */
+  onError?: (error: unknown) => void
+}
+
+/** Keeps `doc` in IndexedDB (the global `indexedDB`) as updates sealed with the store's data key. */
+export function openEncryptedDocPersistence(
+  name: string,
+  doc: Y.Doc,
+  cipher: AtRestCipher,
+  options: EncryptedPersistenceOptions = {},
+): EncryptedDocPersistence {
   const context = `engram-sync/at-rest/v1\u0000${name}`
   const origin = { persistence: name }
   let destroyed = false
@@ -195,7 +205,7 @@ export function openEncryptedDocPersistence(name: string, doc: Y.Doc, cipher: At
   }
 
   async function load(): Promise<void> {
-    await after
+    await options.after
     await withLock(name, async () => {
       const generation = cipher.generation()
       const fresh = sealedDocName(name, generation)

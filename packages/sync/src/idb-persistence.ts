@@ -39,9 +39,14 @@ export const noPersistence: DocPersistence = { whenLoaded: async () => {}, whenP
  * only after earlier readwrite ones finished, so an empty read transaction
  * opened now completes only after every update issued before it is durable.
  */
-export function openDocPersistence(name: string, doc: Y.Doc, cipherOf: () => AtRestCipher | undefined): SealablePersistence {
+export function openDocPersistence(
+  name: string,
+  doc: Y.Doc,
+  cipherOf: () => AtRestCipher | undefined,
+  onError?: (error: unknown) => void,
+): SealablePersistence {
   const cipher = cipherOf()
-  let current: DocPersistence | EncryptedDocPersistence = cipher ? openEncryptedDocPersistence(name, doc, cipher) : openPlainPersistence(name, doc)
+  let current: DocPersistence | EncryptedDocPersistence = cipher ? openEncryptedDocPersistence(name, doc, cipher, { onError }) : openPlainPersistence(name, doc)
   let sealed = cipher !== undefined
   let loaded = current.whenLoaded()
   return {
@@ -55,12 +60,11 @@ export function openDocPersistence(name: string, doc: Y.Doc, cipherOf: () => AtR
       // From plain to sealed: y-indexeddb stops (its database closes), the sealed copy reads it and erases it.
       const plain = current as PlainPersistence
       sealed = true
-      current = openEncryptedDocPersistence(
-        name,
-        doc,
-        now,
-        loaded.then(() => plain.close()).catch(() => plain.close()),
+      const after = loaded.then(
+        () => plain.close(),
+        () => plain.close(),
       )
+      current = openEncryptedDocPersistence(name, doc, now, { after, onError })
       loaded = current.whenLoaded()
       await loaded
     },

@@ -66,7 +66,7 @@ export function createStoredDocs(deps: StoredDocsDeps): StoredDocs {
       const found = await docDatabases(name, generation)
       if (found.length === 1 && found[0]!.db === sealedDocName(name, generation)) continue
       const doc = new Y.Doc()
-      const persistence = openEncryptedDocPersistence(name, doc, cipher)
+      const persistence = openEncryptedDocPersistence(name, doc, cipher, { onError: deps.onError })
       try {
         await persistence.whenLoaded()
       } finally {
@@ -110,7 +110,7 @@ export function createStoredDocs(deps: StoredDocsDeps): StoredDocs {
 
   return {
     open(name, doc) {
-      const persistence = openDocPersistence(name, doc, cipherOf)
+      const persistence = openDocPersistence(name, doc, cipherOf, deps.onError)
       live.set(name, persistence)
       return {
         ...persistence,
