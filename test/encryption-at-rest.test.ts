@@ -1,19 +1,25 @@
 import 'fake-indexeddb/auto'
-import { afterEach, describe, expect, it } from 'vitest'
+import { IDBFactory } from 'fake-indexeddb'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { databaseName, openMemory, type Memory } from '@engram/core'
 import { createLoopbackNetwork, startSync, type Sync } from '@engram/sync'
 import { rawDump, whereFound } from './support/raw-idb.js'
 
 /*
  * At-rest encryption tested as an attacker would: canary strings go in through
- * every API, then every object store and every index of the raw IndexedDB —
- * the store's database and the sync documents y-indexeddb keeps — is read and
- * searched for them. The same run on a plain store finds every canary, so the
- * scan would see them if they were there.
+ * every API, with conversation sync on, then every object store and every index
+ * of every IndexedDB database of the origin — the store's and the documents
+ * sync keeps, the project's and each session's — is read raw and searched for
+ * them. The same run on a plain store finds every canary, so the scan would see
+ * them if they were there. Each test has an origin of its own (a fresh global
+ * IndexedDB), so the scan never sees another test's databases.
  */
 
 let counter = 0
 const cleanups: Array<() => Promise<unknown> | unknown> = []
+beforeEach(() => {
+  globalThis.indexedDB = new IDBFactory()
+})
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
@@ -99,9 +105,10 @@ async function scenario(options: { encrypted: boolean; e2e?: boolean }) {
   const key = await newKey()
   // An embedder, so that queued texts and stored vectors are on disk too.
   const embedder = { dimensions: 4, embed: async (texts: string[]) => texts.map((t) => Float32Array.from([t.length, 1, 2, 3])) }
-  const memory = await openMemory({ appId: 'at-rest', userId: user, embedder, ...(options.encrypted ? { encryption: { key } } : {}) })
+  const memory = await openMemory({ appId: 'at-rest', userId: user, embedder, indexedDB, ...(options.encrypted ? { encryption: { key } } : {}) })
   cleanups.push(() => memory.close())
-  await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: true } })
+  // Conversations sync too: each session is a document of its own, stored like the project's.
+  await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: true, messages: true } })
   const network = createLoopbackNetwork()
   const docPrefix = `at-rest-doc-${user}`
   const sync: Sync = startSync(memory, {
@@ -119,15 +126,22 @@ async function scenario(options: { encrypted: boolean; e2e?: boolean }) {
   await readBack(memory, 'p')
   // Wait until the background embedder has stored the vectors of the messages and passages.
   await expect.poll(async () => (await memory.search('p', canary('passagetext'), { mode: 'vector' })).length, { timeout: 10_000 }).toBeGreaterThan(0)
-  const dump = await rawDump(indexedDB, (name) => name === databaseName('at-rest', user) || name.startsWith(docPrefix))
+  const dump = await rawDump(indexedDB)
   return { canaries, dump, memory, key, user }
 }
+
+/** The parts of a raw dump that are the stored updates of a session's document (`<prefix>:p:<sessionId>`). */
+const sessionDocs = (dump: Record<string, string>, user: string) =>
+  Object.keys(dump).filter((part) => part.includes(`at-rest-doc-${user}:p:`) && part.endsWith('/store:updates'))
 
 describe('at-rest encryption, as an attacker reads the disk', () => {
   it('a plain store shows every canary in its raw IndexedDB (the scan sees what is there)', async () => {
     const { canaries, dump, user } = await scenario({ encrypted: false })
     const missing = canaries.filter((c) => whereFound(dump, c).length === 0)
     expect(missing).toEqual([])
+    // The session documents hold the messages too.
+    expect(sessionDocs(dump, user).length).toBeGreaterThan(0)
+    expect(sessionDocs(dump, user).some((part) => dump[part]!.includes(canary('messagecontent')))).toBe(true)
     expect(dump[`${databaseName('at-rest', user)}/store:vectors`]).toMatch(/(^|\n)vector(\n|$)/)
   })
 
@@ -136,8 +150,9 @@ describe('at-rest encryption, as an attacker reads the disk', () => {
     ['with end-to-end sync encryption', true],
   ])('an encrypted store shows none in any object store or index, nor in the sync documents (%s)', async (_label, e2e) => {
     const { canaries, dump, user } = await scenario({ encrypted: true, e2e })
-    // The store's database (every table, the search index among them) and the sync document were scanned.
+    // The store's database (every table, the search index among them) and the sync documents were scanned.
     expect(Object.keys(dump).some((part) => part.includes(':p/store:updates'))).toBe(true)
+    expect(sessionDocs(dump, user).length).toBeGreaterThan(0)
     for (const table of ['facts', 'factVersions', 'blocks', 'messages', 'textDocs', 'textBlocks', 'journal', 'people'])
       expect(Object.keys(dump).some((part) => part.endsWith(`/store:${table}`))).toBe(true)
     // Stored vectors are sealed: no row of the vectors table keeps a vector field in clear.
@@ -150,11 +165,11 @@ describe('at-rest encryption, as an attacker reads the disk', () => {
   })
 })
 
-/** The key generations of the sealed updates in the sync documents whose names start with `prefix` (0: a plain update). */
+/** The key generations of the sealed updates in the sync documents whose names hold `prefix` (0: a plain update). */
 async function docGenerations(prefix: string): Promise<number[]> {
   const out: number[] = []
   for (const { name } of await indexedDB.databases()) {
-    if (!name?.startsWith(prefix)) continue
+    if (!name?.includes(prefix)) continue
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const r = indexedDB.open(name)
       r.onsuccess = () => resolve(r.result)
@@ -203,9 +218,44 @@ describe('sync documents of an encrypted store', () => {
     cleanups.push(() => again.close())
     await memory.sync.whenSynced('p')
     await again.flush()
-    expect(new Set(await docGenerations(prefix))).toEqual(new Set([1]))
-    const dump = await rawDump(indexedDB, (name) => name === databaseName('at-rest', user) || name.startsWith(prefix))
+    // The plain copies are erased once the sealed ones are written.
+    await expect.poll(async () => [...new Set(await docGenerations(prefix))]).toEqual([1])
+    const dump = await rawDump(indexedDB)
     expect(canaries.filter((c) => whereFound(dump, c).length > 0)).toEqual([])
     expect((await memory.facts.get('p', canary('factkey')))?.value).toEqual({ note: canary('factvalue') })
+  })
+
+  it('enable while sync runs re-writes every stored document sealed, loaded or not, and erases the plain copies', async () => {
+    const { memory, user, canaries } = await scenario({ encrypted: false })
+    const prefix = `at-rest-doc-${user}`
+    // Sync again with no session loaded at start: the session documents stay on disk, plain, unopened.
+    await cleanups[1]!()
+    const network = createLoopbackNetwork()
+    const errors: unknown[] = []
+    const again = startSync(memory, {
+      connect: network.connector('a'),
+      docName: (p) => `${prefix}:${p}`,
+      sessions: { eager: 0 },
+      onError: (e) => errors.push(e),
+    })
+    cleanups.push(() => again.close())
+    await memory.sync.whenSynced('p')
+    expect(await docGenerations(prefix)).toContain(0)
+    await memory.encryption.enable(await newKey())
+    await again.flush()
+    // The open project document switches at once; the sweep re-writes the session documents after it.
+    await expect
+      .poll(async () => {
+        const dump = await rawDump(indexedDB)
+        const plainCopies = (await indexedDB.databases()).map((d) => d.name).filter((n) => n?.startsWith(prefix))
+        return { canaries: canaries.filter((c) => whereFound(dump, c).length > 0), plainCopies }
+      })
+      .toEqual({ canaries: [], plainCopies: [] })
+    expect(new Set(await docGenerations(prefix))).toEqual(new Set([1]))
+    // Everything opens again with the key: a session document loads sealed, the store reads back.
+    const [session] = (await memory.sessions.list('p')).items
+    await again.openSession('p', session!.id)
+    expect(errors).toEqual([])
+    await readBack(memory, 'p')
   })
 })

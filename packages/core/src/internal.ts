@@ -6,5 +6,6 @@
 export { replicationOf } from './replication/replication-seam.js'
 export { atRestCipherOf, verifyAtRestKey, type AtRestCipher } from './encryption/at-rest-seam.js'
 export { mapError } from './store/map-error.js'
+export { eraseDatabases } from './encryption/erase-database.js'
 export type { OutboxRow } from './store/rows.js'
 export { IDENTITY_FIELDS } from './catalog/lists.js'

@@ -1,10 +1,11 @@
 import { DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, type SyncableMemory } from '@engram/core'
 import { atRestCipherOf, replicationOf } from '@engram/core/internal'
-import { noPersistence, openDocPersistence } from './idb-persistence.js'
+import { noPersistence } from './idb-persistence.js'
 import { MIRRORED_KINDS } from './mirror-doc.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'
 import { createSessionMirrors } from './session-mirrors.js'
 import { createStatusRegistry } from './status-registry.js'
+import { createStoredDocs } from './stored-docs.js'
 import type { Connector, Sync, SyncErrorReason, SyncOptions, SyncStatus } from './sync-types.js'
 import { checkEncryptionOption, createValueCipher } from './value-cipher.js'
 import { websocketConnector } from './websocket-connector.js'
@@ -71,6 +72,8 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   const eager = options.sessions?.eager ?? DEFAULT_EAGER_SESSIONS
   if (!Number.isInteger(eager) || eager < 0 || eager > 1000) throw new MemoryError('invalid_input', 'sessions.eager must be an integer from 0 to 1000')
   const replication = replicationOf(memory)
+  // Every stored document (project and session ones alike) is sealed when the store is encrypted at rest.
+  const docs = persist ? createStoredDocs({ memory, docName, onError: (error) => onError(error, undefined) }) : undefined
 
   const mirrors = new Map<string, ProjectMirror>()
   /** Whether each running project mirror was started with its conversations syncing (a change restarts it). */
@@ -88,7 +91,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
         batchSize,
         cipher,
         maxClockLeadMs,
-        persistence: (doc) => (persist ? openDocPersistence(`${docName(projectId)}:${sessionId}`, doc) : noPersistence),
+        persistence: (doc) => (docs ? docs.open(`${docName(projectId)}:${sessionId}`, doc) : noPersistence),
         // A session document's failures show in its project's status; 'synced' and the rest are the project document's.
         setStatus: (status, error, reason) => {
           if (status === 'error') setStatus(projectId, status, error, reason)
@@ -117,7 +120,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
       batchSize,
       cipher,
       maxClockLeadMs,
-      persistence: (doc) => (persist ? openDocPersistence(docName(projectId), doc, atRestCipherOf(memory)) : noPersistence),
+      persistence: (doc) => (docs ? docs.open(docName(projectId), doc) : noPersistence),
       setStatus: (status, error, reason) => setStatus(projectId, status, error, reason),
       setProblems: (problems) => {
         if (mirrors.has(projectId)) statuses.setProblems(projectId, problems)
@@ -193,6 +196,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
         statuses.close('sync closed')
         detach()
         await Promise.all([...stopping])
+        await docs?.close()
       })()
       return closing
     },

@@ -106,7 +106,7 @@ export interface SyncOptions {
   connect?: Connector
   /** Keep each project document in IndexedDB with y-indexeddb (the global `indexedDB`). Default: on when a global `indexedDB` exists. */
   persistence?: boolean
-  /** Name of a project's y-indexeddb database. Default `engram-sync:<appId>:<userId>:<deviceId>:<projectId>`. */
+  /** Name of a project's stored document (its y-indexeddb database; `engram-sealed@<generation>:<name>` holds it sealed when the store is encrypted at rest). Default `engram-sync:<appId>:<userId>:<deviceId>:<projectId>`. */
   docName?: (projectId: string) => string
   /** Outbox entries drained per step. Default 500. */
   batchSize?: number

@@ -120,7 +120,9 @@ describe('startSync over a loopback network', () => {
     await a.sync.flush()
     await a.sync.close()
     if (process.env.ENGRAM_TEST_ENCRYPTION === '1') {
-      const updates = await rawUpdates('persist:a:p')
+      // Sealed with the store's first key generation, in that generation's database; no plain copy.
+      expect((await indexedDB.databases()).map((d) => d.name).filter((n) => n?.endsWith('persist:a:p'))).toEqual(['engram-sealed@1:persist:a:p'])
+      const updates = await rawUpdates('engram-sealed@1:persist:a:p')
       expect(updates.length).toBeGreaterThan(0)
       expect(updates.some((u) => new TextDecoder().decode(u).includes('kept'))).toBe(false)
       await a.memory.close()

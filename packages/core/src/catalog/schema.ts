@@ -123,7 +123,11 @@ export class EngramDb extends Dexie {
   }
 }
 
-/** The name of the IndexedDB database that holds one app's memory for one user. */
+/**
+ * The name of the IndexedDB database a store of one app for one user is created in. `enable`
+ * and `rekey` end by moving the store into `engram@<generation>:<appId>:<userId>` and deleting
+ * this one (docs/encryption.md); the store opens whichever is current.
+ */
 export function databaseName(appId: string, userId: string): string {
   return `engram:${appId}:${userId}`
 }

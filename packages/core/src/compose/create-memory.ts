@@ -4,6 +4,7 @@ import { highestStoredStamp } from '../replication/clock-restore.js'
 import type { AtRestBox } from '../encryption/at-rest-store.js'
 import { registerAtRest } from '../encryption/at-rest-seam.js'
 import type { EncryptionOptions } from '../encryption/key-option.js'
+import { currentDatabaseName } from '../encryption/database-names.js'
 import { createCryptoSlot, cryptoMiddleware, ENCRYPTION_META_KEY } from '../encryption/slot.js'
 import { MemoryError } from '../store/errors.js'
 import { createHybridClock } from '../store/hlc.js'
@@ -82,7 +83,12 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     const keyOption: typeof import('../encryption/key-option.js') = await loadOnUse('encryption', () => import('../encryption/key-option.js'))()
     keyOption.checkEncryptionOption(opts.encryption)
   }
-  const name = databaseName(appId, userId)
+  let name: string
+  try {
+    name = await currentDatabaseName(opts.indexedDB ?? globalThis.indexedDB, databaseName(appId, userId), appId, userId)
+  } catch (error) {
+    throw mapError(error)
+  }
   const rebuildIndex = modules.find((m) => m.database?.rebuildIndex)?.database?.rebuildIndex
   const db = new EngramDb(name, {
     ...(opts.indexedDB ? { indexedDB: opts.indexedDB } : {}),

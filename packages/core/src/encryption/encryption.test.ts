@@ -45,11 +45,21 @@ async function settled(m: Memory): Promise<EncryptionStatus> {
   })
 }
 
+/** The store's database: the one `enable` or `rekey` last moved it into (`engram@<generation>:…`), else the first. */
+async function currentName(s: Store): Promise<string> {
+  const names = (await s.indexedDB.databases()).map((d) => d.name!)
+  const moved = names
+    .filter((n) => n.endsWith(`:enc:${s.userId}`) && n.startsWith('engram@'))
+    .sort((a, b) => Number.parseInt(b.slice(7), 10) - Number.parseInt(a.slice(7), 10))
+  return moved[0] ?? databaseName('enc', s.userId)
+}
+
 /** The key generations of the sealed rows in a raw database (from each row's `_c` header). */
 async function generations(s: Store): Promise<Map<number, number>> {
   const out = new Map<number, number>()
+  const name = await currentName(s)
   const db = await new Promise<IDBDatabase>((resolve, reject) => {
-    const r = s.indexedDB.open(databaseName('enc', s.userId))
+    const r = s.indexedDB.open(name)
     r.onsuccess = () => resolve(r.result)
     r.onerror = () => reject(r.error)
   })

@@ -1,4 +1,4 @@
-import type { DBCore, DBCoreTable, DBCoreTransaction, Dexie, Middleware } from 'dexie'
+import type { DBCore, DBCoreKeyRange, DBCoreTable, DBCoreTransaction, Dexie, Middleware } from 'dexie'
 import type { Analyzer } from '../search/analysis/analyzer.js'
 
 /*
@@ -16,6 +16,21 @@ export interface EncryptedTables {
   hashTerms(terms: string[]): string[]
 }
 
+/**
+ * What the move of a store into a fresh database (database-move.ts, after `enable` and
+ * `rekey`) plugs into the middleware: it sees every transaction and write, and, once it
+ * switched over, opens every transaction on the new database. The store's Dexie instance
+ * keeps its name; the rows live in `target`.
+ */
+export interface MoveHooks {
+  /** The database transactions open on, once the move switched over. */
+  target?: IDBDatabase
+  /** Called with every transaction the store opens (before Dexie uses it). */
+  opened?(trans: IDBTransaction, mode: IDBTransactionMode): void
+  /** Called after every successful write with the table and the keys as stored, or the range it deleted. */
+  written?(table: string, keys: readonly unknown[] | undefined, range: DBCoreKeyRange | undefined, trans: DBCoreTransaction): void
+}
+
 /** Per store: the installed encryption, if any. */
 export interface CryptoSlot {
   impl: EncryptedTables | undefined
@@ -26,6 +41,8 @@ export interface CryptoSlot {
   unlockOther?: (db: Dexie, slot: CryptoSlot) => Promise<void>
   /** Transactions that read and write rows as stored (the migration of `enable` and `rekey`). */
   readonly raw: WeakSet<object>
+  /** Set while a move into a fresh database runs, and after it switched over. */
+  move?: MoveHooks
 }
 
 /** A slot with nothing installed. */
@@ -46,8 +63,17 @@ export function cryptoMiddleware(slot: CryptoSlot): Middleware<DBCore> {
     create(down) {
       return {
         ...down,
+        transaction(stores, mode, options) {
+          const move = slot.move
+          const target = move?.target
+          const trans = target
+            ? (target.transaction(stores, mode, options as IDBTransactionOptions) as unknown as DBCoreTransaction)
+            : down.transaction(stores, mode, options)
+          move?.opened?.(trans as unknown as IDBTransaction, mode)
+          return trans
+        },
         table(name) {
-          const plain = down.table(name)
+          const plain = watched(name, down.table(name), slot)
           let wrapped: DBCoreTable = plain
           let wrappedFor: EncryptedTables | undefined
           const of = (trans: DBCoreTransaction): DBCoreTable => {
@@ -70,6 +96,22 @@ export function cryptoMiddleware(slot: CryptoSlot): Middleware<DBCore> {
           }
         },
       }
+    },
+  }
+}
+
+/** `table` reporting its successful writes, as stored, to a running move. */
+function watched(name: string, table: DBCoreTable, slot: CryptoSlot): DBCoreTable {
+  return {
+    ...table,
+    mutate(req) {
+      const done = table.mutate(req)
+      const written = slot.move?.written
+      if (!written) return done
+      return done.then((res) => {
+        written(name, req.type === 'deleteRange' ? undefined : res.results, req.type === 'deleteRange' ? req.range : undefined, req.trans)
+        return res
+      })
     },
   }
 }

@@ -2,7 +2,7 @@ import { cmp, type IndexableType, type Table } from 'dexie'
 import { MemoryError } from '../store/errors.js'
 import { mapError } from '../store/map-error.js'
 import { reportError } from '../store/report-error.js'
-import type { EngramDb } from '../catalog/schema.js'
+import { EngramDb } from '../catalog/schema.js'
 import { INDEX_REBUILD_KEY } from '../store/rows.js'
 import type { StoreContext } from '../store/store-context.js'
 import { write } from '../store/write.js'
@@ -10,6 +10,9 @@ import type { EncryptionStatus } from './api.js'
 import type { AtRestCipher } from './at-rest-seam.js'
 import { Generation, type GenerationKeys, generationOf, newGenerationKeys, utf8 } from './codec.js'
 import { decodeRow, encodeRow, encryptedTable, isCurrent, type KeyState, PLAIN_TABLES, type TableSpec, tableSpec } from './encrypted-tables.js'
+import { moveDatabase } from './database-move.js'
+import { MOVE_META_KEY, movedDatabaseName } from './database-names.js'
+import { deleteDatabase } from './erase-database.js'
 import { checkKey } from './key-option.js'
 import { type CryptoSlot, ENCRYPTION_META_KEY } from './slot.js'
 
@@ -49,6 +52,8 @@ interface Bundle {
 /** Progress of a run, stored after each batch. */
 interface Progress {
   kind: 'enable' | 'rekey'
+  /** The database the store moves into once every row is re-written (database-move.ts); absent: no move. */
+  to?: string
   /** The table being migrated, or null once all are. */
   table: string | null
   /** The last stored primary key migrated in `table`. */
@@ -103,6 +108,10 @@ export class StoreEncryption {
   private stopped = false
   private readonly specs = new Map<string, TableSpec>()
   private ctx: StoreContext | undefined
+  /** The move into a fresh database that ends a run, while it is still to do (or in progress). */
+  private moving: { kind: 'enable' | 'rekey'; to: string; done: number; total: number } | undefined
+  /** The database a move switched the store to (closed with the store). */
+  private movedTo: EngramDb | undefined
 
   constructor(
     private readonly db: EngramDb,
@@ -118,7 +127,11 @@ export class StoreEncryption {
 
   /** Reads the key bundle and unlocks the store with `key`. @throws MemoryError `crypto` for a wrong key (nothing read or written). */
   async unlock(key: CryptoKey): Promise<boolean> {
-    const [row, progress] = await Promise.all([this.db.meta.get(ENCRYPTION_META_KEY), this.db.meta.get(PROGRESS_META_KEY)])
+    const [row, progress, move] = await Promise.all([
+      this.db.meta.get(ENCRYPTION_META_KEY),
+      this.db.meta.get(PROGRESS_META_KEY),
+      this.db.meta.get(MOVE_META_KEY),
+    ])
     if (row === undefined) return false
     if (!isStoredBundle(row.value)) throw new MemoryError('crypto', 'The key bundle of this store is damaged')
     const bundle = await unwrapBundle(key, row.value)
@@ -130,6 +143,7 @@ export class StoreEncryption {
     this.state = { current, previous, byGen }
     this.appKey = key
     if (bundle.previous !== null) this.progress = progress?.value as unknown as Progress | undefined
+    else if (move !== undefined) this.moving = { ...(move.value as unknown as { kind: 'enable' | 'rekey'; to: string }), done: 0, total: 0 }
     this.install()
     return true
   }
@@ -163,6 +177,9 @@ export class StoreEncryption {
   status(): EncryptionStatus {
     const s = this.state
     if (!s) return { state: 'plain', generation: 0 }
+    const m = this.moving
+    if (s.previous === undefined && m)
+      return { state: m.kind === 'enable' ? 'encrypting' : 'rekeying', generation: s.current.gen, done: Math.min(m.done, m.total), total: m.total }
     if (s.previous === undefined) return { state: 'encrypted', generation: s.current.gen }
     const p = this.progress
     return {
@@ -179,8 +196,8 @@ export class StoreEncryption {
 
   /** Resumes a run a previous session left unfinished (background; failures are reported, the next open tries again). */
   resume(): void {
-    if (this.state?.previous === undefined || this.running) return
-    this.running = this.run().catch((error: unknown) => {
+    if ((this.state?.previous === undefined && !this.moving) || this.running) return
+    this.running = (this.state?.previous === undefined ? this.move() : this.run()).catch((error: unknown) => {
       if (!this.stopped) reportError(error)
     })
   }
@@ -204,10 +221,10 @@ export class StoreEncryption {
   }
 
   private async begin(key: CryptoKey, kind: 'enable' | 'rekey', wait: boolean): Promise<void> {
-    if (this.busy || this.state?.previous !== undefined)
+    if (this.busy || this.state?.previous !== undefined || this.moving)
       throw new MemoryError(
         'conflict',
-        `An ${this.state?.previous === 'plain' ? 'enable' : 'rekey'} run is in progress: wait for it (memory.encryption.subscribe)`,
+        `An ${this.state?.previous === 'plain' || this.moving?.kind === 'enable' ? 'enable' : 'rekey'} run is in progress: wait for it (memory.encryption.subscribe)`,
       )
     this.busy = true
     try {
@@ -219,7 +236,11 @@ export class StoreEncryption {
       const stored = await wrapBundle(key, bundle)
       const order = this.tablesToMigrate()
       const total = await this.countRows(order)
-      const progress: Progress = { kind, table: order[0] ?? null, done: 0, total }
+      // Rows re-written in place leave the superseded ones in the engine's files: the run ends by moving
+      // the store into a fresh database. A new store (nothing to re-write) has nothing superseded.
+      const to = total > 0 && this.canMove() ? movedDatabaseName(this.ctx!.appId, this.ctx!.userId, gen) : undefined
+      const copied = to === undefined ? 0 : await this.countRows(this.db.tables.map((t) => t.name))
+      const progress: Progress = { kind, ...(to === undefined ? {} : { to }), table: order[0] ?? null, done: 0, total: total + copied }
       const current = new Generation(fresh)
       const byGen = new Map(before?.byGen ?? [])
       byGen.set(gen, current)
@@ -364,8 +385,8 @@ export class StoreEncryption {
         const last = rows.length === this.batchSize ? extractPk(rows[rows.length - 1]!) : undefined
         const next: Progress =
           last === undefined
-            ? { kind: p.kind, table: order[order.indexOf(p.table!) + 1] ?? null, done: p.done + rows.length, total: p.total }
-            : { kind: p.kind, table: p.table, after: last, done: p.done + rows.length, total: p.total }
+            ? { ...p, table: order[order.indexOf(p.table!) + 1] ?? null, done: p.done + rows.length }
+            : { ...p, after: last, done: p.done + rows.length }
         if (last === undefined) delete next.after
         await db.meta.put({ key: PROGRESS_META_KEY, value: next as never })
         return next
@@ -375,24 +396,77 @@ export class StoreEncryption {
     }
   }
 
-  /** The run is done: the bundle without a migration source, the progress row gone. */
+  /** Every row is re-written: the bundle without a migration source, the progress row gone (and the move to do noted). */
   private async finish(): Promise<void> {
     const state = this.state!
+    const p = this.progress!
     const bundle: Bundle = { current: state.current.gen, previous: null, keys: this.keys.map((k) => [k.gen, b64(k.data), b64(k.mac)]) }
     const stored = await wrapBundle(this.appKey!, bundle)
     const db = this.db
+    const move = p.to === undefined ? undefined : { kind: p.kind, to: p.to }
     await db.transaction('rw', ['meta'], async () => {
       await db.meta.put({ key: ENCRYPTION_META_KEY, value: stored as never })
       await db.meta.delete(PROGRESS_META_KEY)
+      if (move) await db.meta.put({ key: MOVE_META_KEY, value: move })
     })
     this.state = { ...state, previous: undefined }
     this.progress = undefined
+    if (move) this.moving = { ...move, done: p.done, total: p.total }
     this.emit()
     for (const listener of [...this.rekeyListeners]) listener()
+    if (move) await this.move()
+  }
+
+  /** Whether this store can move into a fresh database: its next open must find it (`indexedDB.databases()`). */
+  private canMove(): boolean {
+    return typeof this.factory()?.databases === 'function'
+  }
+
+  private factory(): IDBFactory | undefined {
+    return this.ctx?.dbDeps?.indexedDB ?? globalThis.indexedDB
+  }
+
+  /** Moves the store into a fresh database and deletes the old one (database-move.ts); then the run is over. */
+  private async move(): Promise<void> {
+    const m = this.moving!
+    const factory = this.factory()!
+    if (m.total === 0) m.total = await this.countRows(this.db.tables.map((t) => t.name))
+    // A copy a move cut short left behind (in this session; the next open deletes those of earlier ones).
+    await deleteDatabase(factory, m.to)
+    const previous = this.movedTo
+    const source = this.slot.move?.target ?? this.db.backendDB()
+    const deps = this.ctx?.dbDeps ?? {}
+    // A failure leaves the run unfinished (the status says so); the next open moves the store again.
+    const moved = (await moveDatabase({
+      factory,
+      keyRange: deps.IDBKeyRange ?? globalThis.IDBKeyRange,
+      slot: this.slot,
+      source,
+      async openTarget() {
+        const db = new EngramDb(m.to, deps)
+        await db.open()
+        return db
+      },
+      closeSource: () => (previous ? previous.close() : source.close()),
+      batchSize: this.batchSize,
+      stopped: () => this.stopped,
+      onProgress: (rows) => {
+        m.done += rows
+        this.emit()
+      },
+    }).catch((error: unknown) => {
+      throw mapError(error)
+    })) as EngramDb
+    // Closed while the move finished: the next open finds the new database by itself.
+    if (this.stopped) moved.close()
+    this.movedTo = moved
+    this.moving = undefined
+    this.emit()
   }
 
   stop(): void {
     this.stopped = true
+    this.movedTo?.close()
   }
 
   /** Seals small values (sync's stored Yjs updates) with the current data key. */

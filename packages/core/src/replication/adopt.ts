@@ -3,6 +3,7 @@ import { checkArtifactBudget } from '../artifacts/artifacts.js'
 import { importDump } from '../dump/dump-import.js'
 import { MEMORY_TABLES } from '../dump/dump-scope.js'
 import { DUMP_FORMAT, DUMP_VERSION, type Dump, validateDump } from '../dump/dump-validate.js'
+import { currentDatabaseName } from '../encryption/database-names.js'
 import { createCryptoSlot, cryptoMiddleware, ENCRYPTION_META_KEY } from '../encryption/slot.js'
 import { invalidInput, MemoryError } from '../store/errors.js'
 import { mapError } from '../store/map-error.js'
@@ -87,8 +88,8 @@ async function adoptBytes(ctx: StoreContext, row: ArtifactRow): Promise<void> {
 /** Every memory table of another user's database, read in one snapshot; the database is closed after. */
 async function readOtherStore(ctx: StoreContext, otherUserId: string): Promise<Record<string, Row[]>> {
   const factory = ctx.dbDeps?.indexedDB ?? globalThis.indexedDB
-  const name = databaseName(ctx.appId, otherUserId)
   try {
+    const name = await currentDatabaseName(factory, databaseName(ctx.appId, otherUserId), ctx.appId, otherUserId)
     if (typeof factory?.databases === 'function' && !(await factory.databases()).some((d) => d.name === name)) {
       throw new MemoryError('not_found', `No database of user ${JSON.stringify(otherUserId)} for app ${JSON.stringify(ctx.appId)} on this device`)
     }
