@@ -1,4 +1,4 @@
-import { MOVED_META_KEY } from './database-names.js'
+import { MOVED_META_KEY } from './move-marks.js'
 import { eraseDatabases } from './erase-database.js'
 
 /*

@@ -1,7 +1,7 @@
 import type { DBCoreKeyRange, Dexie } from 'dexie'
 import { MemoryError } from '../store/errors.js'
 import { reportError } from '../store/report-error.js'
-import { MOVE_META_KEY, MOVED_META_KEY } from './database-names.js'
+import { MOVE_META_KEY, MOVED_META_KEY } from './move-marks.js'
 import { eraseDatabases } from './erase-database.js'
 import type { CryptoSlot } from './slot.js'
 

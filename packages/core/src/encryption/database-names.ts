@@ -1,3 +1,4 @@
+import { MOVE_META_KEY, MOVED_META_KEY } from './move-marks.js'
 /*
  * Where a store's rows live. A store is created in `engram:<appId>:<userId>`;
  * `enable` and `rekey` end by moving it into a fresh database named after the
@@ -10,10 +11,7 @@
  * move cut short, and is deleted when the store opens.
  */
 
-/** The `meta` row of a store whose run finished and whose move is still to do: `{ kind, to }`. */
-export const MOVE_META_KEY = 'encryption.move'
-/** The `meta` row a move writes last, in the transaction that makes the new database complete. */
-export const MOVED_META_KEY = 'encryption.moved'
+export { MOVE_META_KEY, MOVED_META_KEY }
 
 /** The name of the database a store is moved into at key generation `generation`. */
 export function movedDatabaseName(appId: string, userId: string, generation: number): string {
