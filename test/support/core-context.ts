@@ -1,5 +1,6 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { createChangeFeed } from '../../packages/core/src/store/change-feed.js'
+import { DEFAULT_MAX_CLOCK_LEAD_MS } from '../../packages/core/src/store/hlc.js'
 import { createHybridClock } from '../../packages/core/src/store/hlc.js'
 import { prepareProjects } from '../../packages/core/src/projects/projects.js'
 import { createStatusHub } from '../../packages/core/src/store/status.js'
@@ -31,6 +32,7 @@ export async function openTestContext(options: { deviceId?: string } = {}) {
     status,
     sync: createSyncSlot(status, assertOpen),
     clock: createHybridClock(options.deviceId ?? 'devA', clock.now),
+    clockOffset: { ms: 0, boundMs: DEFAULT_MAX_CLOCK_LEAD_MS, corrections: [] },
     feed: createChangeFeed(),
     syncedProjects: new Set(),
     conversationProjects: new Set(),

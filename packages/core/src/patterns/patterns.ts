@@ -129,8 +129,15 @@ export function createPatterns(ctx: StoreContext): PatternsApi {
         }
         const now = ctx.now()
         const row: PatternRow = live
-          ? { ...live, text: pattern.text, confidence: reinforce(live.confidence, c), observations: live.observations + 1, updatedAt: now, hlc: w.hlc() }
-          : { id, projectId, text: pattern.text, confidence: c, observations: 1, createdAt: now, updatedAt: now, hlc: w.hlc() }
+          ? {
+              ...live,
+              text: pattern.text,
+              confidence: reinforce(live.confidence, c),
+              observations: live.observations + 1,
+              updatedAt: now,
+              hlc: w.hlc(stored?.hlc),
+            }
+          : { id, projectId, text: pattern.text, confidence: c, observations: 1, createdAt: now, updatedAt: now, hlc: w.hlc(stored?.hlc) }
         delete row.deletedAt
         await table().put(row)
         w.change('patterns', 'put', id, projectId)
@@ -160,7 +167,7 @@ export function createPatterns(ctx: StoreContext): PatternsApi {
         const stored = await table().get(id)
         if (!stored || stored.deletedAt !== undefined) return false
         const now = ctx.now()
-        await table().put({ ...stored, deletedAt: now, updatedAt: now, hlc: w.hlc() })
+        await table().put({ ...stored, deletedAt: now, updatedAt: now, hlc: w.hlc(stored.hlc) })
         w.change('patterns', 'delete', id, projectId)
         return true
       })

@@ -1,4 +1,5 @@
 import type { ChangeFeed } from './change-feed.js'
+import type { ClockOffset } from './clock-offset.js'
 import type { CryptoSlot } from '../encryption/slot.js'
 import type { HybridClock } from './hlc.js'
 import type { EngramDb } from './schema.js'
@@ -72,7 +73,10 @@ export interface StoreContext {
   readonly userId: string
   readonly now: () => number
   readonly tokenizer: Tokenizer
+  /** Stamps local writes; its time source is `now()` plus {@link StoreContext.clockOffset}. */
   readonly clock: HybridClock
+  /** This device's clock offset from the relay (kept in `meta`); sync updates it through the replication seam. */
+  readonly clockOffset: ClockOffset
   readonly feed: ChangeFeed
   /** Projects whose mirrored kinds go to the sync outbox. Kept current by projects.ts. */
   readonly syncedProjects: Set<string>
