@@ -202,7 +202,12 @@ describe('startSync over a loopback network', () => {
     await settle(network, [a!])
     expect((await a!.memory.facts.get('p', 'good'))?.value).toBe('ok')
     expect(await a!.memory.facts.get('p', 'bad')).toBeUndefined()
-    expect(a!.errors.map((e) => (e as { code?: string }).code)).toEqual(['invalid_input'])
+    // Both reported (nothing is skipped silently): the malformed value and the id of another project.
+    expect(a!.errors.map((e) => (e as { code?: string }).code)).toEqual(['invalid_input', 'invalid_input'])
+    expect(a!.errors.map((e) => (e as Error).message).sort()).toEqual([
+      'Skipped a malformed facts record p/bad from the document of p',
+      'Skipped facts "other/x" of the document of p: its id names no record of this project',
+    ])
     a!.errors.length = 0
   })
 
