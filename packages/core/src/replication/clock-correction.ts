@@ -82,14 +82,18 @@ export async function learnClock(ctx: StoreContext, relayTime: number, options: 
     }
     return { offsetMs: offset.ms, movedMs: 0 }
   }
-  const changed = Math.abs(moved) >= MIN_OFFSET_CHANGE_MS
+  let movedBy = 0
   await write(ctx, stampedTables(), async () => {
+    // Read again inside the transaction: readings taken at once are applied one after the other.
+    const delta = measured - offset.ms
+    const changed = Math.abs(delta) >= MIN_OFFSET_CHANGE_MS || offset.learnedAt === undefined
     offset.learnedAt = ctx.now()
     offset.boundMs = boundMs
-    if (changed) {
+    if (changed && delta !== 0) {
+      movedBy = delta
       const entries = await ctx.db.outbox.orderBy('seq').toArray()
       const last = entries.at(-1)
-      if (last !== undefined) offset.corrections.push({ beforeSeq: last.seq! + 1, deltaMs: moved })
+      if (last !== undefined) offset.corrections.push({ beforeSeq: last.seq! + 1, deltaMs: delta })
       offset.ms = measured
       const skip = new Set<string>()
       for (const entry of entries) {
@@ -103,7 +107,7 @@ export async function learnClock(ctx: StoreContext, relayTime: number, options: 
     await persist(ctx, offset)
   })
   showWarning(ctx)
-  return { offsetMs: offset.ms, movedMs: changed ? moved : 0 }
+  return { offsetMs: offset.ms, movedMs: movedBy }
 }
 
 /**
