@@ -9,6 +9,7 @@ export const engramAliases = [
   { find: /^@engram\/core\/pricing$/, replacement: src('./packages/core/src/pricing-entry.ts') },
   { find: /^@engram\/sync$/, replacement: src('./packages/sync/src/index.ts') },
   { find: /^@engram\/sync\/status$/, replacement: src('./packages/sync/src/status-registry.ts') },
+  { find: /^@engram\/sync\/close-codes$/, replacement: src('./packages/sync/src/close-codes.ts') },
   { find: /^@engram\/worker$/, replacement: src('./packages/worker/src/index.ts') },
   { find: /^@engram\/worker\/host$/, replacement: src('./packages/worker/src/host-entry.ts') },
   { find: /^@engram\/langgraph$/, replacement: src('./packages/langgraph/src/index.ts') },

@@ -10,7 +10,7 @@ import * as Y from 'yjs'
 import * as syncProtocol from 'y-protocols/sync'
 import * as encoding from 'lib0/encoding'
 import * as decoding from 'lib0/decoding'
-import { mintToken } from '../../apps/relay/src/auth.js'
+import { mintToken } from '../../apps/relay/src/auth/tokens.js'
 
 /** Settings sent by the parent as argv[2] (JSON). */
 export interface LoadConfig {

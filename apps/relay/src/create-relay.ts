@@ -4,28 +4,31 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import type { WebSocket } from 'ws'
-import { authenticate, importVerifyKey } from './auth.js'
-import type { TokenChecks, TokenGrant } from './auth.js'
-import { CloseCode } from './close-codes.js'
-import type { CloseReason } from './close-codes.js'
-import { openConnection } from './connection.js'
-import type { Connection } from './connection.js'
-import { localFanout } from './fanout.js'
-import type { Fanout } from './fanout.js'
-import { handleHttp } from './http-routes.js'
-import { createKeyedRateLimiter, defaultLimits } from './limits.js'
-import type { RelayLimits } from './limits.js'
+import { authenticate } from './auth/authenticate.js'
+import { defaultAuthorize } from './auth/authorize.js'
+import type { Authorize } from './auth/authorize.js'
+import { importVerifyKey } from './auth/tokens.js'
+import type { TokenChecks, TokenGrant } from './auth/tokens.js'
+import { CloseCode } from '@engram/sync/close-codes'
+import type { CloseReason } from '@engram/sync/close-codes'
+import { openConnection } from './rooms/connection.js'
+import type { Connection } from './rooms/connection.js'
+import { localFanout } from './cluster/fanout.js'
+import type { Fanout } from './cluster/fanout.js'
+import { handleHttp } from './http/http-routes.js'
+import { createKeyedRateLimiter, defaultLimits } from './limits/limits.js'
+import type { RelayLimits } from './limits/limits.js'
 import { errorMessage, silentLogger } from './log.js'
 import type { Logger } from './log.js'
-import { createMetrics, increment, watchEventLoop } from './metrics.js'
-import type { RelayGauges, RelayMetrics } from './metrics.js'
-import type { RelayStore } from './persistence.js'
-import { createRevocationList } from './revocation-list.js'
-import { openRoom } from './room.js'
-import type { Room } from './room.js'
-import { RoomDamagedError } from './store-errors.js'
-import { createUserQuotas } from './user-quotas.js'
-import { createWriteBatch } from './write-batch.js'
+import { createMetrics, increment, watchEventLoop } from './http/metrics.js'
+import type { RelayGauges, RelayMetrics } from './http/metrics.js'
+import type { RelayStore } from './storage/persistence.js'
+import { createRevocationList } from './auth/revocation-list.js'
+import { openRoom } from './rooms/room.js'
+import type { Room } from './rooms/room.js'
+import { RoomDamagedError } from './storage/store-errors.js'
+import { createUserQuotas } from './limits/user-quotas.js'
+import { createWriteBatch } from './rooms/write-batch.js'
 
 /**
  * Shared no-op error listener. A closure created inside `handleUpgrade` would
@@ -50,6 +53,11 @@ export interface RelayOptions {
   instanceId?: string
   /** Required `aud` / `iss` claims. */
   tokens?: TokenChecks
+  /**
+   * Whether a token's user may join a room (checked before anything is
+   * loaded); default {@link defaultAuthorize}: only their own rooms `<user>/…`.
+   */
+  authorize?: Authorize
   /** When set, `/metrics` requires `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string
   /** Milliseconds between rereads of the store's revocations (the fanout delivers them at once). Default 1000. */
@@ -78,6 +86,7 @@ export interface Relay {
  * Create a relay speaking the y-websocket protocol with token auth, durable
  * storage and limits. It opens no port: attach it to an HTTP server.
  *
+ * @throws TypeError when `authorize` is given and is not a function.
  * @example
  * const relay = createRelay({ secret, store: openSqliteStore('./.data/relay') })
  * const server = http.createServer((req, res) => { if (!relay.handleRequest(req, res)) res.writeHead(404).end() })
@@ -85,6 +94,10 @@ export interface Relay {
  * server.listen(1234, '127.0.0.1')
  */
 export function createRelay(options: RelayOptions): Relay {
+  const authorize = options.authorize ?? defaultAuthorize
+  // Checked here, not at the first connection: JavaScript callers get no type error.
+  if (typeof authorize !== 'function')
+    throw new TypeError(`createRelay: authorize must be a function (grant, room) => boolean | Promise<boolean>, got ${typeof authorize}`)
   const limits: RelayLimits = { ...defaultLimits, ...options.limits }
   const log = options.log ?? silentLogger
   const { store } = options
@@ -293,11 +306,12 @@ export function createRelay(options: RelayOptions): Relay {
       return
     }
     if (!upgradeLimiter.take(req.socket.remoteAddress ?? '')) return upgradeAndRefuse(req, socket, head, 'rateLimited')
-    authenticate(req.url ?? '/', key, options.tokens)
+    authenticate(req.url ?? '/', key, options.tokens, authorize)
       .then(async (result) => {
         if (socket.destroyed) return
         if (!result.ok) {
-          log.info('connection refused', { reason: result.reason, code: result.code })
+          if (result.error !== undefined) log.error('authorize failed', { reason: result.reason, code: result.code, error: result.error })
+          else log.info('connection refused', { reason: result.reason, code: result.code })
           return upgradeAndRefuse(req, socket, head, result.reason)
         }
         await admit(req, socket, head, result, result.room)

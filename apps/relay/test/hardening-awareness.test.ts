@@ -3,7 +3,7 @@ import { scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
 import type { RelayProcess } from './relay-process.js'
 import { awarenessClients, awarenessFrame, openRaw } from './raw-client.js'
 import type { RawSocket } from './raw-client.js'
-import { CloseCode } from '../src/close-codes.js'
+import { CloseCode } from '@engram/sync/close-codes'
 
 /** A relay with the default limits, and one with small awareness budgets. */
 let relay: RelayProcess

@@ -3,7 +3,7 @@ import { openSync, readFileSync, writeSync, closeSync } from 'node:fs'
 import { join } from 'node:path'
 import { connectClient, scrape, startRelay, tempDataDir, tokenFor, waitFor } from './relay-process.js'
 import type { Client, RelayProcess } from './relay-process.js'
-import { CloseCode } from '../src/close-codes.js'
+import { CloseCode } from '@engram/sync/close-codes'
 
 const clients: Client[] = []
 const relays: RelayProcess[] = []

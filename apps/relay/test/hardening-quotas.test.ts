@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { connectClient, scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
 import type { Client, RelayProcess } from './relay-process.js'
-import { CloseCode } from '../src/close-codes.js'
+import { CloseCode } from '@engram/sync/close-codes'
 
 let relay: RelayProcess
 const clients: Client[] = []

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SignJWT } from 'jose'
 import { connectClient, runCli, startRelay, testSecret, tokenFor, waitFor } from './relay-process.js'
 import type { Client, RelayProcess } from './relay-process.js'
-import { mintToken } from '../src/auth.js'
-import { CloseCode } from '../src/close-codes.js'
+import { mintToken } from '../src/auth/tokens.js'
+import { CloseCode } from '@engram/sync/close-codes'
 
 let relay: RelayProcess
 const clients: Client[] = []

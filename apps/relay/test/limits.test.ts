@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 import { connectClient, scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
 import type { Client, RelayProcess } from './relay-process.js'
-import { CloseCode } from '../src/close-codes.js'
+import { CloseCode } from '@engram/sync/close-codes'
 
 let relay: RelayProcess
 const clients: Client[] = []

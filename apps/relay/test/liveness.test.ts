@@ -3,7 +3,7 @@ import { WebSocket } from 'ws'
 import * as Y from 'yjs'
 import { scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
 import type { RelayProcess } from './relay-process.js'
-import { encodeUpdate } from '../src/protocol.js'
+import { encodeUpdate } from '../src/rooms/protocol.js'
 
 // Two relays: a paused reader cannot answer pings either, so each test needs its own ping interval.
 let fastPing: RelayProcess

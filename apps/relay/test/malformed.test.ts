@@ -5,8 +5,8 @@ import * as encoding from 'lib0/encoding'
 import * as awarenessProtocol from 'y-protocols/awareness'
 import { connectClient, scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
 import type { Client, RelayProcess } from './relay-process.js'
-import { CloseCode } from '../src/close-codes.js'
-import { encodeUpdate } from '../src/protocol.js'
+import { CloseCode } from '@engram/sync/close-codes'
+import { encodeUpdate } from '../src/rooms/protocol.js'
 
 const seed = Number(process.env.RELAY_FUZZ_SEED ?? Date.now() % 1_000_000)
 /** mulberry32: small seeded PRNG so a failure replays with RELAY_FUZZ_SEED. */

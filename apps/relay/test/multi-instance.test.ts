@@ -7,10 +7,10 @@ import { startBalancer } from './tcp-balancer.js'
 import type { Balancer } from './tcp-balancer.js'
 import { startPostgres, startRedis } from './services.js'
 import type { Service } from './services.js'
-import { CloseCode } from '../src/close-codes.js'
-import { openPostgresStore } from '../src/persistence-postgres.js'
+import { CloseCode } from '@engram/sync/close-codes'
+import { openPostgresStore } from '../src/storage/persistence-postgres.js'
 import { silentLogger } from '../src/log.js'
-import { mergeUpdates } from '../src/merge-updates.js'
+import { mergeUpdates } from '../src/rooms/merge-updates.js'
 
 let postgres: Service
 let redis: Service

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { WebSocket } from 'ws'
 import * as Y from 'yjs'
 import { WebsocketProvider } from 'y-websocket'
-import { mintToken } from '../src/auth.js'
+import { mintToken } from '../src/auth/tokens.js'
 
 export const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..')
 export const testSecret = 'relay-test-secret-0123456789abcdef'

@@ -3,8 +3,8 @@ import { isDeepStrictEqual } from 'node:util'
 import { WebSocket } from 'ws'
 import { connectClient, scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
 import type { Client, RelayProcess } from './relay-process.js'
-import { mintToken } from '../src/auth.js'
-import { CloseCode } from '../src/close-codes.js'
+import { mintToken } from '../src/auth/tokens.js'
+import { CloseCode } from '@engram/sync/close-codes'
 
 let relay: RelayProcess
 const clients: Client[] = []

@@ -14,6 +14,7 @@ export type {
 } from './sync-types.js'
 export { websocketConnector, DEFAULT_MAX_FRAME_BYTES, type WebsocketConnectorOptions } from './websocket-connector.js'
 export { backoffDelay, type BackoffOptions } from './backoff.js'
+export { CloseCode, ClientCloseCode, closeReasonOf, isPermanentCloseCode, type CloseCodeValue, type CloseReason } from './close-codes.js'
 export {
   LOCAL_ORIGIN,
   createMirrorDoc,

@@ -1,6 +1,7 @@
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
 import * as Y from 'yjs'
+import { ClientCloseCode, CloseCode } from './close-codes.js'
 import { diffParts, splitTransaction, type UpdatePart } from './update-frames.js'
 
 /** y-websocket message types and sync steps (y-protocols). */
@@ -22,7 +23,7 @@ const AUTH_TIME = 3
 
 /** How a session ended. */
 export interface SessionEnd {
-  /** The WebSocket close code; 0 when this side abandoned the socket, 4000 when a frame from the relay did not decode. */
+  /** The WebSocket close code (`CloseCode`), or a `ClientCloseCode` when this side abandoned the socket or a frame from the relay did not decode. */
   code: number
   reason: string
   /** Whether the socket opened at all (a refusal vs. an unreachable relay). */
@@ -193,7 +194,7 @@ export function openRelaySession(options: SessionOptions): RelaySession {
 
   function receiveAuth(decoder: decoding.Decoder): void {
     const kind = decoding.readVarUint(decoder)
-    if (kind === AUTH_DENIED) end(4403, `permission denied: ${decoding.readVarString(decoder)}`)
+    if (kind === AUTH_DENIED) end(CloseCode.roomForbidden, `permission denied: ${decoding.readVarString(decoder)}`)
     else if (kind === AUTH_SCOPE) readOnly = decoding.readVarString(decoder) === 'readonly'
     else if (kind === AUTH_TIME) {
       const relayTime = decoding.readVarUint(decoder)
@@ -256,7 +257,7 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     try {
       receive(data)
     } catch (error) {
-      end(4000, `undecodable frame from the relay: ${error instanceof Error ? error.message : String(error)}`)
+      end(ClientCloseCode.undecodableFrame, `undecodable frame from the relay: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
   ws.onmessage = (event: MessageEvent) => {
@@ -305,7 +306,7 @@ export function openRelaySession(options: SessionOptions): RelaySession {
       if (answered && !ended) sendMarker()
     },
     abandon(reason) {
-      end(0, reason)
+      end(ClientCloseCode.abandoned, reason)
     },
   }
   return session

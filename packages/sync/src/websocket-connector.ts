@@ -1,19 +1,20 @@
 import { MemoryError } from '@engram/core'
 import { backoffDelay, type BackoffOptions } from './backoff.js'
+import { ClientCloseCode, CloseCode, isPermanentCloseCode } from './close-codes.js'
 import { defaultNetwork, isOnline, watchNetwork } from './network.js'
 import { openRelaySession, type RelaySession, type SessionEnd } from './relay-session.js'
 import type { Connection, Connector, ConnectorContext, SyncErrorReason } from './sync-types.js'
 
 /** Relay close codes after which a fresh token may help (missing, invalid, expired). */
-const TOKEN_CODES = new Set([4401, 4402, 4419])
+const TOKEN_CODES: ReadonlySet<number> = new Set([CloseCode.tokenMissing, CloseCode.tokenInvalid, CloseCode.tokenExpired])
 /** The close code of a frame over the relay's limit. */
-const MESSAGE_TOO_BIG = 1009
+const MESSAGE_TOO_BIG = CloseCode.messageTooBig
 /** Refusals that retrying cannot fix, and how the app learns why. */
 const PERMANENT: ReadonlyMap<number, SyncErrorReason> = new Map([
-  [4400, 'refused'],
-  [4403, 'unauthorized'],
-  [4404, 'refused'],
-  [4413, 'document_too_large'],
+  [CloseCode.malformedMessage, 'refused'],
+  [CloseCode.roomForbidden, 'unauthorized'],
+  [CloseCode.roomInvalid, 'refused'],
+  [CloseCode.documentTooLarge, 'document_too_large'],
 ])
 
 /** A socket that heard nothing for this many heartbeats is considered dead. */
@@ -216,7 +217,7 @@ function connectProject({ doc, room, projectId, setStatus, beforeSync, relayTime
     const wasSynced = state.name === 'synced'
     state = { name: 'offline' } // the session is over: nothing to abandon
     const permanent = PERMANENT.get(end.code)
-    if (permanent !== undefined || (end.code >= 4400 && end.code < 4500 && !TOKEN_CODES.has(end.code))) {
+    if (permanent !== undefined || (isPermanentCloseCode(end.code) && !TOKEN_CODES.has(end.code))) {
       go({ name: 'refused' })
       for (const resolve of confirmations.splice(0)) resolve() // nothing more will be confirmed
       const code = permanent === 'unauthorized' ? 'unauthorized' : 'internal'
@@ -236,7 +237,7 @@ function connectProject({ doc, room, projectId, setStatus, beforeSync, relayTime
         )
       }
     }
-    if (!wasSynced && end.opened && end.code !== 0) {
+    if (!wasSynced && end.opened && end.code !== ClientCloseCode.abandoned) {
       refusals++
       if (refusals >= REFUSALS_BEFORE_ERROR && TOKEN_CODES.has(end.code)) {
         report(

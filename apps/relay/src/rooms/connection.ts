@@ -1,12 +1,12 @@
 import type { WebSocket, RawData } from 'ws'
-import { CloseCode, closeReasonOf } from './close-codes.js'
-import type { CloseReason } from './close-codes.js'
-import { createRateLimiter } from './limits.js'
-import type { RelayLimits } from './limits.js'
-import { increment } from './metrics.js'
-import type { RelayMetrics } from './metrics.js'
+import { CloseCode, closeReasonOf } from '@engram/sync/close-codes'
+import type { CloseReason } from '@engram/sync/close-codes'
+import { createRateLimiter } from '../limits/limits.js'
+import type { RelayLimits } from '../limits/limits.js'
+import { increment } from '../http/metrics.js'
+import type { RelayMetrics } from '../http/metrics.js'
 import type { Peer, Room } from './room.js'
-import type { TokenGrant } from './auth.js'
+import type { TokenGrant } from '../auth/tokens.js'
 
 /** An accepted, authenticated WebSocket in one room. */
 export interface Connection extends Peer {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { SignJWT } from 'jose'
-import { authenticate, importVerifyKey, mayJoin, mintToken, roomFromPath, secretKey, verifyToken } from './auth.js'
-import { CloseCode } from './close-codes.js'
+import { CloseCode } from '@engram/sync/close-codes'
+import { authenticate, roomFromPath } from './authenticate.js'
+import { mayJoin } from './authorize.js'
+import { importVerifyKey, mintToken, secretKey, verifyToken } from './tokens.js'
 
 const secret = 'unit-test-secret-0123456789abcdef'
 const key = secretKey(secret)

@@ -1,6 +1,6 @@
 import pg from 'pg'
-import type { Logger } from './log.js'
-import { errorMessage } from './log.js'
+import type { Logger } from '../log.js'
+import { errorMessage } from '../log.js'
 import type { RelayStore, StoredUpdate } from './persistence.js'
 
 /** Options of {@link openPostgresStore}. */

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util'
-import { defaultLimits } from './limits.js'
-import type { RelayLimits } from './limits.js'
-import type { LogLevel } from './log.js'
-import type { SqliteSync } from './persistence-sqlite.js'
+import { defaultLimits } from '../limits/limits.js'
+import type { RelayLimits } from '../limits/limits.js'
+import type { LogLevel } from '../log.js'
+import type { SqliteSync } from '../storage/persistence-sqlite.js'
 
 /** Used when no secret is configured; the relay logs a warning and refuses it in production. */
 export const developmentSecret = 'engram-relay-development-secret-change-me'
@@ -40,6 +40,9 @@ export type CliCommand =
   | { kind: 'token'; user: string; ttlSeconds: number; secret: string; devSecret: boolean; scope?: 'read' | 'write'; audience?: string; issuer?: string }
   | ({ kind: 'revoke'; user: string } & StorageConfig)
   | { kind: 'help' }
+
+/** The `serve` command: everything the relay is started with. */
+export type ServeCommand = Extract<CliCommand, { kind: 'serve' }>
 
 /** Flag name → limit key; each is also read from `ENGRAM_RELAY_<FLAG_IN_SNAKE_CASE>`. */
 const limitFlags: Record<string, keyof RelayLimits> = {

@@ -1,6 +1,6 @@
-import type { RelayStore, StoredUpdate } from './persistence.js'
-import { observe } from './metrics.js'
-import type { RelayMetrics } from './metrics.js'
+import type { RelayStore, StoredUpdate } from '../storage/persistence.js'
+import { observe } from '../http/metrics.js'
+import type { RelayMetrics } from '../http/metrics.js'
 
 /**
  * Group commit: updates received in one event-loop turn are stored in one

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis'
 import type { Fanout, FanoutMessage } from './fanout.js'
-import type { Logger } from './log.js'
-import { errorMessage } from './log.js'
+import type { Logger } from '../log.js'
+import { errorMessage } from '../log.js'
 
 /** Options of {@link openRedisFanout}. */
 export interface RedisFanoutOptions {

@@ -1,6 +1,5 @@
 import { webcrypto } from 'node:crypto'
 import { SignJWT, jwtVerify, errors } from 'jose'
-import { CloseCode } from './close-codes.js'
 
 /** What a valid token grants. */
 export interface TokenGrant {
@@ -12,12 +11,6 @@ export interface TokenGrant {
   /** `scope: "read"`: the relay drops this connection's document updates. */
   readOnly: boolean
 }
-
-/** The outcome of checking a connection's token and room. */
-export type AuthResult = ({ ok: true; room: string } & TokenGrant) | { ok: false; code: (typeof CloseCode)[RefusalReason]; reason: RefusalReason }
-
-/** Why a connection was refused before any document was loaded. */
-export type RefusalReason = 'tokenMissing' | 'tokenInvalid' | 'tokenExpired' | 'roomForbidden' | 'roomInvalid'
 
 /** Claims the relay checks beyond the signature, `sub` and `exp`. */
 export interface TokenChecks {
@@ -33,7 +26,6 @@ export interface MintOptions extends TokenChecks {
   scope?: 'read' | 'write'
 }
 
-const maxRoomLength = 512
 const encoder = new TextEncoder()
 
 /** The raw HMAC key bytes of a shared secret. */
@@ -105,39 +97,4 @@ export async function verifyToken(
     if (err instanceof errors.JWTExpired) return { ok: false, reason: 'tokenExpired' }
     return { ok: false, reason: 'tokenInvalid' }
   }
-}
-
-/**
- * The room named by a request path (`/u1/project` → `u1/project`), or null when
- * it cannot be decoded, is empty, too long or holds control characters.
- */
-export function roomFromPath(pathname: string): string | null {
-  let room: string
-  try {
-    room = decodeURIComponent(pathname.replace(/^\/+/, ''))
-  } catch {
-    return null
-  }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a room name must not hold
-  if (room === '' || room.length > maxRoomLength || /[\u0000-\u001f\u007f]/.test(room)) return null
-  return room
-}
-
-/** Whether `user` may join `room`: only rooms named `<user>/<something>`. */
-export function mayJoin(user: string, room: string): boolean {
-  return room.length > user.length + 1 && room.startsWith(user + '/')
-}
-
-/**
- * Authenticate an upgrade request URL (`/u1/p1?token=…`): token first, then room.
- * Never logs or returns the token.
- */
-export async function authenticate(url: string, key: VerifyKey | Promise<VerifyKey>, checks: TokenChecks = {}): Promise<AuthResult> {
-  const parsed = new URL(url, 'http://relay.invalid')
-  const verified = await verifyToken(parsed.searchParams.get('token'), await key, checks)
-  if (!verified.ok) return { ok: false, code: CloseCode[verified.reason], reason: verified.reason }
-  const room = roomFromPath(parsed.pathname)
-  if (room === null) return { ok: false, code: CloseCode.roomInvalid, reason: 'roomInvalid' }
-  if (!mayJoin(verified.user, room)) return { ok: false, code: CloseCode.roomForbidden, reason: 'roomForbidden' }
-  return { ...verified, room }
 }

@@ -1,4 +1,4 @@
-import type { RelayStore } from './persistence.js'
+import type { RelayStore } from '../storage/persistence.js'
 
 /** Why a user's write or new room is refused. */
 export type QuotaReason = 'roomQuotaExceeded' | 'byteQuotaExceeded'

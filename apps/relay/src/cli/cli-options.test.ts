@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import { developmentSecret, parseCli } from './cli-options.js'
-import { defaultLimits } from './limits.js'
+import { defaultLimits } from '../limits/limits.js'
 
 it('defaults to 127.0.0.1:1234, ./.data/relay and the flagged development secret', () => {
   expect(parseCli([], {})).toEqual({

@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import type { FanoutStats } from './redis-fanout.js'
+import type { FanoutStats } from '../cluster/redis-fanout.js'
 
 /** Counters and gauges the relay exports at `/metrics`. */
 export interface RelayMetrics {

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path'
 import type { StorageConfig } from './cli-options.js'
-import type { Fanout } from './fanout.js'
-import type { Logger } from './log.js'
-import type { FanoutStats } from './redis-fanout.js'
-import { openRedisFanout } from './redis-fanout.js'
-import type { RelayStore } from './persistence.js'
-import { openPostgresStore } from './persistence-postgres.js'
-import { openSqliteStore } from './persistence-sqlite.js'
+import type { Fanout } from '../cluster/fanout.js'
+import type { Logger } from '../log.js'
+import type { FanoutStats } from '../cluster/redis-fanout.js'
+import { openRedisFanout } from '../cluster/redis-fanout.js'
+import type { RelayStore } from '../storage/persistence.js'
+import { openPostgresStore } from '../storage/persistence-postgres.js'
+import { openSqliteStore } from '../storage/persistence-sqlite.js'
 
 /** The store and the fanout a configuration names. */
 export interface Backend {

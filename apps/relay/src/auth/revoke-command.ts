@@ -1,5 +1,5 @@
-import type { Fanout } from './fanout.js'
-import type { RelayStore } from './persistence.js'
+import type { Fanout } from '../cluster/fanout.js'
+import type { RelayStore } from '../storage/persistence.js'
 
 /**
  * `engram-relay revoke --user u1`: refuse every token of `user` issued until

@@ -1,7 +1,7 @@
-import type { Fanout } from './fanout.js'
-import type { Logger } from './log.js'
-import { errorMessage } from './log.js'
-import type { RelayStore } from './persistence.js'
+import type { Fanout } from '../cluster/fanout.js'
+import type { Logger } from '../log.js'
+import { errorMessage } from '../log.js'
+import type { RelayStore } from '../storage/persistence.js'
 
 /** Users whose tokens issued before some time are refused. */
 export interface RevocationList {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import * as awarenessProtocol from 'y-protocols/awareness'
-import { createAwarenessLedger, encodeAwarenessFrames, readAwarenessEntries } from './awareness-budget.js'
+import { encodeAwarenessFrames, readAwarenessEntries } from './awareness-frames.js'
 
 const awarenessWith = (clients: number, bytes: number): awarenessProtocol.Awareness => {
   const source = new awarenessProtocol.Awareness(new Y.Doc())
@@ -22,18 +22,6 @@ describe('awareness budget', () => {
     const a = new awarenessProtocol.Awareness(new Y.Doc())
     a.setLocalState({ name: 'ann' })
     expect(readAwarenessEntries(awarenessProtocol.encodeAwarenessUpdate(a, [a.clientID]))).toEqual([{ client: a.clientID, bytes: '{"name":"ann"}'.length }])
-  })
-
-  it('refuses a connection past its bytes and a room past its bytes', () => {
-    const ledger = createAwarenessLedger(100, 150)
-    expect(ledger.admit(new Set(), [{ client: 1, bytes: 90 }])).toBe(true)
-    expect(ledger.admit(new Set([1]), [{ client: 2, bytes: 20 }])).toBe(false)
-    expect(ledger.admit(new Set([1]), [{ client: 1, bytes: 99 }])).toBe(true)
-    expect(ledger.admit(new Set(), [{ client: 3, bytes: 60 }])).toBe(false)
-    expect(ledger.admit(new Set(), [{ client: 3, bytes: 51 }])).toBe(true)
-    expect(ledger.bytes).toBe(150)
-    ledger.forget([1])
-    expect(ledger.bytes).toBe(51)
   })
 
   it('splits states into frames under the limit and leaves out a state no frame can hold', () => {

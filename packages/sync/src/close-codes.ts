@@ -1,10 +1,14 @@
 /**
- * WebSocket close codes the relay sends, and why.
+ * WebSocket close codes the relay sends, and why: one table that the relay
+ * (`@engram/relay`) closes with and this package's connector reads.
  *
  * The stock y-websocket client treats 4400-4499 as permanent (it stops
  * reconnecting and emits `closed`), and every other code as transient. So a
  * refusal that reconnecting cannot fix (bad token, foreign room, malformed
  * input) uses 44xx, and "try again later" conditions use 45xx or 1001.
+ *
+ * A leaf module (no imports): the relay loads it as `@engram/sync/close-codes`
+ * without loading Yjs or the rest of the sync client.
  */
 export const CloseCode = {
   /** The relay is shutting down (SIGTERM); reconnect to another instance or later. */
@@ -19,7 +23,7 @@ export const CloseCode = {
   tokenMissing: 4401,
   /** The token is not a valid HS256 JWT for this relay (bad signature, bad claims, wrong alg). */
   tokenInvalid: 4402,
-  /** The room is not named `<sub>/…` for the token's user. */
+  /** The relay's `authorize` refused the token's user this room (by default: a room not named `<sub>/…`). */
   roomForbidden: 4403,
   /** The room name is empty, too long or not decodable. */
   roomInvalid: 4404,
@@ -62,3 +66,26 @@ export function closeReasonOf(code: number): CloseReason | 'other' {
   }
   return 'other'
 }
+
+/**
+ * Whether a code is a refusal that reconnecting cannot fix (4400-4499), as the
+ * stock y-websocket client reads it.
+ *
+ * @example
+ * isPermanentCloseCode(CloseCode.roomForbidden) // true
+ * isPermanentCloseCode(CloseCode.rateLimited) // false: retry later
+ */
+export function isPermanentCloseCode(code: number): boolean {
+  return code >= 4400 && code < 4500
+}
+
+/**
+ * Codes the sync client gives to session ends it decides itself; the relay
+ * never sends them.
+ */
+export const ClientCloseCode = {
+  /** This side abandoned the socket (offline, stopped, or replaced it). */
+  abandoned: 0,
+  /** A frame from the relay did not decode. */
+  undecodableFrame: 4000,
+} as const
