@@ -234,7 +234,9 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     if (ended) return
     ended = true
     doc.off('update', onUpdate)
-    ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null
+    ws.onopen = ws.onmessage = ws.onclose = null
+    // Closing a socket still connecting makes `ws` emit an error: heard and dropped, the end is reported already.
+    ws.onerror = () => {}
     try {
       if (ws.readyState === 0 || ws.readyState === 1) ws.close()
     } catch {

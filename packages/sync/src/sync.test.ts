@@ -211,6 +211,28 @@ describe('startSync over a loopback network', () => {
     a!.errors.length = 0
   })
 
+  it('a fact key or session id with a lone surrogate is refused at the call (invalid_input naming it); sync carries on', async () => {
+    const {
+      network,
+      list: [a, b],
+    } = await replicas(2)
+    for (const r of [a!, b!]) await r.memory.projects.setSync('p', { messages: true })
+    await settle(network, [a!, b!])
+    await expect(a!.memory.facts.set('p', 'bad\uD800key', 1)).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/^key holds a lone surrogate/),
+    })
+    await expect(a!.memory.sessions.create('p', { id: 'bad\uDC00id' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/^id holds/),
+    })
+    await a!.memory.facts.set('p', 'good', 1)
+    await settle(network, [a!, b!])
+    expect((await b!.memory.facts.get('p', 'good'))?.value).toBe(1)
+    expect([a!.sync.status('p'), b!.sync.status('p')]).toEqual(['synced', 'synced'])
+    expect([...a!.errors, ...b!.errors]).toEqual([])
+  })
+
   it('rejects bad options before starting', async () => {
     const [a] = (await replicas(1)).list
     expect(() => startSync(a!.memory, { url: 'not a url', token: async () => 't' })).toThrow(/url/)
