@@ -190,9 +190,30 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       if (stopped || refused) return
       if (records.some(isPurge)) await persistence!.compact()
       problems.held(records)
+      takeWhereDocumentWins(records)
       // Acked once y-indexeddb holds them (published, or superseded by a newer stamp in the document).
       scheduleAck(entries.map((e) => e.seq))
       if (waiting.length < deps.batchSize) return
+    }
+  }
+
+  /**
+   * A local edit that the document holds a newer record for (one from a clock at the top of the
+   * range, or one that arrived while the edit was made) loses there: this device takes the
+   * document's record too, as every other device does.
+   */
+  function takeWhereDocumentWins(records: readonly MirroredRecord[]): void {
+    let queued = false
+    for (const r of records) {
+      if (compareHlc(mirror.heldStamp(r.kind, r.id), r.hlc) <= 0) continue
+      let set = incoming.get(r.kind)
+      if (!set) incoming.set(r.kind, (set = new Set()))
+      set.add(r.id)
+      queued = true
+    }
+    if (queued && !applyQueued) {
+      applyQueued = true
+      void enqueue(applyIncoming)
     }
   }
 
@@ -330,6 +351,12 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     reconciled = true
   }
 
+  /** Takes a reading of the relay's time; records listed as ahead of this device's clock are looked at again. */
+  async function learnClock(relayTime: number): Promise<void> {
+    await deps.learnClock(relayTime)
+    problems.refresh()
+  }
+
   /**
    * The link read the relay's time (undefined: the relay does not send it) and waits for this
    * before the relay gets this side's state: the clock learns it, then what waited goes into the document.
@@ -337,7 +364,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   async function beforeSync(relayTime: number | undefined): Promise<void> {
     if (stopped || refused) return
     const epoch = linkEpoch
-    if (relayTime !== undefined) await deps.learnClock(relayTime)
+    if (relayTime !== undefined) await learnClock(relayTime)
     if (epoch !== linkEpoch || stopped || refused) return
     linkReady = true
     if (!gateOpen) return // the key check decides after the first sync; reconcile publishes then
@@ -416,7 +443,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       room,
       projectId,
       beforeSync: (relayTime) => beforeSync(relayTime).catch(fail),
-      relayTime: (relayTime) => void deps.learnClock(relayTime).catch(fail),
+      relayTime: (relayTime) => void learnClock(relayTime).catch(fail),
       setStatus: (status, error, reason) => {
         if (stopped || refused) return
         linkStatus = status

@@ -3,6 +3,7 @@ import * as Y from 'yjs'
 import { YKeyValue } from 'y-utility/y-keyvalue'
 import { compareHlc, readHlc, replicationOf } from '@engram/core'
 import { createLoopbackNetwork, type LoopbackNetwork } from '@engram/sync'
+import { testClock } from '../../../test/support/memory.js'
 import { closeAll, openReplica, settle, type Replica } from '../test/replicas.js'
 
 const T = Date.UTC(2026, 0, 1)
@@ -16,12 +17,12 @@ afterEach(async () => {
 })
 
 /** Devices on one loopback network (no relay clock), each with its clock off by the given skew. */
-async function devices(skews: Record<string, number>) {
+async function devices<K extends string>(skews: Record<K, number>): Promise<{ network: LoopbackNetwork } & Record<K, Replica>> {
   const network = createLoopbackNetwork()
-  const out: Record<string, Replica> = {}
-  for (const [name, skew] of Object.entries(skews)) {
+  const out = {} as Record<K, Replica>
+  for (const [name, skew] of Object.entries(skews) as Array<[K, number]>) {
     out[name] = await openReplica(name, network, { start: T + skew })
-    open.push(out[name]!)
+    open.push(out[name])
   }
   return { network, ...out }
 }
@@ -122,7 +123,7 @@ describe('clocks between devices: convergence never depends on the receiver', ()
     await fast!.memory.messages.append(s.id, { role: 'assistant', content: 'from fast' })
     await settle(network, [a!, fast!])
     expect((await a!.memory.messages.tail(s.id, 10)).map((m) => m.content)).toEqual(['from a', 'from fast'])
-    expect(problemsOf(a!).map(([type, id]) => [type, id.length > 0])).toEqual([['clock_ahead', true]])
+    expect(a!.sync.details('p').problems.map((p) => p.type)).toEqual(['clock_ahead'])
     expect(a!.sync.details('p').problems[0]!.kind).toBe('messages')
   })
 
@@ -165,5 +166,61 @@ describe('clocks between devices: convergence never depends on the receiver', ()
     await settle(network, [a!, late])
     expect(await factValue(late, 'k')).toBe('honest')
     expect(problemsOf(a!)).toEqual([])
+  })
+})
+
+/** With the relay's clock (the loopback plays it), each device learns its offset: the edit made later in real time wins. */
+describe("clocks between devices that learn the relay's time", () => {
+  /** Devices whose wall clocks are real time plus their skew, on a loopback relay that tells real time. */
+  async function clocked<K extends string>(skews: Record<K, number>) {
+    const real = testClock(T)
+    const skew = { ...skews } as Record<string, number>
+    const network = createLoopbackNetwork({ relayTime: () => real.now() })
+    const out = {} as Record<K, Replica>
+    for (const name of Object.keys(skews) as K[]) {
+      const clock = { now: () => real.now() + skew[name]!, advance: (ms: number) => real.advance(ms), set: (t: number) => real.set(t - skew[name]!) }
+      out[name] = await openReplica(name, network, { clock })
+      open.push(out[name])
+    }
+    return { real, network, skew, ...out }
+  }
+
+  it('a device 10 minutes fast stamps with real time once it has read the relay, and warns; the later edit wins', async () => {
+    const { real, network, fast, right } = await clocked({ fast: 10 * MIN, right: 0 })
+    await settle(network, [fast, right])
+    expect((await fast.memory.status.get()).warnings).toEqual([expect.objectContaining({ type: 'clock', offsetMs: -10 * MIN })])
+    await fast.memory.facts.set('p', 'k', 'from fast')
+    expect(readHlc(await stampOf(fast, 'k'))!.physical).toBe(T)
+    real.advance(1)
+    await right.memory.facts.set('p', 'k', 'from right, 1 ms later')
+    await settle(network, [fast, right])
+    expect([await factValue(fast, 'k'), await factValue(right, 'k')]).toEqual(['from right, 1 ms later', 'from right, 1 ms later'])
+    expect([...fast.sync.details('p').problems, ...right.sync.details('p').problems]).toEqual([])
+  })
+
+  it('edits made offline after the clock jumped ahead go out at their real time when the device reconnects, in their order', async () => {
+    const { real, network, skew, a, b } = await clocked({ a: 0, b: 0 })
+    await settle(network, [a, b])
+    network.disconnect('a')
+    skew.a = 6 * HOUR // the clock jumps while the device is offline
+    await a.memory.facts.set('p', 'k', 'from a, offline')
+    real.advance(1)
+    await a.memory.blocks.set('p', 'persona', 'from a, offline')
+    real.advance(1)
+    await b.memory.facts.set('p', 'k', 'from b, later')
+    expect(readHlc(await stampOf(a, 'k'))!.physical).toBe(T + 6 * HOUR) // stamped with the wrong clock, waiting in the outbox
+    network.reconnect('a')
+    await settle(network, [a, b])
+    // Stamped again when a read the relay's time: a's edit was earlier in real time, b's wins.
+    expect([await factValue(a, 'k'), await factValue(b, 'k')]).toEqual(['from b, later', 'from b, later'])
+    expect((await b.memory.blocks.get('p', 'persona'))?.value).toBe('from a, offline')
+    const persona = (await replicationOf(b.memory).snapshot('p')).records.find((r) => r.kind === 'blocks')!
+    expect(readHlc(persona.hlc)!.physical).toBe(T + 1)
+    expect((await a.memory.status.get()).warnings.map((w) => w.type)).toEqual(['clock'])
+    // and a's next edit is at real time again (its clock left the wrong stamps behind)
+    real.advance(1)
+    await a.memory.facts.set('p', 'j', 1)
+    expect(readHlc(await stampOf(a, 'j'))!.physical).toBe(T + 3)
+    expect([...a.sync.details('p').problems, ...b.sync.details('p').problems]).toEqual([])
   })
 })

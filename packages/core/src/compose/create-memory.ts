@@ -127,11 +127,16 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     status,
     sync,
     tokenizer: opts.tokenizer ?? estimateTokenizer,
-    // Restored past the highest stamp stored (within the clock-lead bound), so an edit after a restart beats what this device wrote before.
+    // Restored past the highest stamp stored within the clock-lead bound. Until the relay's time was ever learned this
+    // device cannot tell its wall clock set back from stamps issued too far ahead: its own conversations' stamps count up to a day.
     clock: createHybridClock(
       deviceId,
       clockNow,
-      await highestStoredStamp(db, clockNow(), { maxLeadMs: clockOffset.boundMs, ownLeadMs: RESTORE_MAX_LEAD_MS, deviceId }),
+      await highestStoredStamp(db, clockNow(), {
+        maxLeadMs: clockOffset.boundMs,
+        ownLeadMs: clockOffset.learnedAt === undefined ? RESTORE_MAX_LEAD_MS : clockOffset.boundMs,
+        deviceId,
+      }),
     ),
     clockOffset,
     feed: createChangeFeed(),
