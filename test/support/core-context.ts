@@ -1,6 +1,7 @@
 import { MIRRORED_SETS } from '../../packages/core/src/catalog/lists.js'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { createChangeFeed } from '../../packages/core/src/store/change-feed.js'
+import { DEFAULT_MAX_CLOCK_LEAD_MS } from '../../packages/core/src/store/hlc.js'
 import { createHybridClock } from '../../packages/core/src/store/hlc.js'
 import { prepareProjects } from '../../packages/core/src/projects/projects.js'
 import { createStatusHub } from '../../packages/core/src/store/status.js'
@@ -32,6 +33,7 @@ export async function openTestContext(options: { deviceId?: string } = {}) {
     status,
     sync: createSyncSlot(status, assertOpen),
     clock: createHybridClock(options.deviceId ?? 'devA', clock.now),
+    clockOffset: { ms: 0, boundMs: DEFAULT_MAX_CLOCK_LEAD_MS, corrections: [] },
     feed: createChangeFeed(),
     mirrored: MIRRORED_SETS,
     syncedProjects: new Set(),

@@ -8,6 +8,7 @@ const healthy: MemoryStatus = {
   extractor: { state: 'ok' },
   sync: { state: 'ok', projects: { p: 'synced' } },
   problems: [],
+  warnings: [],
 }
 
 describe('backgroundProblems', () => {

@@ -16,6 +16,7 @@ export const statusText: Record<SyncStatus, string> = {
   connecting: 'connecting…',
   synced: 'synced',
   offline: 'offline',
+  read_only: 'read-only: edits stay here',
   error: 'sync error',
 }
 

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isDeepStrictEqual } from 'node:util'
 import { WebSocket } from 'ws'
-import { connectClient, scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
+import * as decoding from 'lib0/decoding'
+import { vi } from 'vitest'
+import { connectClient, scrape, startRelay, testSecret, tokenFor, waitFor } from './relay-process.js'
+import { openRaw } from './raw-client.js'
 import type { Client, RelayProcess } from './relay-process.js'
 import { mintToken } from '../src/auth/tokens.js'
 import { CloseCode } from '@engram/sync/close-codes'
@@ -41,6 +44,43 @@ describe('relay sync with stock y-websocket clients', () => {
     await waitFor(() => late.doc.getArray('log').length === 2, 5000, 'late joiner')
     expect(late.doc.getMap('facts').toJSON()).toEqual({ color: 'blue', size: 'large' })
     expect(late.doc.getArray('log').toJSON()).toEqual(a.doc.getArray('log').toJSON())
+  })
+
+  it('tells a client its scope and the relay clock before sync step 1 (and with each heartbeat); stock clients ignore both', async () => {
+    const errors = vi.spyOn(console, 'error')
+    const readKinds = (frames: Uint8Array[]) =>
+      frames.map((frame) => {
+        const d = decoding.createDecoder(frame)
+        const type = decoding.readVarUint(d)
+        if (type !== 2) return type === 0 ? `sync ${decoding.readVarUint(d)}` : `type ${type}`
+        const kind = decoding.readVarUint(d)
+        return kind === 2
+          ? `scope ${decoding.readVarString(d)}`
+          : kind === 3
+            ? `time ${Math.abs(decoding.readVarUint(d) - Date.now()) < 60_000}`
+            : `auth ${kind}`
+      })
+    const raw = await openRaw(relay, `carol/p?token=${await tokenFor('carol')}`)
+    await waitFor(() => raw.frames.length >= 3, 5000, 'join frames')
+    expect(readKinds(raw.frames).slice(0, 3)).toEqual(['scope read-write', 'time true', 'sync 0'])
+    raw.frames.length = 0
+    raw.ws.send(new Uint8Array([3])) // query awareness: the heartbeat
+    await waitFor(() => readKinds(raw.frames).includes('time true'), 5000, 'time with the heartbeat')
+    raw.ws.close()
+    const viewer = await openRaw(relay, `carol/p?token=${await mintToken(testSecret, 'carol', 600, { scope: 'read' })}`)
+    await waitFor(() => viewer.frames.length >= 1, 5000, 'viewer frames')
+    expect(readKinds(viewer.frames)[0]).toBe('scope readonly')
+    viewer.ws.close()
+    // A stock client syncs as before and reports nothing it could not read.
+    const a = connect('carol/p', await tokenFor('carol'))
+    const b = connect('carol/p', await tokenFor('carol'))
+    await Promise.all([a.synced, b.synced])
+    a.doc.getMap('m').set('k', 'v')
+    await waitFor(() => b.doc.getMap('m').get('k') === 'v', 5000, 'stock sync')
+    a.provider.awareness.setLocalStateField('user', { name: 'A' })
+    await waitFor(() => b.provider.awareness.getStates().has(a.doc.clientID), 5000, 'awareness')
+    expect(errors.mock.calls.map((c) => String(c[0]))).not.toContain('Unable to compute message')
+    errors.mockRestore()
   })
 
   it('relays awareness between clients in a room', async () => {

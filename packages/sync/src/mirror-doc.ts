@@ -43,21 +43,21 @@ export interface ReadResult {
   records: MirroredRecord[]
   unreadable: UnreadableEntry[]
   malformed: MalformedEntry[]
+  /** Entries whose id names no record of this project (it does not decode): never applied. */
+  invalid: Array<{ kind: MirroredKind; id: string }>
 }
 
 /** What {@link MirrorDoc.publish} did. */
 export interface PublishResult {
-  /** Records written into the document. */
+  /** Records written into the document (the others it held already, at the same or a newer stamp). */
   written: number
-  /**
-   * Records neither written nor superseded: the document holds the entry at a
-   * stamp this device does not accept (malformed, or too far ahead) and
-   * `replaceSuspect` was off. Their outbox entries must stay.
-   */
-  blocked: MirroredRecord[]
 }
 
-/** Judges a stamp held in the document: only an 'accepted' one can supersede a local record. */
+/**
+ * Judges a stamp held in the document. Only 'malformed' matters: an entry held at a malformed
+ * stamp supersedes nothing, on every device alike ('ahead' counts as 'accepted': which record
+ * wins never depends on this device's clock).
+ */
 export type StampJudge = (hlc: unknown) => StampVerdict
 
 /** The additional authenticated data of a sealed value: the entry it belongs to, at its HLC. */
@@ -101,13 +101,15 @@ export interface MirrorDoc {
   readAll(): Promise<ReadResult>
   /**
    * Writes records in one transaction with {@link LOCAL_ORIGIN}, skipping any
-   * the document already holds at the same or a newer, accepted HLC (they are
-   * superseded). An entry held at a stamp `judge` does not accept is replaced
-   * when `replaceSuspect` is set (a local edit), else the record is `blocked`.
-   * Sealing happens before the transaction; without encryption the write is synchronous.
+   * the document already holds at the same or a newer HLC (they are superseded).
+   * An entry held at a malformed stamp, or sealed with a key this device does not
+   * have, supersedes nothing: it is replaced. Sealing happens before the
+   * transaction; without encryption the write is synchronous.
    * @throws MemoryError `crypto` when sealing fails.
    */
-  publish(records: readonly MirroredRecord[], options?: { replaceSuspect?: boolean }): Promise<PublishResult>
+  publish(records: readonly MirroredRecord[]): Promise<PublishResult>
+  /** The stamp the document holds for a record (well-formed only), e.g. the floor an edit of it must follow. */
+  heldStamp(kind: MirroredKind, id: string): string | undefined
   /** Calls `listener` with the ids changed by every transaction not made by this mirror. */
   onRemoteChange(listener: (kind: MirroredKind, ids: string[]) => void): () => void
   /** Deletes every entry of every kind in one local transaction (a purged session's document). */
@@ -118,7 +120,7 @@ export interface MirrorDoc {
  * Wraps a project document; creates a key-value type per kind (`kinds`, default
  * the project document's: {@link MIRRORED_KINDS} and sessions; a session
  * document holds `messages` only). With a cipher, values are sealed and opened.
- * `judge` tells which held stamps this device accepts (default: every well-formed one).
+ * `judge` tells which held stamps are malformed (default: the stamp format's rule).
  */
 export function createMirrorDoc(
   doc: Y.Doc,
@@ -133,12 +135,11 @@ export function createMirrorDoc(
   const kv = (kind: MirroredKind): KeyValue<Stored> => maps.get(kind)!
   /** Entries found sealed with a key this device does not have: they supersede nothing. */
   const unreadableHeld = new Set<string>()
-  /** 'held': the document has it at the same or a newer accepted stamp; 'suspect': at a stamp not accepted here. */
-  const holding = (record: MirroredRecord): 'held' | 'suspect' | 'absent' => {
+  /** The document holds the record at the same or a newer stamp (a malformed or unreadable entry holds nothing). */
+  const holds = (record: MirroredRecord): boolean => {
     const held = kv(record.kind).get(record.id)
-    if (held === undefined) return 'absent'
-    if (typeof held !== 'object' || held === null || judge(held.hlc) !== 'accepted' || unreadableHeld.has(`${record.kind}:${record.id}`)) return 'suspect'
-    return compareHlc(held.hlc, record.hlc) >= 0 ? 'held' : 'absent'
+    if (typeof held !== 'object' || held === null || judge(held.hlc) === 'malformed' || unreadableHeld.has(`${record.kind}:${record.id}`)) return false
+    return compareHlc(held.hlc, record.hlc) >= 0
   }
 
   /** The record of a stored value; undefined when malformed (no stamp, an id of another project): never applied. */
@@ -168,11 +169,15 @@ export function createMirrorDoc(
   }
 
   async function read(ids: Iterable<readonly [MirroredKind, string, Stored?]>): Promise<ReadResult> {
-    const result: ReadResult = { records: [], unreadable: [], malformed: [] }
+    const result: ReadResult = { records: [], unreadable: [], malformed: [], invalid: [] }
     const opened = [...ids].map(async ([kind, id, given]) => {
       const val = given ?? kv(kind).get(id)
       if (typeof val === 'object' && val !== null && !isHlc(val.hlc)) {
         result.malformed.push({ kind, id, hlc: String(val.hlc).slice(0, 80) })
+        return
+      }
+      if (typeof val === 'object' && val !== null && identityOf(kind, projectId, id) === undefined) {
+        result.invalid.push({ kind, id })
         return
       }
       try {
@@ -200,24 +205,14 @@ export function createMirrorDoc(
     return { hlc: record.hlc, sealed }
   }
 
-  /** `held`: what {@link holding} said for each record, unless the document may have moved on since (sealing awaited). */
-  function write(
-    entries: ReadonlyArray<readonly [MirroredRecord, Stored]>,
-    replaceSuspect: boolean,
-    held?: ReadonlyArray<'suspect' | 'absent'>,
-  ): PublishResult {
-    const result: PublishResult = { written: 0, blocked: [] }
+  /** `checked`: {@link holds} was false for every record just now, unless the document may have moved on since (sealing awaited). */
+  function write(entries: ReadonlyArray<readonly [MirroredRecord, Stored]>, checked: boolean): PublishResult {
+    const result: PublishResult = { written: 0 }
     const written = entries.length > 1 ? new Set<string>() : undefined
     doc.transact(() => {
-      for (let i = 0; i < entries.length; i++) {
-        const [record, stored] = entries[i]!
+      for (const [record, stored] of entries) {
         // A record of an entry written earlier in this batch is judged against that write.
-        const state = (written?.has(`${record.kind}:${record.id}`) ? undefined : held?.[i]) ?? holding(record)
-        if (state === 'held') continue
-        if (state === 'suspect' && !replaceSuspect) {
-          result.blocked.push(record)
-          continue
-        }
+        if ((!checked || written?.has(`${record.kind}:${record.id}`)) && holds(record)) continue
         kv(record.kind).set(record.id, stored)
         written?.add(`${record.kind}:${record.id}`)
         result.written++
@@ -235,25 +230,20 @@ export function createMirrorDoc(
       for (const kind of kinds) for (const [id, entry] of kv(kind).map) all.push([kind, id, entry.val])
       return read(all)
     },
-    async publish(records, options = {}) {
-      const replaceSuspect = options.replaceSuspect ?? false
-      const todo: MirroredRecord[] = []
-      const states: Array<'suspect' | 'absent'> = []
-      for (const r of records) {
-        const state = holding(r)
-        if (state === 'held') continue
-        todo.push(r)
-        states.push(state)
-      }
-      if (todo.length === 0) return { written: 0, blocked: [] }
+    async publish(records) {
+      const todo = records.filter((r) => !holds(r))
+      if (todo.length === 0) return { written: 0 }
       // In clear the write follows at once; sealed values are checked again (the document may move on meanwhile).
       if (!cipher)
         return write(
           todo.map((r) => [r, { ...storedValueOf(r), hlc: r.hlc }] as const),
-          replaceSuspect,
-          states,
+          true,
         )
-      return write(await Promise.all(todo.map(async (r) => [r, await seal(r, cipher)] as const)), replaceSuspect)
+      return write(await Promise.all(todo.map(async (r) => [r, await seal(r, cipher)] as const)), false)
+    },
+    heldStamp(kind, id) {
+      const held = maps.get(kind)?.get(id)
+      return typeof held === 'object' && held !== null && isHlc(held.hlc) ? held.hlc : undefined
     },
     onRemoteChange(listener) {
       const offs = kinds.map((kind) => {

@@ -4,6 +4,7 @@ import * as Y from 'yjs'
 import type { DocPersistence } from './idb-persistence.js'
 import { checkKey, onKeyCheckChange, otherKeyCheckExists, writeKeyCheck, type KeyCheckResult } from './key-check.js'
 import { createMirrorDoc, type MirrorDoc, type UnreadableEntry } from './mirror-doc.js'
+import { createRecordProblems, type StampedId } from './record-problems.js'
 import type { Connection, ConnectionStatus, Connector, SyncErrorReason, SyncProblem } from './sync-types.js'
 import type { ValueCipher } from './value-cipher.js'
 
@@ -25,11 +26,13 @@ export interface MirrorDeps {
   readonly batchSize: number
   /** Seals and opens values (end-to-end encryption); undefined: values in clear. */
   readonly cipher?: ValueCipher | undefined
-  /** How far a remote stamp may lead this device's clock (ms); records beyond it are set aside. */
+  /** How far a stamp may lead this device's clock (ms) before its record is listed as `clock_ahead` (it is applied all the same). */
   readonly maxClockLeadMs: number
   setStatus(status: ConnectionStatus, error?: unknown, reason?: SyncErrorReason): void
-  /** The records of this project set aside (malformed stamp, clock far ahead), whenever the list changes. */
+  /** The records of this document set aside or with suspicious stamps, whenever the list changes. */
   setProblems(problems: readonly SyncProblem[]): void
+  /** Takes a reading of the relay's time (shared by every document of the device). */
+  learnClock(relayTime: number): Promise<void>
   onError(error: unknown): void
 }
 
@@ -55,8 +58,15 @@ export interface ProjectMirror {
  * Starts mirroring one project. Direction Dexie → doc: outbox entries are
  * published with the local origin and acked once y-indexeddb holds them.
  * Direction doc → Dexie: changes of any other origin are applied as remote
- * writes (LWW by HLC); where the local record is newer the mirror publishes it
- * again, so the document always ends with the latest-HLC winner.
+ * writes (LWW by HLC, the same rule on every device); where the local record is
+ * newer the mirror publishes it again, so the document always ends with the
+ * latest-HLC winner.
+ *
+ * With a link that learns the relay's time (`Connection.syncsClock`), local
+ * edits wait in the outbox while the link is down: they are published once the
+ * link has read the relay's time, before the relay gets this side's state, so
+ * edits made with a wrong clock are stamped again (moved by the correction) before
+ * any other device sees them.
  */
 export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   const { memory, projectId } = deps
@@ -64,8 +74,14 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   const session = deps.session ?? ''
   const kinds: readonly MirroredKind[] = session === '' ? PROJECT_DOC_KINDS : ['messages']
   const doc = new Y.Doc({ gc: true })
-  const mirror: MirrorDoc = createMirrorDoc(doc, projectId, deps.cipher, (hlc) => replication.checkStamp(hlc, deps.maxClockLeadMs), kinds)
-  const problems = new Map<string, SyncProblem>()
+  const mirror: MirrorDoc = createMirrorDoc(doc, projectId, deps.cipher, undefined, kinds)
+  const problems = createRecordProblems({
+    projectId,
+    maxClockLeadMs: deps.maxClockLeadMs,
+    isAhead: (hlc) => replication.checkStamp(hlc, deps.maxClockLeadMs) === 'ahead',
+    onChange: (list) => deps.setProblems(list),
+  })
+  const heldStamp = (kind: MirroredKind, id: string): string | undefined => mirror.heldStamp(kind, id)
   let persistence: DocPersistence | undefined
   let connection: Connection | undefined
   let stopped = false
@@ -91,6 +107,10 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   let reconciled = false
   /** The last status of the network link. */
   let linkStatus: ConnectionStatus = 'connecting'
+  /** The current connection read the relay's time (or the link does not learn it): local edits may be published. */
+  let linkReady = false
+  /** Counts the link going down: a reading of the relay's time taken before belongs to a connection that is gone. */
+  let linkEpoch = 0
   let offKeyCheck: (() => void) | undefined
   const acks = new Set<Promise<void>>()
   const inFlight = new Set<number>()
@@ -99,6 +119,9 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   const incoming = new Map<MirroredKind, Set<string>>()
   let applyQueued = false
   let drainQueued: Promise<void> | undefined
+
+  /** Local edits wait while a link that learns the relay's time has not read it on this connection. */
+  const mayPublish = (): boolean => linkReady || connection?.syncsClock !== true
 
   /** Serializes drains and applies: each reads the document and Dexie, then writes one of them. */
   function enqueue(task: () => Promise<void>): Promise<void> {
@@ -118,57 +141,80 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   }
 
   /** Records set aside become problems in the status (and go to onError once per stamp). */
-  function setAside(entries: ReadonlyArray<{ type: SyncProblem['type']; kind: MirroredKind; id: string; hlc: string }>): void {
-    let changed = false
-    for (const e of entries) {
-      const key = `${e.kind}:${e.id}`
-      if (problems.get(key)?.hlc === e.hlc) continue
-      const message =
-        e.type === 'malformed_stamp'
-          ? `Set aside ${e.kind} ${e.id} of project ${projectId}: its stamp ${JSON.stringify(e.hlc)} is not a valid HLC stamp`
-          : e.type === 'other_key'
-            ? `Set aside ${e.kind} ${e.id} of project ${projectId}: it was sealed by a device that set the project up with another key at the same time (that device refuses to sync); the next local edit replaces it`
-            : `Set aside ${e.kind} ${e.id} of project ${projectId}: its stamp ${e.hlc} leads this device's clock by more than ${deps.maxClockLeadMs} ms (is the writing device's clock wrong?); the next local edit replaces it`
-      problems.set(key, { type: e.type, kind: e.kind, id: e.id, key, hlc: e.hlc, message })
-      changed = true
-      deps.onError(new MemoryError('invalid_input', message))
+  function setAside(type: 'malformed_stamp' | 'other_key', entries: ReadonlyArray<{ kind: MirroredKind; id: string; hlc: string }>): void {
+    for (const p of problems.setAside(type, entries)) deps.onError(new MemoryError('invalid_input', p.message))
+  }
+
+  /**
+   * Entries of the document that no device applies (a malformed stamp, a value of the losing
+   * key): where this device holds the record, it publishes it again, so a device that joins
+   * later gets the same value as every device that had it.
+   */
+  async function republishOver(ids: ReadonlyArray<{ kind: MirroredKind; id: string }>): Promise<void> {
+    if (ids.length === 0 || stopped) return
+    const wanted = new Set(ids.map((e) => `${e.kind}\u0000${e.id}`))
+    const { records } = await replication.snapshot(projectId, { doc: session })
+    const mine = records.filter((r) => wanted.has(`${r.kind}\u0000${r.id}`))
+    if (mine.length === 0) return
+    await mirror.publish(mine)
+    problems.held(mine)
+  }
+
+  /** Entries with ids that name no record here, reported once each. */
+  const invalidSeen = new Set<string>()
+  function reportInvalid(invalid: ReadonlyArray<{ kind: MirroredKind; id: string }>): void {
+    for (const e of invalid)
+      if (!invalidSeen.has(`${e.kind}:${e.id}`) && invalidSeen.add(`${e.kind}:${e.id}`))
+        deps.onError(
+          new MemoryError('invalid_input', `Skipped ${e.kind} ${JSON.stringify(e.id)} of the document of ${projectId}: its id names no record of this project`),
+        )
+  }
+
+  /** Stamps again this document's outbox entries written before a clock correction (oldest first), so reconcile publishes them right. */
+  async function restampWaiting(): Promise<void> {
+    for (;;) {
+      const batch = await replication.pending({ projectId, doc: session, limit: deps.batchSize })
+      const out = await replication.restamp(batch, heldStamp)
+      if (out.length === batch.length && out.every((e, i) => e.seq === batch[i]!.seq)) return
     }
-    if (changed) deps.setProblems([...problems.values()])
-  }
-
-  /** These records are in the document at an accepted stamp now: no longer a problem. */
-  function clearProblems(records: readonly MirroredRecord[]): void {
-    let changed = false
-    for (const r of records) changed = problems.delete(`${r.kind}:${r.id}`) || changed
-    if (changed) deps.setProblems([...problems.values()])
-  }
-
-  function quarantinedOf(result: { quarantined: ReadonlyArray<{ record: MirroredRecord; verdict: 'malformed' | 'ahead' }> }): Set<string> {
-    setAside(
-      result.quarantined.map(({ record, verdict }) => ({
-        type: verdict === 'ahead' ? ('clock_ahead' as const) : ('malformed_stamp' as const),
-        kind: record.kind,
-        id: record.id,
-        hlc: String(record.hlc),
-      })),
-    )
-    return new Set(result.quarantined.map(({ record }) => `${record.kind}:${record.id}`))
   }
 
   async function drainNow(): Promise<void> {
     for (;;) {
-      const entries = (await replication.pending({ projectId, doc: session, limit: deps.batchSize + inFlight.size })).filter((e) => !inFlight.has(e.seq))
-      if (entries.length === 0 || stopped) return
+      if (!mayPublish()) return
+      const waiting = (await replication.pending({ projectId, doc: session, limit: deps.batchSize + inFlight.size })).filter((e) => !inFlight.has(e.seq))
+      if (waiting.length === 0 || stopped) return
+      // Edits made before a correction of the clock go out moved by it (and after what the document holds).
+      const entries = await replication.restamp(waiting, heldStamp)
       const records = entries.flatMap((e) => (e.record ? [e.record] : []))
-      // A local edit replaces an entry held at a stamp set aside here (malformed, far ahead).
-      const { blocked } = await mirror.publish(records, { replaceSuspect: true })
+      await mirror.publish(records)
       if (stopped || refused) return
       if (records.some(isPurge)) await persistence!.compact()
-      clearProblems(records)
-      // Acked only when published or superseded by an accepted newer stamp in the document.
-      const kept = new Set(blocked.map((r) => `${r.kind}\u0000${r.id}`))
-      scheduleAck(entries.filter((e) => !e.record || !kept.has(`${e.record.kind}\u0000${e.record.id}`)).map((e) => e.seq))
-      if (entries.length < deps.batchSize) return
+      problems.held(records)
+      takeWhereDocumentWins(records)
+      // Acked once y-indexeddb holds them (published, or superseded by a newer stamp in the document).
+      scheduleAck(entries.map((e) => e.seq))
+      if (waiting.length < deps.batchSize) return
+    }
+  }
+
+  /**
+   * A local edit that the document holds a newer record for (one from a clock at the top of the
+   * range, or one that arrived while the edit was made) loses there: this device takes the
+   * document's record too, as every other device does.
+   */
+  function takeWhereDocumentWins(records: readonly MirroredRecord[]): void {
+    let queued = false
+    for (const r of records) {
+      if (compareHlc(mirror.heldStamp(r.kind, r.id), r.hlc) <= 0) continue
+      let set = incoming.get(r.kind)
+      if (!set) incoming.set(r.kind, (set = new Set()))
+      set.add(r.id)
+      queued = true
+    }
+    if (queued && !applyQueued) {
+      applyQueued = true
+      void enqueue(applyIncoming)
     }
   }
 
@@ -204,6 +250,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   function drain(): Promise<void> {
     // Before the key check passed, the outbox waits (offline: until the first sync); reconcile publishes it when the gate opens.
     if (!gateOpen) return hasSynced && deciding ? deciding.then(() => (gateOpen ? drain() : undefined)) : Promise.resolve()
+    if (!mayPublish()) return Promise.resolve()
     drainQueued ??= enqueue(async () => {
       drainQueued = undefined
       await drainNow()
@@ -218,14 +265,20 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     for (const [kind, set] of incoming) for (const id of set) ids.push([kind, id])
     incoming.clear()
     // Decrypt first, then apply in one Dexie transaction (no crypto awaited inside it).
-    const { records, unreadable, malformed } = await mirror.read(ids)
-    await reportUnreadable(unreadable)
-    setAside(malformed.map((m) => ({ ...m, type: 'malformed_stamp' as const })))
+    const { records, unreadable, malformed, invalid } = await mirror.read(ids)
+    reportInvalid(invalid)
+    const otherKey = await reportUnreadable(unreadable)
+    setAside(
+      'malformed_stamp',
+      malformed.map((m) => ({ ...m })),
+    )
+    await republishOver([...malformed, ...otherKey])
+    problems.refresh()
     if (records.length === 0) return
     const result = await replication.applyRemote(records, { maxClockLeadMs: deps.maxClockLeadMs })
-    const setAsideNow = quarantinedOf(result)
-    clearProblems(records.filter((r) => !setAsideNow.has(`${r.kind}:${r.id}`)))
     if (result.newer.length > 0) await mirror.publish(result.newer)
+    const lost = new Set(result.newer.map((r) => `${r.kind}\u0000${r.id}`))
+    problems.held([...records.filter((r) => !lost.has(`${r.kind}\u0000${r.id}`)), ...result.newer])
     if (result.applied > 0 && records.some(isPurge)) await persistence!.compact()
     for (const bad of result.rejected)
       deps.onError(new MemoryError('invalid_input', `Skipped a malformed ${bad.kind} record ${bad.id} from the document of ${projectId}`))
@@ -234,18 +287,24 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
   /**
    * Values this device cannot read are skipped (never written into Dexie) and reported as `crypto`.
    * When devices set the project up with different keys at once, the losing device's values are
-   * expected to be unreadable: they are set aside as `other_key` problems (a local edit replaces them).
+   * expected to be unreadable: they are set aside as `other_key` problems (the record this device
+   * holds, or its next local edit, replaces them).
+   * @returns the entries set aside as `other_key`.
    */
-  async function reportUnreadable(unreadable: readonly UnreadableEntry[]): Promise<void> {
-    if (unreadable.length === 0 || stopped) return
+  async function reportUnreadable(unreadable: readonly UnreadableEntry[]): Promise<UnreadableEntry[]> {
+    if (unreadable.length === 0 || stopped) return []
     if (deps.cipher && (await otherKeyCheckExists(doc, projectId, deps.cipher))) {
-      setAside(unreadable.map((u) => ({ type: 'other_key' as const, kind: u.kind, id: u.id, hlc: '' })))
-      return
+      setAside(
+        'other_key',
+        unreadable.map((u) => ({ kind: u.kind, id: u.id, hlc: '' })),
+      )
+      return [...unreadable]
     }
     const first = unreadable[0]!
     const what = unreadable.length === 1 ? `${first.kind} ${first.id}` : `${unreadable.length} values (first: ${first.kind} ${first.id})`
     deps.setStatus('error', first.error, 'crypto')
     deps.onError(new MemoryError('crypto', `Skipped ${what} of project ${projectId}: ${first.error.message}`, { cause: first.error }))
+    return []
   }
 
   /** Stops every exchange with the document for good (until restarted with the right key): nothing is published or applied. */
@@ -260,24 +319,58 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
 
   /** First mirroring and every restart: make Dexie and the document agree, then ack what that covered. */
   async function reconcile(): Promise<void> {
+    await restampWaiting()
     const { records, outbox } = await replication.snapshot(projectId, { doc: session })
     const local = new Map(records.map((r) => [`${r.kind}\u0000${r.id}`, r]))
     const held = await mirror.readAll()
+    reportInvalid(held.invalid)
     await reportUnreadable(held.unreadable)
-    setAside(held.malformed.map((m) => ({ ...m, type: 'malformed_stamp' as const })))
+    setAside(
+      'malformed_stamp',
+      held.malformed.map((m) => ({ ...m })),
+    )
     const fromDoc = held.records.filter((r) => compareHlc(r.hlc, local.get(`${r.kind}\u0000${r.id}`)?.hlc) > 0)
     const result = await replication.applyRemote(fromDoc, { maxClockLeadMs: deps.maxClockLeadMs })
-    quarantinedOf(result)
-    // Entries set aside are not replaced here: only a local edit (an outbox entry) replaces them.
-    const { blocked } = await mirror.publish([...records, ...result.newer])
+    // Local records the document lacks, holds older, or holds at a stamp no device applies: published.
+    await mirror.publish([...records, ...result.newer])
     if (stopped || refused) return
-    await persistence!.whenPersisted()
-    if (blocked.length === 0) {
-      await replication.ack(outbox)
-      return
+    const winners = new Map(held.records.map((r) => [`${r.kind}\u0000${r.id}`, r as StampedId]))
+    for (const r of [...records, ...result.newer]) {
+      const key = `${r.kind}\u0000${r.id}`
+      if (compareHlc(r.hlc, winners.get(key)?.hlc) > 0) winners.set(key, r)
     }
-    // Some local records did not reach the document: the drain publishes the edits among them.
-    void drain().catch(fail)
+    problems.held([...winners.values()])
+    await persistence!.whenPersisted()
+    await replication.ack(outbox)
+  }
+
+  /** Runs the first reconcile, once; 'synced' may be shown after it. */
+  async function reconcileOnce(): Promise<void> {
+    if (reconciled) return
+    await enqueue(reconcile)
+    if (stopped || refused) return
+    reconciled = true
+  }
+
+  /** Takes a reading of the relay's time; records listed as ahead of this device's clock are looked at again. */
+  async function learnClock(relayTime: number): Promise<void> {
+    await deps.learnClock(relayTime)
+    problems.refresh()
+  }
+
+  /**
+   * The link read the relay's time (undefined: the relay does not send it) and waits for this
+   * before the relay gets this side's state: the clock learns it, then what waited goes into the document.
+   */
+  async function beforeSync(relayTime: number | undefined): Promise<void> {
+    if (stopped || refused) return
+    const epoch = linkEpoch
+    if (relayTime !== undefined) await learnClock(relayTime)
+    if (epoch !== linkEpoch || stopped || refused) return
+    linkReady = true
+    if (!gateOpen) return // the key check decides after the first sync; reconcile publishes then
+    if (!reconciled) await reconcileOnce()
+    else await enqueue(drainNow)
   }
 
   async function start(): Promise<void> {
@@ -313,10 +406,11 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     }
     gateOpen = true
     openGate()
-    await enqueue(reconcile)
-    if (stopped || refused) return
-    reconciled = true
     connectNow()
+    // A link that learns the relay's time reconciles when it has (beforeSync); any other at once, offline too.
+    if (!mayPublish()) return
+    await reconcileOnce()
+    if (!stopped && !refused && (linkStatus === 'synced' || linkStatus === 'read_only')) deps.setStatus(linkStatus)
   }
 
   /** After the first sync with the relay: check the key again, write the key check if this device is the first to encrypt. */
@@ -335,12 +429,11 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     if (check.state === 'refused') return refuse(check.error)
     gateOpen = true
     openGate()
-    await enqueue(reconcile)
+    await reconcileOnce()
     if (stopped || refused) return
     // 'synced' only once the relay also holds what reconciling published.
     await connection?.confirm?.()
-    reconciled = true
-    if (!stopped && !refused && linkStatus === 'synced') deps.setStatus('synced')
+    if (!stopped && !refused && (linkStatus === 'synced' || linkStatus === 'read_only')) deps.setStatus(linkStatus)
   }
 
   function connectNow(): void {
@@ -350,12 +443,19 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
       doc,
       room,
       projectId,
+      beforeSync: (relayTime) => beforeSync(relayTime).catch(fail),
+      relayTime: (relayTime) => void learnClock(relayTime).catch(fail),
       setStatus: (status, error, reason) => {
         if (stopped || refused) return
         linkStatus = status
-        if (status === 'synced') firstSynced()
+        // A new connection reads the relay's time again before this side's edits go out.
+        if (status === 'offline' || status === 'connecting' || status === 'error') {
+          linkReady = false
+          linkEpoch++
+        }
+        if (status === 'synced' || status === 'read_only') firstSynced()
         // Until reconciled, the document may still lack local records: not 'synced' yet.
-        if (status === 'synced' && !reconciled) return
+        if ((status === 'synced' || status === 'read_only') && !reconciled) return
         deps.setStatus(status, error, reason)
       },
     })

@@ -11,6 +11,15 @@ const MESSAGE_QUERY_AWARENESS = 3
 const STEP1 = 0
 const STEP2 = 1
 const UPDATE = 2
+/**
+ * Auth messages after y-protocols' `permission denied` (0), which the stock client reads and
+ * ignores: the token's scope (2, a string as Hocuspocus sends it: 'readonly' or 'read-write')
+ * and the relay's clock (3, epoch ms), sent before the relay's sync step 1 and again with
+ * every answer to a heartbeat.
+ */
+const AUTH_DENIED = 0
+const AUTH_SCOPE = 2
+const AUTH_TIME = 3
 
 /** How a session ended. */
 export interface SessionEnd {
@@ -34,6 +43,15 @@ export interface SessionEvents {
   onConfirmed(): void
   /** The socket closed or was abandoned; called once. */
   onEnd(end: SessionEnd): void
+  /**
+   * Called once per session before this side sends the relay its state, with the relay's time
+   * (undefined when the relay does not send it); frames from the relay wait until it resolves.
+   */
+  beforeSync?(relayTime: number | undefined): Promise<void>
+  /** A later reading of the relay's time (with the answer to a heartbeat). */
+  relayTime?(relayTime: number): void
+  /** The relay does not take this side's writes (read-only scope) and this side now holds changes the relay lacks. */
+  onUnsent?(): void
 }
 
 /** One WebSocket to the relay for one document. */
@@ -45,6 +63,10 @@ export interface RelaySession {
   probe(): void
   /** Asks the relay to confirm what was sent so far; `onConfirmed` follows. */
   confirm(): void
+  /** The relay said the token may only read: it drops what this side sends. */
+  readonly readOnly: boolean
+  /** With {@link RelaySession.readOnly}: this side holds changes the relay lacks (they never reach it). */
+  readonly unsent: boolean
   /** Closes the socket and reports the end at once (code 0). Idempotent. */
   abandon(reason: string): void
 }
@@ -57,6 +79,12 @@ export interface SessionOptions {
   /** The frame limit in bytes, read at every send. */
   maxFrameBytes: () => number
   events: SessionEvents
+}
+
+/** Whether a frame is the relay's sync step 1. */
+function isStep1(data: Uint8Array): boolean {
+  const decoder = decoding.createDecoder(data)
+  return decoding.readVarUint(decoder) === MESSAGE_SYNC && decoding.readVarUint(decoder) === STEP1
 }
 
 const frame = (write: (encoder: encoding.Encoder) => void): Uint8Array => {
@@ -91,6 +119,33 @@ export function openRelaySession(options: SessionOptions): RelaySession {
   let synced = false
   let largestFrame = 0
   let largestIndivisible = false
+  let readOnly = false
+  /** What the relay holds, per Yjs client: its step 1, then everything it sent since. */
+  const relayState = new Map<number, number>()
+  /** The clock check before the first exchange: frames from the relay wait behind it. */
+  let gate: Promise<void> | undefined
+  let gateDone = false
+  let checked = false
+  let probeSentAt: number | undefined
+
+  const learnFrom = (stateVector: Map<number, number>): void => {
+    for (const [client, clock] of stateVector) if (clock > (relayState.get(client) ?? 0)) relayState.set(client, clock)
+  }
+  /** Whether this side holds structs the relay lacks (only meaningful when it drops what this side sends). */
+  const holdsUnsent = (): boolean => {
+    for (const [client, clock] of Y.decodeStateVector(Y.encodeStateVector(doc))) if (clock > (relayState.get(client) ?? 0)) return true
+    return false
+  }
+  /** Runs the clock check once, before this side sends its state: later frames wait for it. */
+  const checkClock = (relayTime: number | undefined): void => {
+    if (checked) return
+    checked = true
+    gate = Promise.resolve(events.beforeSync?.(relayTime))
+      .catch(() => undefined)
+      .then(() => {
+        gateDone = true
+      })
+  }
 
   const send = (message: Uint8Array, indivisible = false): void => {
     if (ended || ws.readyState !== 1) return
@@ -134,26 +189,41 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     sendParts(parts, UPDATE)
     // Until synced, every send needs its proof; afterwards a split change does (it is large).
     if (!synced || parts.length > 1) sendMarker()
+    if (readOnly && synced) events.onUnsent?.()
+  }
+
+  function receiveAuth(decoder: decoding.Decoder): void {
+    const kind = decoding.readVarUint(decoder)
+    if (kind === AUTH_DENIED) end(CloseCode.roomForbidden, `permission denied: ${decoding.readVarString(decoder)}`)
+    else if (kind === AUTH_SCOPE) readOnly = decoding.readVarString(decoder) === 'readonly'
+    else if (kind === AUTH_TIME) {
+      const relayTime = decoding.readVarUint(decoder)
+      if (!checked) return checkClock(relayTime)
+      // The relay read its clock between the probe and now: about half the round trip ago.
+      const halfTrip = probeSentAt === undefined ? 0 : Math.max(0, (Date.now() - probeSentAt) / 2)
+      probeSentAt = undefined
+      events.relayTime?.(relayTime + halfTrip)
+    }
   }
 
   function receive(data: Uint8Array): void {
     const decoder = decoding.createDecoder(data)
     const type = decoding.readVarUint(decoder)
-    if (type === MESSAGE_AUTH) {
-      const denied = decoding.readVarUint(decoder) === 0
-      if (denied) end(CloseCode.roomForbidden, `permission denied: ${decoding.readVarString(decoder)}`)
-      return
-    }
+    if (type === MESSAGE_AUTH) return receiveAuth(decoder)
     if (type !== MESSAGE_SYNC) return // awareness and its queries: only proof of life here
     const step = decoding.readVarUint(decoder)
     const payload = decoding.readVarUint8Array(decoder)
     if (step === STEP1) {
+      learnFrom(Y.decodeStateVector(payload))
       sendParts(diffParts(doc, payload, options.maxFrameBytes()), STEP2)
       answered = true
       sendMarker()
       return
     }
-    if (step === STEP2 || step === UPDATE) Y.applyUpdate(doc, payload, session)
+    if (step === STEP2 || step === UPDATE) {
+      learnFrom(Y.decodeStateVector(Y.encodeStateVectorFromUpdate(payload)))
+      Y.applyUpdate(doc, payload, session)
+    }
     if (step === STEP2) {
       markers = Math.max(0, markers - 1)
       checkConfirmed()
@@ -164,7 +234,9 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     if (ended) return
     ended = true
     doc.off('update', onUpdate)
-    ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null
+    ws.onopen = ws.onmessage = ws.onclose = null
+    // Closing a socket still connecting makes `ws` emit an error: heard and dropped, the end is reported already.
+    ws.onerror = () => {}
     try {
       if (ws.readyState === 0 || ws.readyState === 1) ws.close()
     } catch {
@@ -179,13 +251,34 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     // The first marker: its answer brings what this side lacks.
     sendMarker()
   }
-  ws.onmessage = (event: MessageEvent) => {
-    lastReceived = Date.now()
+  /** Frames from the relay wait, in arrival order, behind the clock check (this side's state goes out after it). */
+  let inbox: Promise<void> = Promise.resolve()
+  let waiting = 0
+  const handle = (data: Uint8Array): void => {
+    if (ended) return
     try {
-      receive(new Uint8Array(event.data as ArrayBuffer))
+      receive(data)
     } catch (error) {
       end(ClientCloseCode.undecodableFrame, `undecodable frame from the relay: ${error instanceof Error ? error.message : String(error)}`)
     }
+  }
+  ws.onmessage = (event: MessageEvent) => {
+    lastReceived = Date.now()
+    const data = new Uint8Array(event.data as ArrayBuffer)
+    try {
+      // The relay's step 1 with no time before it: an older relay; the check runs without it.
+      if (!checked && isStep1(data)) checkClock(undefined)
+    } catch {
+      // not decodable: handled (and refused) below
+    }
+    if (waiting === 0 && (gate === undefined || gateDone)) return handle(data)
+    waiting++
+    inbox = inbox
+      .then(() => gate)
+      .then(() => {
+        waiting--
+        handle(data)
+      })
   }
   ws.onclose = (event: CloseEvent) => end(event.code, event.reason)
   ws.onerror = () => {
@@ -200,7 +293,14 @@ export function openRelaySession(options: SessionOptions): RelaySession {
     get opened() {
       return opened
     },
+    get readOnly() {
+      return readOnly
+    },
+    get unsent() {
+      return readOnly && holdsUnsent()
+    },
     probe() {
+      probeSentAt ??= Date.now()
       send(frame((e) => encoding.writeVarUint(e, MESSAGE_QUERY_AWARENESS)))
     },
     confirm() {

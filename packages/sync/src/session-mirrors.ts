@@ -9,6 +9,8 @@ export interface SessionMirrorsDeps {
   readonly eager: number
   /** Starts the mirror of one session document. */
   start(projectId: string, sessionId: string): ProjectMirror
+  /** A session document's mirror stopped (purged, or its project stopped): its state and problems go. */
+  stopped?(projectId: string, sessionId: string): void
   onError(error: unknown, projectId: string): void
 }
 
@@ -69,6 +71,7 @@ export function createSessionMirrors(deps: SessionMirrorsDeps): SessionMirrors {
     if (!mirror) return
     running.delete(key)
     await mirror.stop()
+    deps.stopped?.(mirror.projectId, mirror.sessionId)
   }
 
   const forProject = (projectId: string): string[] => [...running.entries()].filter(([, m]) => m.projectId === projectId).map(([k]) => k)

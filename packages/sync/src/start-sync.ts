@@ -3,10 +3,11 @@ import { atRestCipherOf, replicationOf } from '@engram/core/internal'
 import { noPersistence } from './idb-persistence.js'
 import { MIRRORED_KINDS } from './mirror-doc.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'
+import { createProjectStatus, type DocState, type ProjectStatus } from './project-status.js'
 import { createSessionMirrors } from './session-mirrors.js'
 import { createStatusRegistry } from './status-registry.js'
 import { createStoredDocs } from './stored-docs.js'
-import type { Connector, Sync, SyncErrorReason, SyncOptions, SyncStatus } from './sync-types.js'
+import type { Connector, Sync, SyncErrorReason, SyncOptions, SyncProblem, SyncStatus } from './sync-types.js'
 import { checkEncryptionOption, createValueCipher } from './value-cipher.js'
 import { websocketConnector } from './websocket-connector.js'
 
@@ -28,6 +29,9 @@ const SYNC_OPTIONS = [
   'sessions',
   'onError',
 ]
+
+/** What `details()` says of a project whose token may not write. */
+const READ_ONLY_MESSAGE = "The relay takes no writes from this device's token (read-only scope): this device's changes stay on it and reach no other device"
 
 /** Sessions whose documents load with their project, by default. */
 const DEFAULT_EAGER_SESSIONS = 5
@@ -74,8 +78,13 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   const replication = replicationOf(memory)
   // Every stored document (project and session ones alike) is sealed when the store is encrypted at rest.
   const docs = persist ? createStoredDocs({ memory, docName, onError: (error) => onError(error, undefined) }) : undefined
+  const learnClock = async (relayTime: number): Promise<void> => {
+    await replication.learnClock(relayTime, { maxLeadMs: maxClockLeadMs })
+  }
 
   const mirrors = new Map<string, ProjectMirror>()
+  /** Each mirrored project's documents (the project's, '', and its open sessions'): the project shows what they add up to. */
+  const projects = new Map<string, ProjectStatus>()
   /** Whether each running project mirror was started with its conversations syncing (a change restarts it). */
   const conversationsOn = new Map<string, boolean>()
   const sessions = createSessionMirrors({
@@ -91,24 +100,53 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
         batchSize,
         cipher,
         maxClockLeadMs,
+        learnClock,
         persistence: (doc) => (docs ? docs.open(`${docName(projectId)}:${sessionId}`, doc) : noPersistence),
-        // A session document's failures show in its project's status; 'synced' and the rest are the project document's.
-        setStatus: (status, error, reason) => {
-          if (status === 'error') setStatus(projectId, status, error, reason)
-        },
-        setProblems: () => {},
+        // The project is 'synced' only once the relay holds this document too; its failures and problems show on the project.
+        setStatus: (status, error, reason) => setStatus(projectId, status, error, reason, sessionId),
+        setProblems: (problems) => setProblems(projectId, sessionId, problems),
         onError: (error) => onError(error, projectId),
       }),
+    stopped: (projectId, sessionId) => {
+      const project = projects.get(projectId)
+      if (!project || !mirrors.has(projectId)) return
+      const state = project.drop(sessionId)
+      statuses.setProblems(projectId, project.setProblems(sessionId, []))
+      if (state) publishState(projectId, state)
+    },
   })
   const statuses = createStatusRegistry()
   const stopping = new Set<Promise<void>>()
   let closed = false
   let closing: Promise<void> | undefined
 
-  function setStatus(projectId: string, status: SyncStatus, error?: unknown, reason?: SyncErrorReason): void {
-    if (status !== 'off' && !mirrors.has(projectId)) return
+  /** One document of a project (doc '' the project's, else a session id) changed state: the project shows what they add up to. */
+  function setStatus(projectId: string, status: SyncStatus, error?: unknown, reason?: SyncErrorReason, doc = ''): void {
+    if (status === 'off') {
+      projects.delete(projectId)
+      statuses.set(projectId, 'off')
+      return
+    }
+    if (!mirrors.has(projectId)) return
+    let project = projects.get(projectId)
+    if (!project) projects.set(projectId, (project = createProjectStatus()))
     const message = error === undefined ? undefined : error instanceof Error ? error.message : String(error)
-    statuses.set(projectId, status, status === 'error' ? { reason: reason ?? 'internal', message } : {})
+    const state = project.set(doc, {
+      status,
+      ...(status === 'error' ? { reason: reason ?? 'internal', message } : {}),
+      ...(status === 'read_only' ? { reason: 'read_only' as const, message: message ?? READ_ONLY_MESSAGE } : {}),
+    })
+    if (state) publishState(projectId, state)
+  }
+
+  function publishState(projectId: string, state: DocState): void {
+    statuses.set(projectId, state.status, { reason: state.reason, message: state.message })
+  }
+
+  function setProblems(projectId: string, doc: string, problems: readonly SyncProblem[]): void {
+    const project = projects.get(projectId)
+    if (!project || !mirrors.has(projectId)) return
+    statuses.setProblems(projectId, project.setProblems(doc, problems))
   }
 
   function startMirror(projectId: string): void {
@@ -120,11 +158,10 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
       batchSize,
       cipher,
       maxClockLeadMs,
+      learnClock,
       persistence: (doc) => (docs ? docs.open(docName(projectId), doc) : noPersistence),
       setStatus: (status, error, reason) => setStatus(projectId, status, error, reason),
-      setProblems: (problems) => {
-        if (mirrors.has(projectId)) statuses.setProblems(projectId, problems)
-      },
+      setProblems: (problems) => setProblems(projectId, '', problems),
       onError: (error) => onError(error, projectId),
     })
     mirrors.set(projectId, mirror)

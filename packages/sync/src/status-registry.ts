@@ -69,8 +69,10 @@ export function createStatusRegistry(): StatusRegistry {
     details: (projectId) => all.get(projectId) ?? OFF,
     set(projectId, status, extra = {}) {
       const current = all.get(projectId) ?? OFF
-      const reason = status === 'error' ? extra.reason : undefined
-      const message = status === 'error' ? extra.message : undefined
+      // Only a state that needs explaining keeps its reason: 'error', and 'read_only' (writes the relay does not take).
+      const explained = status === 'error' || status === 'read_only'
+      const reason = explained ? extra.reason : undefined
+      const message = explained ? extra.message : undefined
       if (current.status === status && current.reason === reason && current.message === message) return
       const problems = status === 'off' ? OFF.problems : current.problems
       publish(projectId, Object.freeze({ status, problems, ...(reason ? { reason } : {}), ...(message ? { message } : {}) }))

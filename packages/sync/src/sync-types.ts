@@ -4,7 +4,7 @@ import type { BackoffOptions } from './backoff.js'
 import type { EncryptionOption } from './value-cipher.js'
 
 /** Sync state of one project. */
-export type SyncStatus = 'off' | 'connecting' | 'synced' | 'offline' | 'error'
+export type SyncStatus = 'off' | 'connecting' | 'synced' | 'read_only' | 'offline' | 'error'
 
 /** What a network connector reports; the mirror adds 'off' when not mirroring. */
 export type ConnectionStatus = Exclude<SyncStatus, 'off'>
@@ -26,6 +26,8 @@ export type ConnectionStatus = Exclude<SyncStatus, 'off'>
  * - `crypto`: values of the project cannot be read with this device's encryption.
  * - `key_mismatch`: the project is encrypted with another key, or not encrypted while this device encrypts.
  * - `internal`: an unexpected failure (see the message).
+ * - `read_only` (with status `read_only`, not `error`): the token's scope is read-only, the relay
+ *   drops this device's writes; its changes stay on it.
  */
 export type SyncErrorReason =
   | 'unauthorized'
@@ -38,23 +40,25 @@ export type SyncErrorReason =
   | 'crypto'
   | 'key_mismatch'
   | 'internal'
+  | 'read_only'
 
 /**
- * A record of the project document that this device set aside, not applied:
- * its stamp is malformed (`malformed_stamp`), it leads this device's clock by
- * more than `maxClockLeadMs` (`clock_ahead`: the writing device's clock is
- * probably wrong), or it was sealed by a device that set the project up with
- * another key at the same time and lost the key check (`other_key`). A later
- * local edit of the same record replaces it in the document.
+ * A record of a document of the project that the app should know of. Set aside, not applied:
+ * its stamp is malformed (`malformed_stamp`: no device applies it, and a device that holds the
+ * record publishes it again), or it was sealed by a device that set the project up with another
+ * key at the same time and lost the key check (`other_key`). Applied, as on every device: its
+ * stamp leads this device's clock by more than `maxClockLeadMs` (`clock_ahead`: the writing
+ * device's clock is probably wrong; listed until the clock catches up or a later edit replaces it,
+ * which the next edit on any device does).
  */
 export type SyncProblem = SyncRecordProblem
 
 /** A project's sync status with what the app needs to explain it. */
 export interface SyncDetails {
   status: SyncStatus
-  /** Set with status 'error'. */
+  /** Set with status 'error' (why) and 'read_only' (`read_only`). */
   reason?: SyncErrorReason
-  /** Set with status 'error': what happened, for a developer or a user. */
+  /** Set with status 'error' and 'read_only': what happened, for a developer or a user. */
   message?: string
   /** Records set aside (any status). */
   problems: readonly SyncProblem[]
@@ -68,10 +72,24 @@ export interface ConnectorContext {
   readonly projectId: string
   /** Reports the connection's state; with 'error', `reason` says why. */
   setStatus(status: ConnectionStatus, error?: unknown, reason?: SyncErrorReason): void
+  /**
+   * A link with `syncsClock` calls it on every connection before the other side gets this
+   * document's state, with the relay's time (epoch ms, as of now; undefined when the relay does
+   * not send it), and waits for it: the device's clock learns its offset and the edits that
+   * waited go into the document, stamped right.
+   */
+  beforeSync?(relayTime: number | undefined): Promise<void>
+  /** Later readings of the relay's time on the same connection (e.g. with each heartbeat). */
+  relayTime?(relayTime: number): void
 }
 
 /** A live network link of one project document. */
 export interface Connection {
+  /**
+   * True when the link calls `beforeSync` on every connection: local edits then wait in the
+   * outbox while it is down and go out once it has read the relay's time.
+   */
+  readonly syncsClock?: boolean
   /**
    * Resolves once the other side holds everything this link sent so far (a
    * later confirmed sync of a new connection counts too; so do destroy and a

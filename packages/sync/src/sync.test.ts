@@ -204,8 +204,35 @@ describe('startSync over a loopback network', () => {
     await settle(network, [a!])
     expect((await a!.memory.facts.get('p', 'good'))?.value).toBe('ok')
     expect(await a!.memory.facts.get('p', 'bad')).toBeUndefined()
-    expect(a!.errors.map((e) => (e as { code?: string }).code)).toEqual(['invalid_input'])
+    // Both reported (nothing is skipped silently): the malformed value and the id of another project.
+    expect(a!.errors.map((e) => (e as { code?: string }).code)).toEqual(['invalid_input', 'invalid_input'])
+    expect(a!.errors.map((e) => (e as Error).message).sort()).toEqual([
+      'Skipped a malformed facts record p/bad from the document of p',
+      'Skipped facts "other/x" of the document of p: its id names no record of this project',
+    ])
     a!.errors.length = 0
+  })
+
+  it('a fact key or session id with a lone surrogate is refused at the call (invalid_input naming it); sync carries on', async () => {
+    const {
+      network,
+      list: [a, b],
+    } = await replicas(2)
+    for (const r of [a!, b!]) await r.memory.projects.setSync('p', { messages: true })
+    await settle(network, [a!, b!])
+    await expect(a!.memory.facts.set('p', 'bad\uD800key', 1)).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/^key holds a lone surrogate/),
+    })
+    await expect(a!.memory.sessions.create('p', { id: 'bad\uDC00id' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/^id holds/),
+    })
+    await a!.memory.facts.set('p', 'good', 1)
+    await settle(network, [a!, b!])
+    expect((await b!.memory.facts.get('p', 'good'))?.value).toBe(1)
+    expect([a!.sync.status('p'), b!.sync.status('p')]).toEqual(['synced', 'synced'])
+    expect([...a!.errors, ...b!.errors]).toEqual([])
   })
 
   it('rejects bad options before starting', async () => {

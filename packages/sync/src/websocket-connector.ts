@@ -109,7 +109,7 @@ interface ProjectLinkOptions extends WebsocketConnectorOptions {
   base: string
 }
 
-function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, options: ProjectLinkOptions): Connection {
+function connectProject({ doc, room, projectId, setStatus, beforeSync, relayTime }: ConnectorContext, options: ProjectLinkOptions): Connection {
   let state: State = { name: 'offline' }
   /** Attempts since the last confirmed sync (drives the backoff). */
   let attempt = 0
@@ -122,16 +122,19 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
   const confirmations: Array<() => void> = []
   /** Set while the project shows 'error' for a failure that retries may still cure. */
   let failing: SyncErrorReason | undefined
+  let failure: MemoryError | undefined
 
   const report = (reason: SyncErrorReason, error: MemoryError): void => {
     const first = failing !== reason
     failing = reason
+    failure = error
     setStatus('error', error, reason)
     if (first) options.onError?.(error, projectId)
   }
-  /** The status between attempts: 'error' stays until a sync succeeds. */
+  /** The status between attempts: 'error' stays until a sync succeeds (told again: the link is down). */
   const between = (): void => {
     if (failing === undefined) setStatus('offline')
+    else setStatus('error', failure, failing)
   }
 
   function go(next: State): void {
@@ -171,7 +174,16 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
       url,
       WebSocket: options.WebSocketImpl,
       maxFrameBytes: () => frameBytes,
-      events: { onConfirmed: () => onConfirmed(session), onEnd: (end) => onEnd(session, end) },
+      events: {
+        onConfirmed: () => onConfirmed(session),
+        onEnd: (end) => onEnd(session, end),
+        // The clock learns the relay's time before this side's state goes out.
+        ...(beforeSync ? { beforeSync } : {}),
+        ...(relayTime ? { relayTime } : {}),
+        onUnsent: () => {
+          if (state.name === 'synced' && state.session === session) setStatus('read_only')
+        },
+      },
     })
     go({ name: 'linked', session, since: Date.now() })
   }
@@ -189,14 +201,20 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
   function onConfirmed(session: RelaySession): void {
     if ((state.name !== 'linked' && state.name !== 'synced') || state.session !== session) return
     for (const resolve of confirmations.splice(0)) resolve()
-    if (state.name === 'synced') return
+    // A read-only token: the relay confirms, but what it dropped is not there ('read_only' while this side holds it).
+    const status = session.unsent ? 'read_only' : 'synced'
+    if (state.name === 'synced') {
+      if (status === 'read_only') setStatus(status)
+      return
+    }
     go({ name: 'synced', session })
     attempt = 0
     refusals = 0
     unreachable = 0
     oversize = 0
     failing = undefined
-    setStatus('synced')
+    failure = undefined
+    setStatus(status)
   }
 
   function onEnd(session: RelaySession, end: SessionEnd): void {
@@ -303,6 +321,7 @@ function connectProject({ doc, room, projectId, setStatus }: ConnectorContext, o
   attemptNow()
 
   return {
+    syncsClock: true,
     confirm() {
       return new Promise<void>((resolve) => {
         if (state.name === 'destroyed' || state.name === 'refused') return resolve()

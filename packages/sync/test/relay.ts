@@ -13,8 +13,8 @@ export interface TestRelay {
   url: string
   /** The relay's data folder (its embedded store). */
   data: string
-  /** Mints an HS256 token `{ sub: userId, exp }` for this relay. */
-  token(userId: string, ttlSeconds?: number): Promise<string>
+  /** Mints an HS256 token `{ sub: userId, exp }` for this relay (with `scope`, e.g. 'read' for a read-only token). */
+  token(userId: string, ttlSeconds?: number, scope?: string): Promise<string>
   stop(): Promise<void>
 }
 
@@ -51,8 +51,8 @@ export async function startTestRelay(args: readonly string[] = []): Promise<Test
   return {
     url: `ws://127.0.0.1:${port}`,
     data,
-    token: (userId, ttlSeconds = 3600) =>
-      new SignJWT({})
+    token: (userId, ttlSeconds = 3600, scope) =>
+      new SignJWT(scope === undefined ? {} : { scope })
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(userId)
         .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)

@@ -6,12 +6,15 @@ import { openTestMemory, testClock } from '../../../test/support/memory.js'
 
 let run = 0
 
+/** A replica's wall clock: `now` and the means to move it. */
+export type TestClock = ReturnType<typeof testClock>
+
 /** One device: a memory store (own fake IndexedDB, own clock) with project `p` synced, and its sync engine. */
 export interface Replica {
   name: string
   memory: Memory & { indexedDB: IDBFactory }
   sync: Sync
-  clock: ReturnType<typeof testClock>
+  clock: TestClock
   errors: unknown[]
   /** Stops sync and starts it again on the same documents (a restart of sync). */
   restart(): Promise<void>
@@ -23,15 +26,22 @@ export interface Replica {
 export async function openReplica(
   name: string,
   network: LoopbackNetwork | undefined,
-  options: Partial<SyncOptions> & { userId?: string; start?: number; projectSync?: boolean; indexedDB?: IDBFactory; docPrefix?: string } = {},
+  options: Partial<SyncOptions> & {
+    userId?: string
+    start?: number
+    clock?: TestClock
+    projectSync?: boolean
+    indexedDB?: IDBFactory
+    docPrefix?: string
+  } = {},
 ): Promise<Replica> {
-  const clock = testClock(options.start)
+  const clock = options.clock ?? testClock(options.start)
   const memory = await openTestMemory({ userId: options.userId ?? 'u1', now: clock.now, ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}) })
   if (!(await memory.projects.get('p'))) await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: options.projectSync ?? true } })
   const errors: unknown[] = []
   const prefix = options.docPrefix ?? `t${++run}`
   // The replica's own settings stay out of startSync, which refuses options it does not know.
-  const { userId: _userId, start: _start, projectSync: _projectSync, indexedDB: _indexedDB, docPrefix: _docPrefix, ...syncOptions } = options
+  const { userId: _userId, start: _start, clock: _clock, projectSync: _projectSync, indexedDB: _indexedDB, docPrefix: _docPrefix, ...syncOptions } = options
   const start = () =>
     startSync(replica.memory, {
       ...(network ? { connect: network.connector(name) } : {}),

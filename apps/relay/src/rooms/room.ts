@@ -3,7 +3,7 @@ import * as awarenessProtocol from 'y-protocols/awareness'
 import * as syncProtocol from 'y-protocols/sync'
 import * as decoding from 'lib0/decoding'
 import * as encoding from 'lib0/encoding'
-import { MessageType, encodeSyncStep1, encodeUpdate } from './protocol.js'
+import { MessageType, encodeScope, encodeSyncStep1, encodeTime, encodeUpdate } from './protocol.js'
 import { createAwarenessLedger } from '../limits/awareness-budget.js'
 import { encodeAwarenessFrames, readAwarenessEntries } from './awareness-frames.js'
 import { createCompactionBudget } from './compaction-budget.js'
@@ -300,6 +300,9 @@ export async function openRoom(name: string, ctx: RoomContext): Promise<Room> {
     },
     join(peer) {
       peers.set(peer, new Set())
+      // Scope and clock before sync step 1: a client learns them before it sends its state.
+      peer.send(encodeScope(peer.readOnly === true))
+      peer.send(encodeTime(Date.now()))
       peer.send(encodeSyncStep1(doc))
       const clients = Array.from(awareness.getStates().keys())
       for (const frame of encodeAwarenessFrames(awareness, clients, limits.maxMessageBytes)) peer.send(frame)
@@ -324,6 +327,8 @@ export async function openRoom(name: string, ctx: RoomContext): Promise<Room> {
           }
           case MessageType.queryAwareness:
             for (const frame of encodeAwarenessFrames(awareness, Array.from(awareness.getStates().keys()), limits.maxMessageBytes)) peer.send(frame)
+            // The answer to a client's heartbeat carries the clock too: a clock that jumps is seen within a beat.
+            peer.send(encodeTime(Date.now()))
             return null
           default:
             return 'malformedMessage'

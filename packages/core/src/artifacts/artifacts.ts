@@ -198,7 +198,7 @@ export function createArtifacts(ctx: StoreContext): ArtifactsApi {
         const row = await table().get(id)
         if (!row || row.deletedAt !== undefined) return false
         const { data: _bytes, ...rest } = row
-        await table().put({ ...rest, deletedAt: ctx.now(), localSize: 0, hlc: w.hlc() })
+        await table().put({ ...rest, deletedAt: ctx.now(), localSize: 0, hlc: w.hlc(row.hlc) })
         w.change('artifacts', 'delete', id, row.projectId)
         return true
       })

@@ -61,9 +61,9 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
 
   /** The live (not tombstoned) stored block. */
   async function live(projectId: string, label: string): Promise<BlockRow | undefined> {
-    const row = await db.blocks.get([projectId, label])
-    return row && row.deletedAt === undefined ? row : undefined
+    return liveOf(await db.blocks.get([projectId, label]))
   }
+  const liveOf = (row: BlockRow | undefined): BlockRow | undefined => (row && row.deletedAt === undefined ? row : undefined)
 
   async function store(w: WriteScope, row: BlockRow): Promise<Block> {
     await db.blocks.put(row)
@@ -71,14 +71,20 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
     return toBlock(row)
   }
 
-  function next(current: BlockRow | undefined, w: WriteScope, changes: Partial<BlockRow> & { projectId: string; label: string; value: string }): BlockRow {
+  /** The next state of a block; `replaces` is the stamp of the stored row (a tombstone too), which the write must follow. */
+  function next(
+    current: BlockRow | undefined,
+    w: WriteScope,
+    changes: Partial<BlockRow> & { projectId: string; label: string; value: string },
+    replaces = current?.hlc,
+  ): BlockRow {
     const row: BlockRow = {
       limit: DEFAULT_BLOCK_LIMIT,
       readOnly: false,
       ...current,
       ...changes,
       updatedAt: ctx.now(),
-      hlc: w.hlc(),
+      hlc: w.hlc(replaces),
     }
     if (row.description === undefined || row.description === '') delete row.description
     delete row.deletedAt
@@ -109,18 +115,24 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
       if (o.readOnly !== undefined && typeof o.readOnly !== 'boolean') throw invalidInput(`readOnly must be a boolean, got ${describe(o.readOnly)}`)
       return write(ctx, TABLES, async (w) => {
         await requireProject(ctx, projectId)
-        const current = await live(projectId, label)
+        const stored = await db.blocks.get([projectId, label])
+        const current = liveOf(stored)
         if (current?.readOnly && o.readOnly === undefined && current.value !== value) throw readOnlyError(label, 'set')
         return store(
           w,
-          next(current, w, {
-            projectId,
-            label,
-            value,
-            ...(limit !== undefined ? { limit } : {}),
-            ...(description !== undefined ? { description } : {}),
-            ...(o.readOnly !== undefined ? { readOnly: o.readOnly } : {}),
-          }),
+          next(
+            current,
+            w,
+            {
+              projectId,
+              label,
+              value,
+              ...(limit !== undefined ? { limit } : {}),
+              ...(description !== undefined ? { description } : {}),
+              ...(o.readOnly !== undefined ? { readOnly: o.readOnly } : {}),
+            },
+            stored?.hlc,
+          ),
         )
       })
     },
@@ -131,11 +143,12 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
       if (checkString('text', text).length === 0) throw invalidInput('text to append must not be empty')
       return write(ctx, TABLES, async (w) => {
         await requireProject(ctx, projectId)
-        const current = await live(projectId, label)
+        const stored = await db.blocks.get([projectId, label])
+        const current = liveOf(stored)
         if (current?.readOnly) throw readOnlyError(label, 'append to')
         const base = current?.value ?? ''
         // On a new line: joined with '\n' unless the block is empty or already ends with one.
-        return store(w, next(current, w, { projectId, label, value: base === '' || base.endsWith('\n') ? base + text : `${base}\n${text}` }))
+        return store(w, next(current, w, { projectId, label, value: base === '' || base.endsWith('\n') ? base + text : `${base}\n${text}` }, stored?.hlc))
       })
     },
 
@@ -174,7 +187,7 @@ export function createBlocks(ctx: StoreContext): BlocksApi {
           readOnly: current.readOnly,
           updatedAt: now,
           deletedAt: now,
-          hlc: w.hlc(),
+          hlc: w.hlc(current.hlc),
         }
         await store(w, tombstone)
         return true

@@ -1,6 +1,7 @@
 import { MIRRORED_SETS } from '../catalog/lists.js'
 import { createChangeFeed } from '../store/change-feed.js'
-import { highestStoredStamp } from '../replication/clock-restore.js'
+import { clockWarningOf, loadClockOffset } from '../store/clock-offset.js'
+import { highestStoredStamp, RESTORE_MAX_LEAD_MS } from '../replication/clock-restore.js'
 import type { AtRestBox } from '../encryption/at-rest-store.js'
 import { registerAtRest } from '../encryption/at-rest-seam.js'
 import type { EncryptionOptions } from '../encryption/key-option.js'
@@ -117,6 +118,9 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
   }
   const now = opts.now ?? Date.now
   const deviceId = await loadDeviceId(db, now)
+  const clockOffset = await loadClockOffset(db)
+  // The hybrid clock runs on the relay's time as last learned: stamps made offline after a restart are right too.
+  const clockNow = () => now() + clockOffset.ms
   let closed = false
   const assertOpen = () => {
     if (closed) throw new MemoryError('closed', 'This memory store is closed; open it again with openMemory()')
@@ -131,8 +135,18 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     status,
     sync,
     tokenizer: opts.tokenizer ?? estimateTokenizer,
-    // Restored past the highest stamp stored, so an edit after a restart beats what this device wrote before.
-    clock: createHybridClock(deviceId, now, await highestStoredStamp(db, now())),
+    // Restored past the highest stamp stored within the clock-lead bound. Until the relay's time was ever learned this
+    // device cannot tell its wall clock set back from stamps issued too far ahead: its own conversations' stamps count up to a day.
+    clock: createHybridClock(
+      deviceId,
+      clockNow,
+      await highestStoredStamp(db, clockNow(), {
+        maxLeadMs: clockOffset.boundMs,
+        ownLeadMs: clockOffset.learnedAt === undefined ? RESTORE_MAX_LEAD_MS : clockOffset.boundMs,
+        deviceId,
+      }),
+    ),
+    clockOffset,
     feed: createChangeFeed(),
     mirrored: MIRRORED_SETS,
     syncedProjects: new Set(),
@@ -143,6 +157,8 @@ export async function composeMemory(opts: CreateMemoryOptions<readonly AnyModule
     assertOpen,
     onClose: [],
   }
+  const warning = clockWarningOf(clockOffset)
+  if (warning !== undefined) status.warn('clock', { message: warning, offsetMs: clockOffset.ms })
   const moduleCtx = ctx as unknown as ModuleContext
   for (const module of modules) module.install?.(moduleCtx)
   for (const module of modules) await module.open?.(moduleCtx)

@@ -44,7 +44,7 @@ export function createFactEdits(ctx: StoreContext): Pick<FactsApi, (typeof FACT_
       return write(ctx, tables(), async (w) => {
         const stored = await storedInProject(ctx, projectId, key)
         if (!stored || stored.deletedAt === undefined || stored.purged) return undefined
-        const row = nextFactRow(ctx, stored, stored, w.hlc())
+        const row = nextFactRow(ctx, stored, stored, w.hlc(stored.hlc))
         await storeFactRow(ctx, w, row, 'local')
         return toFact(row)
       })
@@ -75,7 +75,7 @@ export function createFactEdits(ctx: StoreContext): Pick<FactsApi, (typeof FACT_
         const rows = found.filter((r) => !r.purged)
         // In a synced project the purge must reach the other devices: a tombstone without content stays.
         const tombstone = ctx.syncedProjects.has(projectId)
-        for (const row of rows) await purgeFactRow(ctx, w, row, tombstone ? purgedTombstone(row, ctx.now(), w.hlc()) : undefined)
+        for (const row of rows) await purgeFactRow(ctx, w, row, tombstone ? purgedTombstone(row, ctx.now(), w.hlc(row.hlc)) : undefined)
         return rows.length
       })
     },

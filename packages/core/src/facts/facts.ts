@@ -116,7 +116,7 @@ export function storedInProject(ctx: StoreContext, projectId: string, key: strin
 
 /** Soft-deletes a stored fact: a new version, deleted at `now`. */
 export async function softDeleteFact(ctx: StoreContext, w: WriteScope, stored: FactRow, now: number): Promise<void> {
-  await storeFactRow(ctx, w, nextFactRow(ctx, stored, stored, w.hlc(), now), 'local')
+  await storeFactRow(ctx, w, nextFactRow(ctx, stored, stored, w.hlc(stored.hlc), now), 'local')
 }
 
 /** Methods of the facts namespace that load on their first call (fact-edits.ts). */
@@ -156,7 +156,7 @@ export function createFacts(ctx: StoreContext): Omit<FactsApi, (typeof FACT_EDIT
         const [stored, newest] = await reads
         early.latest = newest
         // A purged key starts over as a new fact (only its version number continues).
-        const row = nextFactRow(ctx, stored?.purged ? { ...stored, createdAt: now } : stored, input, w.hlc(), undefined, now)
+        const row = nextFactRow(ctx, stored?.purged ? { ...stored, createdAt: now } : stored, input, w.hlc(stored?.hlc), undefined, now)
         await storeFactRow(ctx, w, row, 'local', stored === undefined, early)
         return toFact(row)
       })

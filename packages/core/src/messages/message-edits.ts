@@ -1,6 +1,7 @@
 import { MemoryError } from '../store/errors.js'
 import { checkContent, countTokens, MAX_META_BYTES, type Message, type MessagesApi, messageDoc, toMessage } from './messages.js'
 import type { MessageRow } from '../store/rows.js'
+import { messageStamp } from './message-order.js'
 import { indexDocs } from '../search/index/index-docs.js'
 import type { StoreContext } from '../store/store-context.js'
 import { checkId, checkJson, checkOptions, type Json } from '../store/validate.js'
@@ -47,7 +48,7 @@ export async function editMessage(ctx: StoreContext, tables: readonly string[], 
   const tokens = content === undefined ? undefined : countTokens(ctx, content)
   return write(ctx, tables, async (w) => {
     const row = await requireMessage(ctx, id)
-    const next: MessageRow = { ...row, hlc: w.hlc() }
+    const next: MessageRow = { ...row, hlc: w.hlc(stampOf(row)) }
     if (content !== undefined) {
       next.content = content
       next.tokens = tokens!
@@ -58,6 +59,9 @@ export async function editMessage(ctx: StoreContext, tables: readonly string[], 
     return toMessage(next)
   })
 }
+
+/** The stamp an edit of `row` must follow (none for a row of an older version without order key yet). */
+const stampOf = (row: MessageRow): string | undefined => (row.hlc === undefined && row.at === undefined ? undefined : messageStamp(row))
 
 /**
  * Deletes a message: a tombstone without content stays (so the deletion reaches
@@ -70,7 +74,7 @@ export async function deleteMessage(ctx: StoreContext, tables: readonly string[]
   await write(ctx, tables, async (w) => {
     const row = await requireMessage(ctx, id)
     const { meta: _meta, personId: _person, ...rest } = row
-    await storeChanged(ctx, w, { ...rest, content: '', tokens: 0, deletedAt: ctx.now(), hlc: w.hlc() })
+    await storeChanged(ctx, w, { ...rest, content: '', tokens: 0, deletedAt: ctx.now(), hlc: w.hlc(stampOf(row)) })
   })
 }
 

@@ -2,7 +2,7 @@ import { invalidInput, MemoryError } from '../store/errors.js'
 import { requireProject } from '../projects/projects.js'
 import { normaliseText } from '../runtime/normalise-text.js'
 import type { StoreContext } from '../store/store-context.js'
-import { checkId, checkLimit, checkNumber, checkOptions, checkString } from '../store/validate.js'
+import { checkId, checkLimit, checkNumber, checkOptions, checkString, checkWellFormed } from '../store/validate.js'
 import { read, write } from '../store/write.js'
 
 /** Something the agent noticed the user tends to do, and how sure it is. */
@@ -90,7 +90,8 @@ export function reinforce(confidence: number, observation: number): number {
 
 /** The normalised form of a pattern text. @throws MemoryError `invalid_input`, `limit_exceeded`. */
 export function normalisePattern(text: unknown): { text: string; norm: string } {
-  const t = checkString('text', text, { nonEmpty: true, maxLength: MAX_PATTERN_TEXT }).trim()
+  // The text names the pattern (its id is made of it), so it must be well-formed like a key.
+  const t = checkWellFormed('text', checkString('text', text, { nonEmpty: true, maxLength: MAX_PATTERN_TEXT }).trim())
   const norm = normaliseText(t)
   if (norm === '') throw invalidInput(`A pattern needs letters or digits, got ${JSON.stringify(t)}`)
   return { text: t, norm }
@@ -128,8 +129,15 @@ export function createPatterns(ctx: StoreContext): PatternsApi {
         }
         const now = ctx.now()
         const row: PatternRow = live
-          ? { ...live, text: pattern.text, confidence: reinforce(live.confidence, c), observations: live.observations + 1, updatedAt: now, hlc: w.hlc() }
-          : { id, projectId, text: pattern.text, confidence: c, observations: 1, createdAt: now, updatedAt: now, hlc: w.hlc() }
+          ? {
+              ...live,
+              text: pattern.text,
+              confidence: reinforce(live.confidence, c),
+              observations: live.observations + 1,
+              updatedAt: now,
+              hlc: w.hlc(stored?.hlc),
+            }
+          : { id, projectId, text: pattern.text, confidence: c, observations: 1, createdAt: now, updatedAt: now, hlc: w.hlc(stored?.hlc) }
         delete row.deletedAt
         await table().put(row)
         w.change('patterns', 'put', id, projectId)
@@ -159,7 +167,7 @@ export function createPatterns(ctx: StoreContext): PatternsApi {
         const stored = await table().get(id)
         if (!stored || stored.deletedAt !== undefined) return false
         const now = ctx.now()
-        await table().put({ ...stored, deletedAt: now, updatedAt: now, hlc: w.hlc() })
+        await table().put({ ...stored, deletedAt: now, updatedAt: now, hlc: w.hlc(stored.hlc) })
         w.change('patterns', 'delete', id, projectId)
         return true
       })

@@ -57,30 +57,38 @@ describe('the clock across restarts and against hostile stamps', () => {
     await reopened.close()
   })
 
-  it('quarantines malformed stamps and stamps beyond the drift bound: not stored, clock unmoved', async () => {
+  it('sets malformed stamps aside; takes stamps beyond the drift bound without moving the clock, and an edit of such a record still follows it', async () => {
     const clock = testClock(T)
     const memory = await openTestMemory({ now: clock.now })
     await memory.projects.create({ id: 'p1', name: 'P1', sync: { enabled: true } })
+    const y2099 = formatHlc(Date.UTC(2099, 0, 1), 0, 'devf')
     const batch = [
       remoteFact('tilde', 'wins forever?', '~'),
-      remoteFact('future', 'from 2099', formatHlc(Date.UTC(2099, 0, 1), 0, 'devf')),
-      remoteFact('max', 'frozen?', '9999999999999.99999.x'),
+      remoteFact('future', 'from 2099', y2099),
+      remoteFact('max', 'top of the range', '9999999999999.99999.x'),
       remoteFact('honest', 'ok', formatHlc(T + 1, 0, 'devh')),
     ]
     const result = await replicationOf(memory).applyRemote(batch)
-    expect(result.applied).toBe(1)
-    expect(result.quarantined.map((q) => [q.record.row.key, q.verdict])).toEqual([
-      ['tilde', 'malformed'],
-      ['future', 'ahead'],
-      ['max', 'ahead'],
-    ])
+    expect(result.applied).toBe(3)
+    expect(result.quarantined.map((q) => [q.record.row.key, q.verdict])).toEqual([['tilde', 'malformed']])
     expect(await memory.facts.get('p1', 'tilde')).toBeUndefined()
-    expect(await memory.facts.get('p1', 'future')).toBeUndefined()
+    expect((await memory.facts.get('p1', 'future'))?.value).toBe('from 2099')
     await memory.facts.set('p1', 'after', 1)
-    const after = (await replicationOf(memory).pending()).find((p) => p.id === 'p1/after')!
-    expect(after.hlc.startsWith(String(T + 1))).toBe(true) // the clock followed only the honest stamp
-    expect(replicationOf(memory).receiveClock('~')).toBe('malformed')
-    memory.close()
+    const pending = async (key: string) => (await replicationOf(memory).pending()).find((p) => p.id === `p1/${key}`)!
+    expect((await pending('after')).hlc.startsWith(String(T + 1))).toBe(true) // the clock followed only the honest stamp
+    // The next edit of the far-ahead record is stamped just after it: it wins, and the clock stays.
+    await memory.facts.set('p1', 'future', 'now')
+    expect((await pending('future')).record!.hlc).toBe(formatHlc(Date.UTC(2099, 0, 1), 1, replicationOf(memory).deviceId))
+    await memory.facts.set('p1', 'after', 2)
+    expect((await pending('after')).record!.hlc.startsWith(String(T + 1))).toBe(true)
+    // and it stays so after a restart: the restore skips stamps beyond the bound
+    await memory.close()
+    const reopened = await openTestMemory({ now: clock.now, indexedDB: memory.indexedDB, userId: memory.userId })
+    await reopened.facts.set('p1', 'after', 3)
+    const [again] = (await replicationOf(reopened).pending()).filter((p) => p.id === 'p1/after')
+    expect(again!.record!.hlc.startsWith(String(T + 1))).toBe(true)
+    expect(replicationOf(reopened).receiveClock('~')).toBe('malformed')
+    await reopened.close()
   })
 })
 

@@ -1,7 +1,20 @@
-import { compareHlc } from '../store/hlc.js'
-import { restorable } from '../store/stamp-restore.js'
+import { compareHlc, DEFAULT_MAX_CLOCK_LEAD_MS, readHlc } from '../store/hlc.js'
+import { RESTORE_MAX_LEAD_MS, restorable } from '../store/stamp-restore.js'
 import type { EngramDb } from '../catalog/schema.js'
 import { MIRRORED_KINDS } from '../catalog/lists.js'
+
+export { RESTORE_MAX_LEAD_MS, raisedLastAt, restorable } from '../store/stamp-restore.js'
+
+/** What {@link highestStoredStamp} restores from. */
+export interface RestoreOptions {
+  /** How far ahead of `now` a stamp may be (default 5 minutes, sync's clock-lead bound). */
+  maxLeadMs?: number
+  /** How far ahead a stamp of `deviceId` may be (default `maxLeadMs`). */
+  ownLeadMs?: number
+  deviceId?: string
+  /** Stamps left out. */
+  skip?: ReadonlySet<string>
+}
 
 /**
  * The highest well-formed stamp stored in the mirrored tables and the outbox,
@@ -10,29 +23,41 @@ import { MIRRORED_KINDS } from '../catalog/lists.js'
  * edit below a remote stamp it already holds, and the edit would lose). Message
  * rows stored without their own `hlc` (appends: message-order.ts `messageStamp`)
  * are not in the `hlc` index; their session's `lastAt` stands for them.
- * Malformed stamps and stamps more than {@link RESTORE_MAX_LEAD_MS} ahead of `now` are skipped.
+ * Malformed stamps, stamps more than `maxLeadMs` ahead of `now` (the clock, corrected by the
+ * relay's offset) and the stamps in `skip` (this device's edits about to be stamped again) are
+ * skipped: a stamp from a clock far ahead is applied like any other, but it does not set the clock.
+ * Message and session stamps of `deviceId` (this device's own) count up to `ownLeadMs` ahead:
+ * after the wall clock was set back, a conversation still goes on after what this device wrote
+ * in it. (A keyed record needs no more: an edit is stamped after the stamp of the record it
+ * replaces, whatever the clock.)
  * @returns undefined when nothing is stored.
  */
-export async function highestStoredStamp(db: EngramDb, now: number): Promise<string | undefined> {
+export async function highestStoredStamp(db: EngramDb, now: number, options: RestoreOptions = {}): Promise<string | undefined> {
+  const { maxLeadMs = DEFAULT_MAX_CLOCK_LEAD_MS, ownLeadMs = maxLeadMs, deviceId, skip } = options
+  const takes = (stamp: unknown, conversation = false): stamp is string => {
+    const parts = readHlc(stamp)
+    if (parts === undefined || skip?.has(stamp as string)) return false
+    return parts.physical - now <= (conversation && parts.deviceId === deviceId ? Math.max(ownLeadMs, maxLeadMs) : maxLeadMs)
+  }
   let highest: string | undefined
-  const see = (stamp: unknown): void => {
-    if (restorable(stamp, now) && compareHlc(stamp, highest) > 0) highest = stamp
+  const see = (stamp: unknown, conversation = false): void => {
+    if (takes(stamp, conversation) && compareHlc(stamp, highest) > 0) highest = stamp
   }
   const tables = [...MIRRORED_KINDS, 'outbox']
   await db.transaction('r', [...tables, 'sessions', 'messages'], async () => {
     await Promise.all([
       ...tables.map((t) => db.table(t).each((row: { hlc?: unknown }) => see(row.hlc))),
       db.sessions.each((row) => {
-        see(row.hlc)
-        see(row.lastAt)
+        see(row.hlc, true)
+        see(row.lastAt, true)
       }),
     ])
     // Messages may be many: walk their stamps from the highest down to the first one restored.
     await db.messages
       .orderBy('hlc')
       .reverse()
-      .until((row) => restorable(row.hlc, now), true)
-      .each((row) => see(row.hlc))
+      .until((row) => takes(row.hlc, true), true)
+      .each((row) => see(row.hlc, true))
   })
   return highest
 }

@@ -17,10 +17,11 @@ export function replicationOnUse(ctx: StoreContext): ReplicationApi {
   })
   return {
     deviceId: ctx.clock.deviceId,
-    ...methodsOnUse(load, ['pending', 'ack', 'applyRemote', 'snapshot', 'pendingSessions', 'recentSessions']),
+    ...methodsOnUse(load, ['pending', 'ack', 'applyRemote', 'snapshot', 'pendingSessions', 'recentSessions', 'learnClock', 'restamp']),
     syncsConversations: (projectId) => ctx.conversationProjects.has(projectId),
     receiveClock: (hlc, maxClockLeadMs) => ctx.clock.receive(hlc, maxClockLeadMs),
-    checkStamp: (hlc, maxClockLeadMs) => checkHlc(hlc, ctx.now(), maxClockLeadMs),
+    checkStamp: (hlc, maxClockLeadMs) => checkHlc(hlc, ctx.clock.now(), maxClockLeadMs),
+    clockOffset: () => (ctx.clockOffset.learnedAt === undefined ? undefined : ctx.clockOffset.ms),
     attachSync: (engine) => {
       const detach = ctx.sync.attach(engine)
       // From now on sync reads the outbox and applies remote changes in the background: their code

@@ -1,7 +1,8 @@
 import { Dexie } from 'dexie'
 import { MemoryError } from '../store/errors.js'
 import { maxKey } from '../store/keys.js'
-import { checkHlc, compareHlc, type StampVerdict } from '../store/hlc.js'
+import { checkHlc, compareHlc, isHlc, type StampVerdict } from '../store/hlc.js'
+import { type ClockReading, type LearnClockOptions, learnClock, restampPending } from './clock-correction.js'
 import type { StoreContext } from '../store/store-context.js'
 import type { SyncEngine } from './sync-api.js'
 import { CONVERSATION_KINDS, MIRRORED_KINDS, type MirroredKind } from '../catalog/lists.js'
@@ -34,15 +35,19 @@ export interface ApplyResult {
   /** Malformed records, skipped (the rest of the batch still applies). */
   rejected: MirroredRecord[]
   /**
-   * Records whose stamp is malformed or leads this device's clock by more than
-   * `maxClockLeadMs`: not stored, and the clock did not move for them.
+   * Records whose stamp is malformed: not stored on any device (the same rule everywhere), and
+   * the clock did not move for them. A well-formed stamp is never set aside, however far ahead:
+   * the verdict is always 'malformed' (the type keeps 'ahead' for earlier callers).
    */
   quarantined: Array<{ record: MirroredRecord; verdict: Exclude<StampVerdict, 'accepted'> }>
 }
 
 /** Options of {@link ReplicationApi.applyRemote}. */
 export interface ApplyRemoteOptions {
-  /** How far a record's stamp may lead this device's wall clock (default: 5 minutes). */
+  /**
+   * How far a record's stamp may lead this device's clock for the clock to follow it (default:
+   * 5 minutes). A record further ahead is applied all the same; only the clock stays.
+   */
   maxClockLeadMs?: number
 }
 
@@ -86,8 +91,28 @@ export interface ReplicationApi {
   recentSessions(projectId: string, limit: number): Promise<string[]>
   /** Advances this device's clock past a stamp seen from another device (if well-formed and within `maxClockLeadMs`). */
   receiveClock(hlc: string, maxClockLeadMs?: number): StampVerdict
-  /** Judges a stamp against this device's wall clock without moving the clock ('malformed', 'ahead' or 'accepted'). */
+  /**
+   * Judges a stamp against this device's clock (corrected by the relay's offset) without moving
+   * the clock: 'malformed', 'ahead' (more than `maxClockLeadMs` ahead: a suspicious stamp, to be
+   * listed, never set aside) or 'accepted'.
+   */
   checkStamp(hlc: unknown, maxClockLeadMs?: number): StampVerdict
+  /**
+   * Takes the relay's time (epoch ms, as of now) as this device's reference: the offset is kept
+   * across restarts and the clock stamps with corrected time; a correction makes the drain stamp
+   * waiting outbox entries again ({@link ReplicationApi.restamp}). A `clock` warning shows in
+   * `memory.status` while the offset exceeds `maxLeadMs`.
+   * @throws MemoryError `invalid_input` on a bad time or bound, `closed`.
+   */
+  learnClock(relayTime: number, options?: LearnClockOptions): Promise<ClockReading>
+  /** The offset in use (relay minus this device's clock, ms), or undefined before it was ever learned. */
+  clockOffset(): number | undefined
+  /**
+   * Outbox entries as `pending` gave them, those written before a clock correction stamped again
+   * (moved by the correction, in their order, each after `heldStamp(kind, id)`): publish what it returns.
+   * @throws MemoryError `closed`, `quota_exceeded`.
+   */
+  restamp(entries: readonly PendingReplication[], heldStamp?: (kind: MirroredKind, id: string) => string | undefined): Promise<PendingReplication[]>
   /**
    * Attaches a running sync engine: `memory.sync` and `memory.status` report through it.
    * @returns the detach function. @throws MemoryError `conflict` when one is attached already.
@@ -142,9 +167,13 @@ export function createReplication(ctx: StoreContext, descriptors: SyncedKinds): 
       ctx.assertOpen()
       const admitted: MirroredRecord[] = []
       for (const record of batch) {
-        const verdict = ctx.clock.receive(record?.hlc, options?.maxClockLeadMs)
-        if (verdict === 'accepted') admitted.push(record)
-        else result.quarantined.push({ record, verdict })
+        // Only the stamp's form decides, never this device's clock: every device takes the same records.
+        if (!isHlc(record?.hlc)) {
+          result.quarantined.push({ record, verdict: 'malformed' })
+          continue
+        }
+        ctx.clock.receive(record.hlc, options?.maxClockLeadMs) // follows it only within the bound
+        admitted.push(record)
       }
       if (admitted.length === 0) return result
       await write(
@@ -223,8 +252,11 @@ export function createReplication(ctx: StoreContext, descriptors: SyncedKinds): 
       return ctx.clock.receive(hlc, maxClockLeadMs)
     },
     checkStamp(hlc, maxClockLeadMs) {
-      return checkHlc(hlc, ctx.now(), maxClockLeadMs)
+      return checkHlc(hlc, ctx.clock.now(), maxClockLeadMs)
     },
+    learnClock: (relayTime, options) => learnClock(ctx, relayTime, options),
+    clockOffset: () => (ctx.clockOffset.learnedAt === undefined ? undefined : ctx.clockOffset.ms),
+    restamp: (entries, heldStamp) => restampPending(ctx, entries, heldStamp),
     attachSync: (engine) => ctx.sync.attach(engine),
   }
 }

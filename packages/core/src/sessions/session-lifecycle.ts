@@ -22,7 +22,7 @@ export function createSessionLifecycle(ctx: StoreContext): Pick<SessionsApi, 'cl
         const row = await requireSession(ctx, id)
         if (row.status === 'closed') return false
         const now = ctx.now()
-        const next: SessionRow = { ...row, status: 'closed', closedAt: now, hlc: w.hlc() }
+        const next: SessionRow = { ...row, status: 'closed', closedAt: now, hlc: w.hlc(row.hlc) }
         if (summary !== undefined) {
           next.summary = summary
           await storeSummary(ctx, w, { projectId: row.projectId, sessionId: id, kind: 'session', text: summary, coversUntil: row.lastActiveAt })
@@ -39,7 +39,7 @@ export function createSessionLifecycle(ctx: StoreContext): Pick<SessionsApi, 'cl
         const row = await requireSession(ctx, id)
         if (row.status === 'active') return false
         const { closedAt: _closedAt, ...rest } = row
-        await db.sessions.put({ ...rest, status: 'active', lastActiveAt: Math.max(row.lastActiveAt, ctx.now()), hlc: w.hlc() })
+        await db.sessions.put({ ...rest, status: 'active', lastActiveAt: Math.max(row.lastActiveAt, ctx.now()), hlc: w.hlc(row.hlc) })
         w.change('sessions', 'put', id, row.projectId)
         return true
       })
@@ -60,7 +60,7 @@ export function createSessionLifecycle(ctx: StoreContext): Pick<SessionsApi, 'cl
         const row = await requireSession(ctx, id)
         const removed = await purgeSessionMessages(ctx, w, id, row.projectId)
         // Where conversations sync, the tombstone carries the purge to every device (and beats older states).
-        if (ctx.conversationProjects.has(row.projectId)) await db.sessions.put(purgedSession(row, w.hlc()))
+        if (ctx.conversationProjects.has(row.projectId)) await db.sessions.put(purgedSession(row, w.hlc(row.hlc)))
         else await db.sessions.delete(id)
         w.change('sessions', 'delete', id, row.projectId)
         return removed

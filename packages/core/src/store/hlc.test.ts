@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkHlc, compareHlc, createHybridClock, DEFAULT_MAX_CLOCK_LEAD_MS, formatHlc, isHlc, readHlc } from './hlc.js'
+import { checkHlc, compareHlc, createHybridClock, DEFAULT_MAX_CLOCK_LEAD_MS, formatHlc, isHlc, readHlc, successorHlc } from './hlc.js'
 
 const T = Date.UTC(2026, 0, 1)
 
@@ -59,5 +59,28 @@ describe('hybrid logical clock', () => {
     const stamps = [formatHlc(T, 1, 'a'), formatHlc(T, 0, 'b'), formatHlc(T + 1, 0, 'a'), formatHlc(T, 0, 'a')]
     expect([...stamps].sort(compareHlc)).toEqual([formatHlc(T, 0, 'a'), formatHlc(T, 0, 'b'), formatHlc(T, 1, 'a'), formatHlc(T + 1, 0, 'a')])
     expect(formatHlc(T, 7, 'dev')).toBe(`${T}.00007.dev`)
+  })
+
+  it('the successor of a stamp sorts right after it, for this device, up to the top of the range', () => {
+    const far = formatHlc(Date.UTC(2099, 0, 1), 7, 'zzz')
+    expect(successorHlc(far, 'dev')).toBe(formatHlc(Date.UTC(2099, 0, 1), 8, 'dev'))
+    expect(compareHlc(successorHlc(far, 'dev'), far)).toBeGreaterThan(0)
+    expect(successorHlc(formatHlc(T, 99_999, 'x'), 'dev')).toBe(formatHlc(T + 1, 0, 'dev'))
+    // the very top: only a higher device id follows (no honest clock gets there)
+    expect(successorHlc('9999999999999.99999.x', 'dev')).toBe('9999999999999.99999.dev')
+    expect(compareHlc(successorHlc('9999999999999.99999.a', 'dev'), '9999999999999.99999.a')).toBeGreaterThan(0)
+  })
+
+  it('rewinds: after a correction of its time source the clock no longer stays at stamps it issued with the wrong time', () => {
+    let offset = 10 * 60_000
+    const clock = createHybridClock('dev', () => T + offset)
+    expect(readHlc(clock.tick())?.physical).toBe(T + offset)
+    offset = 0
+    expect(readHlc(clock.tick())?.physical).toBe(T + 10 * 60_000) // a clock never goes back by itself
+    clock.rewind(formatHlc(T - 5, 0, 'other'))
+    expect(clock.now()).toBe(T)
+    expect(readHlc(clock.tick())?.physical).toBe(T)
+    clock.rewind(formatHlc(T + 3, 2, 'other'))
+    expect(clock.tick()).toBe(formatHlc(T + 3, 3, 'dev'))
   })
 })

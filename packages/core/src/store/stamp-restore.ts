@@ -1,16 +1,16 @@
 import { compareHlc, readHlc } from './hlc.js'
 
 /**
- * Stored stamps leading the wall clock by more than this are not restored: they
- * predate the drift bound (a device once set to 2099) and would freeze the clock.
- * Any drift bound sync is configured with up to this is honoured across restarts.
+ * The furthest lead of a stored stamp that message rows keep their session's `lastAt` for
+ * (message-order.ts): a stamp further ahead (a device once set to 2099) keeps its own `hlc`.
+ * The clock itself restores only from stamps within sync's clock-lead bound.
  */
 export const RESTORE_MAX_LEAD_MS = 24 * 60 * 60_000
 
-/** True for a well-formed stamp that a restore at `now` takes (not more than {@link RESTORE_MAX_LEAD_MS} ahead). */
-export function restorable(stamp: unknown, now: number): stamp is string {
+/** True for a well-formed stamp that leads `now` by at most `maxLeadMs` (default {@link RESTORE_MAX_LEAD_MS}). */
+export function restorable(stamp: unknown, now: number, maxLeadMs = RESTORE_MAX_LEAD_MS): stamp is string {
   const parts = readHlc(stamp)
-  return parts !== undefined && parts.physical - now <= RESTORE_MAX_LEAD_MS
+  return parts !== undefined && parts.physical - now <= maxLeadMs
 }
 
 /**

@@ -27,6 +27,7 @@ describe('memory.status', () => {
       extractor: { state: 'ok' },
       sync: { state: 'off', projects: {} },
       problems: [],
+      warnings: [],
     })
     await withAll.close()
     const bare = await openTestMemory()

@@ -18,8 +18,22 @@ export interface BackgroundProblem {
   projectId?: string
 }
 
-/** Sync state of one project. */
-export type SyncState = 'off' | 'connecting' | 'synced' | 'offline' | 'error'
+/**
+ * Sync state of one project. `read_only`: connected, but the relay takes no writes from this
+ * device's token (read-only scope) and this device holds changes the relay does not have.
+ */
+export type SyncState = 'off' | 'connecting' | 'synced' | 'read_only' | 'offline' | 'error'
+
+/** A condition the app should show that is not a failed background task, current only. */
+export interface StatusWarning {
+  /** `clock`: this device's clock is off the relay's by more than sync's bound. */
+  type: 'clock'
+  message: string
+  /** Relay time minus this device's clock, ms (positive: this clock is slow). */
+  offsetMs: number
+  /** Since when it holds (epoch ms). */
+  since: number
+}
 
 /** The state of one background component. `failing` means its last attempt failed (it retries where it can). */
 export interface ComponentStatus {
@@ -36,6 +50,8 @@ export interface MemoryStatus {
   sync: ComponentStatus & { projects: Record<string, SyncState> }
   /** The most recent background failures (at most 20), oldest first. */
   problems: BackgroundProblem[]
+  /** What the app should show now besides failures (e.g. a `clock` warning); empty when all is well. */
+  warnings: StatusWarning[]
 }
 
 /** `memory.status`: background failures (embedder, summarizer, extractor, sync) readable and observable. */
@@ -59,6 +75,8 @@ export interface StatusHub {
   recover(source: BackgroundSource): void
   /** Sets one project's sync state (`off` removes it). */
   setSync(projectId: string, state: SyncState): void
+  /** Shows a warning of `type` (replacing the one shown), or clears it with undefined. */
+  warn(type: StatusWarning['type'], warning: Omit<StatusWarning, 'type' | 'since'> | undefined): void
   snapshot(): MemoryStatus
   readonly api: StatusApi
 }
@@ -71,6 +89,7 @@ export function createStatusHub(now: () => number, assertOpen: () => void): Stat
   const components = new Map<BackgroundSource, ComponentStatus>(SOURCES.map((s) => [s, { state: 'off' }]))
   const syncProjects = new Map<string, SyncState>()
   const problems: BackgroundProblem[] = []
+  const warnings = new Map<StatusWarning['type'], StatusWarning>()
   const listeners = new Set<(status: MemoryStatus) => void>()
 
   function snapshot(): MemoryStatus {
@@ -81,6 +100,7 @@ export function createStatusHub(now: () => number, assertOpen: () => void): Stat
       extractor: copy('extractor'),
       sync: { ...copy('sync'), projects: Object.fromEntries(syncProjects) },
       problems: problems.map((p) => ({ ...p })),
+      warnings: [...warnings.values()].map((w) => ({ ...w })),
     }
   }
   function changed(): void {
@@ -127,6 +147,16 @@ export function createStatusHub(now: () => number, assertOpen: () => void): Stat
       if ((syncProjects.get(projectId) ?? 'off') === state) return
       if (state === 'off') syncProjects.delete(projectId)
       else syncProjects.set(projectId, state)
+      changed()
+    },
+    warn(type, warning) {
+      const current = warnings.get(type)
+      if (warning === undefined) {
+        if (current && warnings.delete(type)) changed()
+        return
+      }
+      if (current?.message === warning.message && current.offsetMs === warning.offsetMs) return
+      warnings.set(type, { type, ...warning, since: current?.since ?? now() })
       changed()
     },
     snapshot,

@@ -1,5 +1,6 @@
 import type { MirroredSets } from './kind.js'
 import type { ChangeFeed } from './change-feed.js'
+import type { ClockOffset } from './clock-offset.js'
 import type { CryptoSlot } from '../encryption/slot.js'
 import type { HybridClock } from './hlc.js'
 import type { EngramDb } from '../catalog/schema.js'
@@ -73,7 +74,10 @@ export interface StoreContext {
   readonly userId: string
   readonly now: () => number
   readonly tokenizer: Tokenizer
+  /** Stamps local writes; its time source is `now()` plus {@link StoreContext.clockOffset}. */
   readonly clock: HybridClock
+  /** This device's clock offset from the relay (kept in `meta`); sync updates it through the replication seam. */
+  readonly clockOffset: ClockOffset
   readonly feed: ChangeFeed
   /** Which kinds' writes fill the sync outbox (from the kinds' manifests). */
   readonly mirrored: MirroredSets

@@ -9,14 +9,37 @@ export const MAX_ID_LENGTH = 512
 export const MAX_VALUE_BYTES = 1024 * 1024
 
 const encoder = new TextEncoder()
+/** A UTF-16 surrogate without its pair: with the `u` flag a pair is one code point and does not match. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 
-/** Checks a required id-like string: non-empty, trimmed, not too long. */
+/**
+ * Checks a required id-like string: non-empty, trimmed, not too long, and
+ * well-formed Unicode. Ids and keys become index keys, URI-encoded record ids
+ * and room names, and travel UTF-8 encoded: a lone surrogate has no UTF-8 form
+ * (`encodeURIComponent` throws, a text encoder writes U+FFFD), so two devices
+ * would not agree on it.
+ * @throws MemoryError `invalid_input` naming the field.
+ */
 export function checkId(name: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) {
     throw invalidInput(`${name} must be a non-empty string, got ${describe(value)}`)
   }
   if (value.length > MAX_ID_LENGTH) throw invalidInput(`${name} is longer than ${MAX_ID_LENGTH} characters`)
   if (value.trim() !== value) throw invalidInput(`${name} must not start or end with whitespace: ${JSON.stringify(value)}`)
+  checkWellFormed(name, value)
+  return value
+}
+
+/**
+ * Checks that a string that names something (an id, a key, a text a record id is made of) is
+ * well-formed Unicode: no lone surrogate. @throws MemoryError `invalid_input` naming the field.
+ */
+export function checkWellFormed(name: string, value: string): string {
+  const bad = LONE_SURROGATE.exec(value)
+  if (bad) {
+    const unit = bad[0].charCodeAt(0).toString(16).toUpperCase()
+    throw invalidInput(`${name} holds a lone surrogate (U+${unit} at index ${bad.index}): ids and keys must be well-formed Unicode`)
+  }
   return value
 }
 

@@ -1,5 +1,6 @@
 import { Dexie, type Transaction } from 'dexie'
 import type { Change, Origin } from './change-feed.js'
+import { compareHlc, successorHlc } from './hlc.js'
 import { mapError } from './map-error.js'
 import type { StoreContext } from './store-context.js'
 import type { OutboxRow } from './rows.js'
@@ -11,8 +12,13 @@ export interface WriteScope {
   readonly origin: Origin
   /** Records a change, emitted after commit (and queued for sync when mirrored). */
   change(kind: Change['kind'], op: Change['op'], id: string, projectId: string): void
-  /** The hybrid-logical-clock stamp of this transaction (one per transaction). */
-  hlc(): string
+  /**
+   * The hybrid-logical-clock stamp of this transaction (one per transaction). With `replaces`,
+   * the stamp of the stored row the write replaces, the stamp returned sorts after it: when the
+   * transaction's stamp does not (the row came from a clock far ahead, which this clock does not
+   * follow), the stamp just after that row's, so the later edit still wins on every device.
+   */
+  hlc(replaces?: string): string
   /** Runs `fn` once, inside the transaction, after the write function returns and before commit (e.g. to flush accumulated counters). */
   onBeforeCommit(fn: () => Promise<void>): void
 }
@@ -38,9 +44,10 @@ class Scope implements WriteScope {
     this.beforeCommit.push(fn)
   }
 
-  hlc(): string {
+  hlc(replaces?: string): string {
     this.stamp ??= this.fixedStamp ?? this.ctx.clock.tick()
-    return this.stamp
+    if (replaces === undefined || this.fixedStamp !== undefined || compareHlc(this.stamp, replaces) > 0) return this.stamp
+    return successorHlc(replaces, this.ctx.clock.deviceId)
   }
 
   /** Local writes to mirrored kinds of synced projects go to the outbox, in this transaction. */
