@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, type SyncableMemory } from '@engram/core'
-import { atRestCipherOf, replicationOf } from '@engram/core/internal'
+import { replicationOf } from '@engram/core/internal'
 import { noPersistence } from './idb-persistence.js'
 import { MIRRORED_KINDS } from './mirror-doc.js'
 import { startProjectMirror, type ProjectMirror } from './project-mirror.js'

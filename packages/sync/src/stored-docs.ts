@@ -1,4 +1,4 @@
-import { type EncryptionStatus, type SyncableMemory } from '@engram/core'
+import type { EncryptionStatus, SyncableMemory } from '@engram/core'
 import { atRestCipherOf } from '@engram/core/internal'
 import * as Y from 'yjs'
 import { docDatabases, openEncryptedDocPersistence, parseDocDatabase, sealedDocName } from './encrypted-persistence.js'

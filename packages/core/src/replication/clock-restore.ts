@@ -1,5 +1,4 @@
 import { compareHlc, DEFAULT_MAX_CLOCK_LEAD_MS, readHlc } from '../store/hlc.js'
-import { RESTORE_MAX_LEAD_MS, restorable } from '../store/stamp-restore.js'
 import type { EngramDb } from '../catalog/schema.js'
 import { MIRRORED_KINDS } from '../catalog/lists.js'
 
