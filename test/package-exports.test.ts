@@ -19,7 +19,6 @@ function runNode(code: string, type: 'module' | 'commonjs' = 'module'): string {
 interface PackageJson {
   name: string
   license?: string
-  repository?: { url?: string; directory?: string }
   engines?: { node?: string }
   files?: string[]
   exports: Record<string, Record<string, string>>
@@ -94,12 +93,11 @@ describe('package exports (built dist)', () => {
     expect(JSON.parse(out.trim())).toEqual(['function', 'function', 'function', 'function', 'function', 'function'])
   })
 
-  it('every package is MIT with its LICENSE, says where it comes from and which Node it needs, and ships no tests', () => {
+  it('every package is MIT with its LICENSE, says which Node it needs, and ships no tests', () => {
     for (const pkg of packages) {
       const json = readPackage(pkg)
       expect(json.license, json.name).toBe('MIT')
       expect(readFileSync(join(root, 'packages', pkg, 'LICENSE'), 'utf8'), json.name).toContain('Copyright (c) 2026 Engram contributors')
-      expect(json.repository?.directory, json.name).toBe(`packages/${pkg}`)
       expect(json.engines?.node, json.name).toBe('>=20.19')
       expect(json.files, json.name).toEqual(expect.arrayContaining(['dist', '!dist/**/*.test.*', '!src/**/*.test.ts', 'README.md', 'LICENSE']))
       for (const [path, conditions] of Object.entries(json.exports)) {
