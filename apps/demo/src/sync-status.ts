@@ -15,6 +15,7 @@ export const statusText: Record<SyncStatus, string> = {
   off: 'sync off',
   connecting: 'connecting…',
   synced: 'synced',
+  read_only: 'read-only — your changes stay on this device',
   offline: 'offline',
   error: 'sync error',
 }
