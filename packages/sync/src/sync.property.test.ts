@@ -170,6 +170,9 @@ const variants: Array<[string, () => Promise<Partial<SyncOptions>>, number, bool
   ],
 ]
 
+/** A test's time limit: room for every run asked for (a run takes up to a few seconds on a loaded machine). */
+const timeoutFor = (defaultRuns: number): number => 60_000 + Number(process.env.FC_RUNS ?? defaultRuns) * 4_000
+
 /** Seed and number of runs: FC_SEED replays one, FC_RUNS sets how many (e.g. FC_RUNS=300). */
 function runsOf(label: string, defaultRuns: number): { seed: number; numRuns: number } {
   const seed = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31))
@@ -306,7 +309,7 @@ describe.each(variants)('sync convergence (property, %s)', (variant, syncOptions
       }),
       { seed: runs.seed, numRuns: runs.numRuns },
     )
-  }, 180_000)
+  }, timeoutFor(defaultRuns))
 })
 
 type MessageOp =
@@ -435,5 +438,5 @@ describe.each(variants)('conversation convergence (property, %s)', (variant, syn
       }),
       { seed: runs.seed, numRuns: runs.numRuns },
     )
-  }, 180_000)
+  }, timeoutFor(defaultRuns))
 })
