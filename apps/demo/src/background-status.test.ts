@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { MemoryStatus } from '@engram/core'
-import { backgroundProblems } from './background-status.js'
+import { backgroundProblems, backgroundWarnings } from './background-status.js'
 
 const healthy: MemoryStatus = {
   embedder: { state: 'off' },
@@ -27,5 +27,13 @@ describe('backgroundProblems', () => {
       problems: [extractor],
     }
     expect(backgroundProblems(status)).toBe('extractor failing: the model returned garbage · sync failing')
+  })
+})
+
+describe('backgroundWarnings', () => {
+  it('shows the clock warning while there is one, and nothing otherwise', () => {
+    expect(backgroundWarnings(healthy)).toBeUndefined()
+    const message = "This device's clock is 10 minutes fast against the relay's"
+    expect(backgroundWarnings({ ...healthy, warnings: [{ type: 'clock', message, offsetMs: -600_000, since: 1 }] })).toBe(message)
   })
 })

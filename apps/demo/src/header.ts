@@ -1,6 +1,6 @@
 import type { MemoryStatus } from '@engram/core'
 import type { App } from './app.js'
-import { backgroundProblems } from './background-status.js'
+import { backgroundProblems, backgroundWarnings } from './background-status.js'
 import { el } from './dom.js'
 import { statusText, type SyncStatus } from './sync-status.js'
 
@@ -34,10 +34,15 @@ export function header(app: App): HTMLElement {
 
   // A background failure (e.g. the extractor) would otherwise only show as memory that never appears.
   const background = el('span', { class: 'badge badge-error', role: 'status', id: 'background-status', hidden: true })
+  // A warning is not a failure: e.g. this device's clock is wrong (sync still stamps with the relay's time).
+  const warning = el('span', { class: 'badge badge-warning', role: 'status', id: 'background-warning', hidden: true })
   const showBackground = (status: MemoryStatus): void => {
     const problems = backgroundProblems(status)
     background.hidden = problems === undefined
     background.textContent = problems ?? ''
+    const warnings = backgroundWarnings(status)
+    warning.hidden = warnings === undefined
+    warning.textContent = warnings ?? ''
   }
   let heard = false
   app.memory.status
@@ -72,6 +77,8 @@ export function header(app: App): HTMLElement {
       network,
       ' ',
       background,
+      ' ',
+      warning,
     ),
   )
 }

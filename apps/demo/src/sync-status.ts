@@ -15,8 +15,8 @@ export const statusText: Record<SyncStatus, string> = {
   off: 'sync off',
   connecting: 'connecting…',
   synced: 'synced',
+  read_only: 'read-only — your changes stay on this device',
   offline: 'offline',
-  read_only: 'read-only: edits stay here',
   error: 'sync error',
 }
 

@@ -28,4 +28,4 @@ export {
   type StampJudge,
 } from './mirror-doc.js'
 export { deriveSyncKey, PBKDF2_ITERATIONS, type EncryptionOption, type ValueCipher } from './value-cipher.js'
-export { createLoopbackNetwork, type LoopbackNetwork } from './loopback-network.js'
+export { createLoopbackNetwork, type LoopbackNetwork, type LoopbackOptions } from './loopback-network.js'

@@ -29,6 +29,8 @@ export interface LoopbackNetwork {
   settle(): Promise<number>
   /** Sends the relay's time to every connected document of `replica` (every replica when left out): a heartbeat's reading. */
   heartbeat(replica?: string): void
+  /** Resolves once every link that is connecting has read the relay's time and exchanged its state (nothing else is delivered). */
+  whenConnected(): Promise<void>
   /** Bytes of every update sent so far. */
   readonly bytesSent: number
 }
@@ -137,6 +139,9 @@ export function createLoopbackNetwork(options: LoopbackOptions = {}): LoopbackNe
         delivered++
         if (delivered % 64 === 0) await new Promise((r) => setTimeout(r, 0))
       }
+    },
+    async whenConnected() {
+      while (connecting.size > 0) await Promise.all([...connecting])
     },
     heartbeat(replica) {
       for (const [key, beat] of heartbeats) if (replica === undefined || key.endsWith(`\u0000${replica}`)) beat()

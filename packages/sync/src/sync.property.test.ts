@@ -152,7 +152,12 @@ async function connectionStep(step: 'cut' | 'heal' | 'restart' | 'reopen', repli
   else if (step === 'heal') network.reconnect(replica.name)
   else if (step === 'restart') await replica.restart()
   else await replica.reopen()
+  // A device that (re)connects reads the relay's time first; its clock is right from then on.
+  await network.whenConnected()
 }
+
+/** A record's row without its stamp (an edit that waited is stamped again when it goes out). */
+const withoutStamp = ({ hlc: _hlc, ...row }: MirroredRecord['row']): MirroredRecord['row'] => row
 
 async function recordsOf(replica: Replica): Promise<Map<string, MirroredRecord>> {
   const { records } = await replicationOf(replica.memory).snapshot('p')
@@ -171,6 +176,9 @@ const variants: Array<[string, () => Promise<Partial<SyncOptions>>, number, bool
   ],
 ]
 
+/** A test's time limit: room for every run asked for (a run takes up to a few seconds on a loaded machine). */
+const timeoutFor = (defaultRuns: number): number => 60_000 + Number(process.env.FC_RUNS ?? defaultRuns) * 4_000
+
 /** Seed and number of runs: FC_SEED replays one, FC_RUNS sets how many (e.g. FC_RUNS=300). */
 function runsOf(label: string, defaultRuns: number): { seed: number; numRuns: number } {
   const seed = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31))
@@ -185,129 +193,137 @@ function runsOf(label: string, defaultRuns: number): { seed: number; numRuns: nu
  * edit made last in real time won.
  */
 describe.each(variants)('sync convergence (property, %s)', (variant, syncOptions, defaultRuns, hostile) => {
-  it('2–4 replicas with clocks up to a day off, jumps, edits, partitions, heals, restarts and hostile stamps: every device agrees; the later edit in real time wins', async () => {
-    const runs = runsOf(`sync property (${variant})`, defaultRuns)
-    const extra = await syncOptions()
-    await fc.assert(
-      fc.asyncProperty(scenario(hostile), async ({ n, skews, ops }) => {
-        await closeAll(open)
-        open = []
-        const clocks = createClocks(skews)
-        const network = createLoopbackNetwork({ relayTime: () => clocks.real.now() })
-        const replicas: Replica[] = []
-        for (let i = 0; i < n; i++) replicas.push(await openReplica(`r${i}`, network, { clock: clocks.clockOf(i), ...extra }))
-        open = replicas
-        await settle(network, replicas)
-        const rogue = new Y.Doc()
-        const rogueLink = network.connector('rogue')({ doc: rogue, room: 'u1/p', projectId: 'p', setStatus: () => {} })
-        const rogueFacts = new YKeyValue<unknown>(rogue.getArray('facts'))
-        /** Keys not held to real time: written by a device with a wrong clock, or by the foreign client. */
-        const tainted = new Set<string>()
-        /** For each key, the record of the write made last in real time. */
-        const latest = new Map<string, { at: number; row: MirroredRecord['row'] }>()
-        const write = async (r: number, keyOf: string, run: () => Promise<unknown>): Promise<void> => {
-          const before = await recordsOf(replicas[r]!)
-          await run()
-          const after = await recordsOf(replicas[r]!)
-          for (const [id, record] of after) {
-            if (before.get(id)?.hlc === record.hlc) continue
-            latest.set(id, { at: clocks.real.now(), row: record.row })
-            if (!clocks.wrote(r, id)) tainted.add(id)
+  it(
+    '2–4 replicas with clocks up to a day off, jumps, edits, partitions, heals, restarts and hostile stamps: every device agrees; the later edit in real time wins',
+    async () => {
+      const runs = runsOf(`sync property (${variant})`, defaultRuns)
+      const extra = await syncOptions()
+      await fc.assert(
+        fc.asyncProperty(scenario(hostile), async ({ n, skews, ops }) => {
+          await closeAll(open)
+          open = []
+          const clocks = createClocks(skews)
+          const network = createLoopbackNetwork({ relayTime: () => clocks.real.now() })
+          const replicas: Replica[] = []
+          for (let i = 0; i < n; i++) replicas.push(await openReplica(`r${i}`, network, { clock: clocks.clockOf(i), ...extra }))
+          open = replicas
+          await settle(network, replicas)
+          const rogue = new Y.Doc()
+          const rogueLink = network.connector('rogue')({ doc: rogue, room: 'u1/p', projectId: 'p', setStatus: () => {} })
+          const rogueFacts = new YKeyValue<unknown>(rogue.getArray('facts'))
+          /** Keys not held to real time: written by a device with a wrong clock, or by the foreign client. */
+          const tainted = new Set<string>()
+          /** For each key, the record of the write made last in real time. */
+          const latest = new Map<string, { at: number; row: MirroredRecord['row'] }>()
+          /** Runs one write of device `r` and notes the record it made (`id`; a summary's is new). Records stamped again meanwhile are not its. */
+          const write = async (r: number, id: string | 'new summary', run: () => Promise<unknown>): Promise<void> => {
+            const before = await recordsOf(replicas[r]!)
+            await run()
+            const after = await recordsOf(replicas[r]!)
+            for (const [key, record] of after) {
+              const mine = id === 'new summary' ? key.startsWith('summaries:') && !before.has(key) : key === id
+              if (!mine || before.get(key)?.hlc === record.hlc) continue
+              latest.set(key, { at: clocks.real.now(), row: withoutStamp(record.row) })
+              if (!clocks.wrote(r, key)) tainted.add(key)
+            }
           }
-          void keyOf
-        }
-        for (const o of ops) {
-          clocks.real.advance(1)
-          if (o.t === 'deliver') {
-            await settle(network, replicas)
-            continue
+          for (const o of ops) {
+            clocks.real.advance(1)
+            if (o.t === 'deliver') {
+              await settle(network, replicas)
+              continue
+            }
+            if (o.t === 'advance') {
+              clocks.real.advance(o.ms)
+              continue
+            }
+            if (o.t === 'heartbeat') {
+              for (let i = 0; i < n; i++) clocks.read(i)
+              network.heartbeat()
+              await settle(network, replicas)
+              continue
+            }
+            if (o.t === 'hostile') {
+              rogueFacts.set(`p/${o.key}`, { value: 'hostile', confidence: 1, tags: [], createdAt: 1, updatedAt: 1, hlc: o.stamp })
+              tainted.add(`facts:p/${o.key}`)
+              continue
+            }
+            const replica = replicas[o.r]!
+            const { memory } = replica
+            switch (o.t) {
+              case 'jump':
+                // What this device published before the jump is out at the time it had then.
+                if (clocks.online(o.r)) await replica.sync.flush()
+                for (const id of clocks.jump(o.r, o.skew)) tainted.add(id)
+                break
+              case 'set':
+                await write(o.r, `facts:p/${o.key}`, () => memory.facts.set('p', o.key, o.value))
+                break
+              case 'delete':
+                await write(o.r, `facts:p/${o.key}`, () => memory.facts.delete('p', o.key))
+                break
+              case 'restore':
+                await write(o.r, `facts:p/${o.key}`, () => memory.facts.restore('p', o.key))
+                break
+              case 'block':
+                await write(o.r, `blocks:${o.label}`, () => memory.blocks.set('p', o.label, o.value))
+                break
+              case 'blockDelete':
+                await write(o.r, `blocks:${o.label}`, () => memory.blocks.delete('p', o.label))
+                break
+              case 'summary':
+                await write(o.r, 'new summary', () => memory.summaries.create('p', { kind: 'project', text: o.text }))
+                break
+              case 'cut':
+                // What it wrote while online went out before the link dropped.
+                if (clocks.online(o.r)) await replica.sync.flush()
+                clocks.cut(o.r)
+                await connectionStep(o.t, replica, network)
+                break
+              case 'heal':
+                if (!clocks.online(o.r)) clocks.heal(o.r)
+                await connectionStep(o.t, replica, network)
+                break
+              default:
+                await connectionStep(o.t, replica, network)
+                clocks.read(o.r) // a restarted link reads the relay's time again (when it is online)
+            }
           }
-          if (o.t === 'advance') {
-            clocks.real.advance(o.ms)
-            continue
+          for (const [i, replica] of replicas.entries()) {
+            if (!clocks.online(i)) clocks.heal(i)
+            network.reconnect(replica.name)
           }
-          if (o.t === 'heartbeat') {
-            for (let i = 0; i < n; i++) clocks.read(i)
-            network.heartbeat()
-            await settle(network, replicas)
-            continue
+          await settle(network, replicas)
+          // Every clock right again: what a device lists as ahead of its clock is what a wrong clock wrote.
+          network.heartbeat()
+          await settle(network, replicas)
+          rogueLink.destroy()
+          const states = await Promise.all(replicas.map(recordsOf))
+          const rows = (state: Map<string, MirroredRecord>) => Object.fromEntries([...state].map(([id, r]) => [id, r.row]))
+          for (const [i, state] of states.entries()) {
+            const replica = replicas[i]!
+            // Convergence is absolute: every key, whatever wrote it.
+            expect(rows(state), `replica r${i} against r0`).toEqual(rows(states[0]!))
+            expect(await replicationOf(replica.memory).pending(), `outbox of r${i}`).toEqual([])
+            // Records set aside (malformed stamps) are the only reported failures.
+            for (const error of replica.errors) expect(String((error as Error).message), `r${i}`).toMatch(/^Set aside /)
+            if (tainted.size === 0) expect(replica.errors, `r${i}`).toEqual([])
+            for (const problem of replica.sync.details('p').problems) expect(tainted.has(problem.key), `problem ${problem.key} of r${i}`).toBe(true)
+            // No device stores a malformed stamp.
+            for (const [id, record] of state) expect(isHlc(record.hlc), `stamp of ${id} on r${i}`).toBe(true)
           }
-          if (o.t === 'hostile') {
-            rogueFacts.set(`p/${o.key}`, { value: 'hostile', confidence: 1, tags: [], createdAt: 1, updatedAt: 1, hlc: o.stamp })
-            tainted.add(`facts:p/${o.key}`)
-            continue
-          }
-          const replica = replicas[o.r]!
-          const { memory } = replica
-          switch (o.t) {
-            case 'jump':
-              // What this device published before the jump is out at the time it had then.
-              if (clocks.online(o.r)) await replica.sync.flush()
-              for (const id of clocks.jump(o.r, o.skew)) tainted.add(id)
-              break
-            case 'set':
-              await write(o.r, o.key, () => memory.facts.set('p', o.key, o.value))
-              break
-            case 'delete':
-              await write(o.r, o.key, () => memory.facts.delete('p', o.key))
-              break
-            case 'restore':
-              await write(o.r, o.key, () => memory.facts.restore('p', o.key))
-              break
-            case 'block':
-              await write(o.r, o.label, () => memory.blocks.set('p', o.label, o.value))
-              break
-            case 'blockDelete':
-              await write(o.r, o.label, () => memory.blocks.delete('p', o.label))
-              break
-            case 'summary':
-              await write(o.r, o.text, () => memory.summaries.create('p', { kind: 'project', text: o.text }))
-              break
-            case 'cut':
-              clocks.cut(o.r)
-              await connectionStep(o.t, replica, network)
-              break
-            case 'heal':
-              if (!clocks.online(o.r)) clocks.heal(o.r)
-              await connectionStep(o.t, replica, network)
-              break
-            default:
-              await connectionStep(o.t, replica, network)
-              clocks.read(o.r) // a restarted link reads the relay's time again (when it is online)
-          }
-        }
-        for (const [i, replica] of replicas.entries()) {
-          if (!clocks.online(i)) clocks.heal(i)
-          network.reconnect(replica.name)
-        }
-        await settle(network, replicas)
-        // Every clock right again: what a device lists as ahead of its clock is what a wrong clock wrote.
-        network.heartbeat()
-        await settle(network, replicas)
-        rogueLink.destroy()
-        const states = await Promise.all(replicas.map(recordsOf))
-        const rows = (state: Map<string, MirroredRecord>) => Object.fromEntries([...state].map(([id, r]) => [id, r.row]))
-        for (const [i, state] of states.entries()) {
-          const replica = replicas[i]!
-          // Convergence is absolute: every key, whatever wrote it.
-          expect(rows(state), `replica r${i} against r0`).toEqual(rows(states[0]!))
-          expect(await replicationOf(replica.memory).pending(), `outbox of r${i}`).toEqual([])
-          // Records set aside (malformed stamps) are the only reported failures.
-          for (const error of replica.errors) expect(String((error as Error).message), `r${i}`).toMatch(/^Set aside /)
-          if (tainted.size === 0) expect(replica.errors, `r${i}`).toEqual([])
-          for (const problem of replica.sync.details('p').problems) expect(tainted.has(problem.key), `problem ${problem.key} of r${i}`).toBe(true)
-          // No device stores a malformed stamp.
-          for (const [id, record] of state) expect(isHlc(record.hlc), `stamp of ${id} on r${i}`).toBe(true)
-        }
-        // The edit made later in real time wins, on every key only devices with a right clock wrote.
-        for (const [id, { row }] of latest) if (!tainted.has(id)) expect(states[0]!.get(id)?.row, `latest edit of ${id}`).toEqual(row)
-        // The public API agrees too.
-        const facts = await Promise.all(replicas.map(async (r) => (await r.memory.facts.list('p')).items.map((f) => [f.key, f.value])))
-        for (const list of facts) expect(list).toEqual(facts[0])
-      }),
-      { seed: runs.seed, numRuns: runs.numRuns },
-    )
-  }, 180_000)
+          // The edit made later in real time wins, on every key only devices with a right clock wrote
+          // (its stamp may have moved since: an edit that waited offline is stamped again as it goes out).
+          for (const [id, { row }] of latest) if (!tainted.has(id)) expect(withoutStamp(states[0]!.get(id)!.row), `latest edit of ${id}`).toEqual(row)
+          // The public API agrees too.
+          const facts = await Promise.all(replicas.map(async (r) => (await r.memory.facts.list('p')).items.map((f) => [f.key, f.value])))
+          for (const list of facts) expect(list).toEqual(facts[0])
+        }),
+        { seed: runs.seed, numRuns: runs.numRuns },
+      )
+    },
+    timeoutFor(defaultRuns),
+  )
 })
 
 type MessageOp =
@@ -336,105 +352,110 @@ const messageOp = (replicas: number): fc.Arbitrary<MessageOp> => {
 }
 
 describe.each(variants)('conversation convergence (property, %s)', (variant, syncOptions, defaultRuns) => {
-  it('2–4 replicas with clocks up to a day off appending to shared sessions through jumps, offline periods and restarts: one order everywhere, real-time order among right clocks', async () => {
-    const runs = runsOf(`conversation property (${variant})`, defaultRuns)
-    const extra = await syncOptions()
-    const scenario = fc
-      .integer({ min: 2, max: 4 })
-      .chain((n) =>
-        fc.record({ n: fc.constant(n), skews: fc.array(skew, { minLength: n, maxLength: n }), ops: fc.array(messageOp(n), { minLength: 1, maxLength: 30 }) }),
-      )
-    await fc.assert(
-      fc.asyncProperty(scenario, async ({ n, skews, ops }) => {
-        await closeAll(open)
-        open = []
-        const clocks = createClocks(skews)
-        const network = createLoopbackNetwork({ relayTime: () => clocks.real.now() })
-        const replicas: Replica[] = []
-        for (let i = 0; i < n; i++) replicas.push(await openReplica(`r${i}`, network, { clock: clocks.clockOf(i), ...extra }))
-        open = replicas
-        for (const r of replicas) await r.memory.projects.setSync('p', { messages: true })
-        const sessions = [await replicas[0]!.memory.sessions.create('p'), await replicas[0]!.memory.sessions.create('p')].map((s) => s.id)
-        await settle(network, replicas)
-        const written = new Set<string>()
-        /** Messages appended with a right clock (and not moved by a correction), with the real time of the append. */
-        const honest = new Map<string, number>()
-        let count = 0
-        for (const o of ops) {
-          clocks.real.advance(1)
-          if (o.t === 'deliver') {
-            await settle(network, replicas)
-            continue
-          }
-          if (o.t === 'advance') {
-            clocks.real.advance(o.ms)
-            continue
-          }
-          if (o.t === 'heartbeat') {
-            for (let i = 0; i < n; i++) clocks.read(i)
-            network.heartbeat()
-            await settle(network, replicas)
-            continue
-          }
-          const replica = replicas[o.r]!
-          switch (o.t) {
-            case 'append': {
-              const m = await replica.memory.messages.append(sessions[o.s]!, { role: o.role, content: `m${count++} by r${o.r}` })
-              written.add(m.id)
-              if (clocks.wrote(o.r, m.id)) honest.set(m.id, clocks.real.now())
-              break
+  it(
+    '2–4 replicas with clocks up to a day off appending to shared sessions through jumps, offline periods and restarts: one order everywhere, real-time order among right clocks',
+    async () => {
+      const runs = runsOf(`conversation property (${variant})`, defaultRuns)
+      const extra = await syncOptions()
+      const scenario = fc
+        .integer({ min: 2, max: 4 })
+        .chain((n) =>
+          fc.record({ n: fc.constant(n), skews: fc.array(skew, { minLength: n, maxLength: n }), ops: fc.array(messageOp(n), { minLength: 1, maxLength: 30 }) }),
+        )
+      await fc.assert(
+        fc.asyncProperty(scenario, async ({ n, skews, ops }) => {
+          await closeAll(open)
+          open = []
+          const clocks = createClocks(skews)
+          const network = createLoopbackNetwork({ relayTime: () => clocks.real.now() })
+          const replicas: Replica[] = []
+          for (let i = 0; i < n; i++) replicas.push(await openReplica(`r${i}`, network, { clock: clocks.clockOf(i), ...extra }))
+          open = replicas
+          for (const r of replicas) await r.memory.projects.setSync('p', { messages: true })
+          const sessions = [await replicas[0]!.memory.sessions.create('p'), await replicas[0]!.memory.sessions.create('p')].map((s) => s.id)
+          await settle(network, replicas)
+          const written = new Set<string>()
+          /** Messages appended with a right clock (and not moved by a correction), with the real time of the append. */
+          const honest = new Map<string, number>()
+          let count = 0
+          for (const o of ops) {
+            clocks.real.advance(1)
+            if (o.t === 'deliver') {
+              await settle(network, replicas)
+              continue
             }
-            case 'jump':
-              if (clocks.online(o.r)) await replica.sync.flush()
-              for (const id of clocks.jump(o.r, o.skew)) honest.delete(id)
-              break
-            case 'cut':
-              clocks.cut(o.r)
-              await connectionStep(o.t, replica, network)
-              break
-            case 'heal':
-              if (!clocks.online(o.r)) clocks.heal(o.r)
-              await connectionStep(o.t, replica, network)
-              break
-            default:
-              await connectionStep(o.t, replica, network)
-              clocks.read(o.r)
+            if (o.t === 'advance') {
+              clocks.real.advance(o.ms)
+              continue
+            }
+            if (o.t === 'heartbeat') {
+              for (let i = 0; i < n; i++) clocks.read(i)
+              network.heartbeat()
+              await settle(network, replicas)
+              continue
+            }
+            const replica = replicas[o.r]!
+            switch (o.t) {
+              case 'append': {
+                const m = await replica.memory.messages.append(sessions[o.s]!, { role: o.role, content: `m${count++} by r${o.r}` })
+                written.add(m.id)
+                if (clocks.wrote(o.r, m.id)) honest.set(m.id, clocks.real.now())
+                break
+              }
+              case 'jump':
+                if (clocks.online(o.r)) await replica.sync.flush()
+                for (const id of clocks.jump(o.r, o.skew)) honest.delete(id)
+                break
+              case 'cut':
+                if (clocks.online(o.r)) await replica.sync.flush()
+                clocks.cut(o.r)
+                await connectionStep(o.t, replica, network)
+                break
+              case 'heal':
+                if (!clocks.online(o.r)) clocks.heal(o.r)
+                await connectionStep(o.t, replica, network)
+                break
+              default:
+                await connectionStep(o.t, replica, network)
+                clocks.read(o.r)
+            }
           }
-        }
-        for (const [i, replica] of replicas.entries()) {
-          if (!clocks.online(i)) clocks.heal(i)
-          network.reconnect(replica.name)
-        }
-        await settle(network, replicas)
-        const seen = new Set<string>()
-        for (const sessionId of sessions) {
-          const orders = await Promise.all(replicas.map(async (r) => (await r.memory.messages.tail(sessionId, 1000)).map((m) => `${m.id}:${m.content}`)))
-          for (const [i, order] of orders.entries()) expect(order, `session ${sessionId} on r${i}`).toEqual(orders[0])
-          for (const entry of orders[0]!) seen.add(entry.split(':')[0]!)
-          // Among messages appended with right clocks, the merged order is the order of real time.
-          const times = orders[0]!.map((entry) => honest.get(entry.split(':')[0]!)).filter((t): t is number => t !== undefined)
-          expect(times, `real-time order in ${sessionId}`).toEqual([...times].sort((a, b) => a - b))
-          for (const [i, r] of replicas.entries()) {
-            const seqs = (await r.memory.messages.tail(sessionId, 1000)).map((m) => m.seq).sort((a, b) => a - b)
-            expect(seqs, `seqs of ${sessionId} on r${i}`).toEqual(seqs.map((_, k) => k + 1))
-            // page walks the same merged order as tail
-            const paged: string[] = []
-            let after: number | undefined
-            do {
-              const page = await r.memory.messages.page(sessionId, { limit: 4, ...(after === undefined ? {} : { after }) })
-              paged.push(...page.items.map((m) => `${m.id}:${m.content}`))
-              after = page.next
-            } while (after !== undefined)
-            expect(paged, `page of ${sessionId} on r${i}`).toEqual(orders[0])
+          for (const [i, replica] of replicas.entries()) {
+            if (!clocks.online(i)) clocks.heal(i)
+            network.reconnect(replica.name)
           }
-        }
-        expect([...seen].sort()).toEqual([...written].sort())
-        for (const [i, replica] of replicas.entries()) {
-          expect(await replicationOf(replica.memory).pending(), `outbox of r${i}`).toEqual([])
-          expect(replica.errors, `r${i}`).toEqual([])
-        }
-      }),
-      { seed: runs.seed, numRuns: runs.numRuns },
-    )
-  }, 180_000)
+          await settle(network, replicas)
+          const seen = new Set<string>()
+          for (const sessionId of sessions) {
+            const orders = await Promise.all(replicas.map(async (r) => (await r.memory.messages.tail(sessionId, 1000)).map((m) => `${m.id}:${m.content}`)))
+            for (const [i, order] of orders.entries()) expect(order, `session ${sessionId} on r${i}`).toEqual(orders[0])
+            for (const entry of orders[0]!) seen.add(entry.split(':')[0]!)
+            // Among messages appended with right clocks, the merged order is the order of real time.
+            const times = orders[0]!.map((entry) => honest.get(entry.split(':')[0]!)).filter((t): t is number => t !== undefined)
+            expect(times, `real-time order in ${sessionId}`).toEqual([...times].sort((a, b) => a - b))
+            for (const [i, r] of replicas.entries()) {
+              const seqs = (await r.memory.messages.tail(sessionId, 1000)).map((m) => m.seq).sort((a, b) => a - b)
+              expect(seqs, `seqs of ${sessionId} on r${i}`).toEqual(seqs.map((_, k) => k + 1))
+              // page walks the same merged order as tail
+              const paged: string[] = []
+              let after: number | undefined
+              do {
+                const page = await r.memory.messages.page(sessionId, { limit: 4, ...(after === undefined ? {} : { after }) })
+                paged.push(...page.items.map((m) => `${m.id}:${m.content}`))
+                after = page.next
+              } while (after !== undefined)
+              expect(paged, `page of ${sessionId} on r${i}`).toEqual(orders[0])
+            }
+          }
+          expect([...seen].sort()).toEqual([...written].sort())
+          for (const [i, replica] of replicas.entries()) {
+            expect(await replicationOf(replica.memory).pending(), `outbox of r${i}`).toEqual([])
+            expect(replica.errors, `r${i}`).toEqual([])
+          }
+        }),
+        { seed: runs.seed, numRuns: runs.numRuns },
+      )
+    },
+    timeoutFor(defaultRuns),
+  )
 })

@@ -4,8 +4,10 @@ import type { SyncHarness } from './sync-harness.js'
 let memory: RemoteMemory | undefined
 
 const harness: SyncHarness = {
-  async open(userId, relayUrl) {
-    const worker = new Worker(new URL('./host.worker.ts', import.meta.url), { type: 'module' })
+  async open(userId, relayUrl, options) {
+    const worker = options?.skewMs
+      ? new Worker(new URL('./skewed-host.worker.ts', import.meta.url), { type: 'module', name: `skew:${Math.round(options.skewMs)}` })
+      : new Worker(new URL('./host.worker.ts', import.meta.url), { type: 'module' })
     memory = await connectMemory(worker, { appId: 'e2e-sync', userId, sync: { url: relayUrl, token: () => window.relayToken() } })
     await memory.sync.onStatus((projectId, status) => {
       if (projectId === 'user') harness.statuses.push(status)

@@ -15,9 +15,13 @@ export function syncDevices(label: string, userId: string, relay: () => TestRela
       await profile.context.exposeFunction('relayToken', () => relay().token(userId))
       return profile
     },
-    async open(profile: Profile): Promise<Page> {
+    /** Opens the sync page in `profile`; with `skewMs` its worker's clock is that far off. */
+    async open(profile: Profile, options: { skewMs?: number } = {}): Promise<Page> {
       const page = await server().open(profile, 'sync')
-      await page.evaluate(([u, url]) => window.syncHarness.open(u!, url!), [userId, relay().url])
+      await page.evaluate(
+        ([u, url, skewMs]) => window.syncHarness.open(u as string, url as string, { skewMs: skewMs as number }),
+        [userId, relay().url, options.skewMs ?? 0],
+      )
       return page
     },
   }

@@ -115,9 +115,9 @@ export async function learnClock(ctx: StoreContext, relayTime: number, options: 
 /**
  * Stamps again the entries among `entries` that were written before a correction
  * of the clock (and whose record this device wrote): each record's stamp moves by
- * the correction, so the edits keep their order and their real time, and stays
- * after `heldStamp(kind, id)` (what the document holds for it, which the edit
- * replaced). Their outbox entries are replaced by one entry each.
+ * the correction, so the edits keep their order and their real time (never later
+ * than now), and stays after `heldStamp(kind, id)` (what the document holds for
+ * it, which the edit replaced). Their outbox entries are replaced by one entry each.
  * @returns the entries to publish: the others as given, the stamped ones with their new seq and record.
  * @throws MemoryError `closed`, `quota_exceeded`.
  */
@@ -153,6 +153,8 @@ export async function restampPending<E extends StampedEntry>(
     for (const { entry, row, stamp, shift } of todo) {
       const parts = readHlc(stamp)!
       let next = formatHlc(Math.max(0, Math.min(parts.physical + shift, 9_999_999_999_999)), parts.counter, parts.deviceId)
+      // Never later than now: after a clock set back, stamps were issued just after the last one, not at wall time.
+      if (parts.physical + shift > ctx.clock.now()) next = ctx.clock.tick()
       const held = heldStamp?.(entry.kind, entry.id)
       if (held !== undefined && compareHlc(next, held) <= 0) next = successorHlc(held, ctx.clock.deviceId)
       const stored = { ...row }
