@@ -28,6 +28,7 @@ describe.each(opens)('memory.status and memory.sync %s', (where, open) => {
       extractor: { state: 'off' },
       sync: { state: 'off', projects: {} },
       problems: [],
+      warnings: [],
     })
     expect(await memory.sync.status('user')).toBe('off')
     expect(await memory.sync.isLeader()).toBe(false)
