@@ -73,7 +73,10 @@ export async function learnClock(ctx: StoreContext, relayTime: number, options: 
   const descriptors = await loadSyncedKinds()
   const offset = ctx.clockOffset
   const boundMs = options.maxLeadMs === undefined ? offset.boundMs : checkNumber('maxLeadMs', options.maxLeadMs, { min: 0 })
-  const measured = Math.round(relayTime - ctx.now())
+  // A reading within MIN_OFFSET_CHANGE_MS of the device's own time is the network's delay, not the
+  // clock's error: taken as no offset, so devices whose clocks agree never reorder their edits by it.
+  const raw = Math.round(relayTime - ctx.now())
+  const measured = Math.abs(raw) < MIN_OFFSET_CHANGE_MS ? 0 : raw
   const moved = measured - offset.ms
   const first = offset.learnedAt === undefined
   if (!first && Math.abs(moved) < MIN_OFFSET_CHANGE_MS) {
