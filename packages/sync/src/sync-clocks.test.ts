@@ -3,7 +3,7 @@ import * as Y from 'yjs'
 import { YKeyValue } from 'y-utility/y-keyvalue'
 import { compareHlc, readHlc } from '@engram/core'
 import { replicationOf } from '@engram/core/internal'
-import { createLoopbackNetwork, type LoopbackNetwork } from '@engram/sync'
+import { createLoopbackNetwork, type LoopbackNetwork, type SyncOptions } from '@engram/sync'
 import { testClock } from '../../../test/support/memory.js'
 import { closeAll, openReplica, settle, type Replica } from '../test/replicas.js'
 
@@ -173,14 +173,14 @@ describe('clocks between devices: convergence never depends on the receiver', ()
 /** With the relay's clock (the loopback plays it), each device learns its offset: the edit made later in real time wins. */
 describe("clocks between devices that learn the relay's time", () => {
   /** Devices whose wall clocks are real time plus their skew, on a loopback relay that tells real time. */
-  async function clocked<K extends string>(skews: Record<K, number>) {
+  async function clocked<K extends string>(skews: Record<K, number>, options: Partial<SyncOptions> = {}) {
     const real = testClock(T)
     const skew = { ...skews } as Record<string, number>
     const network = createLoopbackNetwork({ relayTime: () => real.now() })
     const out = {} as Record<K, Replica>
     for (const name of Object.keys(skews) as K[]) {
       const clock = { now: () => real.now() + skew[name]!, advance: (ms: number) => real.advance(ms), set: (t: number) => real.set(t - skew[name]!) }
-      out[name] = await openReplica(name, network, { clock })
+      out[name] = await openReplica(name, network, { clock, ...options })
       open.push(out[name])
     }
     return { real, network, skew, ...out }
@@ -223,5 +223,28 @@ describe("clocks between devices that learn the relay's time", () => {
     await a.memory.facts.set('p', 'j', 1)
     expect(readHlc(await stampOf(a, 'j'))!.physical).toBe(T + 3)
     expect([...a.sync.details('p').problems, ...b.sync.details('p').problems]).toEqual([])
+  })
+
+  it('documents that read the relay time at once correct the clock once: a message written offline after a jump keeps its place', async () => {
+    // End-to-end encrypted: sealing makes the documents reconnect at the same time.
+    const key = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'])
+    const { real, network, skew, a, b } = await clocked({ a: 0, b: 0 }, { encryption: { key } })
+    for (const r of [a, b]) await r.memory.projects.setSync('p', { messages: true })
+    const sessions = [await a.memory.sessions.create('p'), await a.memory.sessions.create('p')].map((s) => s.id)
+    await settle(network, [a, b])
+    network.disconnect('a')
+    real.advance(1)
+    await b.memory.messages.append(sessions[1]!, { role: 'user', content: 'b, first' })
+    skew.a = 5 * MIN + 1
+    real.advance(1)
+    await a.memory.messages.append(sessions[1]!, { role: 'user', content: 'a, offline, after' })
+    network.reconnect('a')
+    await settle(network, [a, b])
+    for (const r of [a, b])
+      expect(
+        (await r.memory.messages.tail(sessions[1]!, 10)).map((m) => m.content),
+        r.name,
+      ).toEqual(['b, first', 'a, offline, after'])
+    expect(replicationOf(a.memory).clockOffset()).toBe(-(5 * MIN + 1))
   })
 })

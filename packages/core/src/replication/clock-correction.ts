@@ -89,14 +89,15 @@ export async function learnClock(ctx: StoreContext, relayTime: number, options: 
   }
   let movedBy = 0
   await write(ctx, stampedTables(descriptors), async () => {
-    // Read again inside the transaction: readings taken at once are applied one after the other.
+    // A transaction's code runs before it is its turn; its first request waits for the readings
+    // before it, so the offset is read again after it: readings taken at once apply one after the other.
+    const entries = await ctx.db.outbox.orderBy('seq').toArray()
     const delta = measured - offset.ms
     const changed = Math.abs(delta) >= MIN_OFFSET_CHANGE_MS || offset.learnedAt === undefined
     offset.learnedAt = ctx.now()
     offset.boundMs = boundMs
     if (changed && delta !== 0) {
       movedBy = delta
-      const entries = await ctx.db.outbox.orderBy('seq').toArray()
       const last = entries.at(-1)
       if (last !== undefined) offset.corrections.push({ beforeSeq: last.seq! + 1, deltaMs: delta })
       offset.ms = measured
