@@ -4,24 +4,30 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import type { WebSocket } from 'ws'
-import { authenticate } from './auth/authenticate.js'
+import { authenticate, authenticateToken, authorizeRoom } from './auth/authenticate.js'
 import { defaultAuthorize } from './auth/authorize.js'
 import type { Authorize } from './auth/authorize.js'
 import { importVerifyKey } from './auth/tokens.js'
 import type { TokenChecks, TokenGrant } from './auth/tokens.js'
 import { CloseCode } from '@engram/sync/close-codes'
 import type { CloseReason } from '@engram/sync/close-codes'
+import { MUX_PATH } from '@engram/sync/mux-frames'
+import { encodeRoomSegment, roomPath } from '@engram/sync/room-name'
 import { openConnection } from './rooms/connection.js'
 import type { Connection } from './rooms/connection.js'
+import type { Link } from './rooms/socket-link.js'
+import { openMuxConnection } from './rooms/mux-connection.js'
+import type { DocumentAdmission, MuxConnection } from './rooms/mux-connection.js'
 import { localFanout } from './cluster/fanout.js'
 import type { Fanout } from './cluster/fanout.js'
 import { handleHttp } from './http/http-routes.js'
-import { createKeyedRateLimiter, defaultLimits } from './limits/limits.js'
+import { createKeyedRateLimiter, resolveLimits } from './limits/limits.js'
 import type { RelayLimits } from './limits/limits.js'
 import { errorMessage, silentLogger } from './log.js'
 import type { Logger } from './log.js'
 import { createMetrics, increment, watchEventLoop } from './http/metrics.js'
 import type { RelayGauges, RelayMetrics } from './http/metrics.js'
+import { roomOwner } from './storage/persistence.js'
 import type { RelayStore } from './storage/persistence.js'
 import { createRevocationList } from './auth/revocation-list.js'
 import { openRoom } from './rooms/room.js'
@@ -67,7 +73,7 @@ export interface RelayOptions {
 /** A running relay, independent of how its HTTP server was created. */
 export interface Relay {
   readonly instanceId: string
-  /** Authenticate an HTTP upgrade and join the socket to its room, or close it with a documented code. */
+  /** Authenticate an HTTP upgrade and join the socket to its room (or, at `/mux`, serve it as a multiplexed socket), or close it with a documented code. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void
   /** Answer `/healthz` and `/metrics`; false for other requests. */
   handleRequest(req: IncomingMessage, res: ServerResponse): boolean
@@ -98,7 +104,7 @@ export function createRelay(options: RelayOptions): Relay {
   // Checked here, not at the first connection: JavaScript callers get no type error.
   if (typeof authorize !== 'function')
     throw new TypeError(`createRelay: authorize must be a function (grant, room) => boolean | Promise<boolean>, got ${typeof authorize}`)
-  const limits: RelayLimits = { ...defaultLimits, ...options.limits }
+  const limits: RelayLimits = resolveLimits(options.limits)
   const log = options.log ?? silentLogger
   const { store } = options
   const instanceId = options.instanceId ?? options.fanout?.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`
@@ -112,7 +118,10 @@ export function createRelay(options: RelayOptions): Relay {
   const loading = new Map<string, Promise<Room>>()
   const unloading = new Map<string, Promise<void>>()
   const unloadTimers = new Map<string, NodeJS.Timeout>()
-  const connections = new Set<Connection>()
+  const connections = new Set<Link>()
+  const muxConnections = new Set<MuxConnection>()
+  /** Rooms being dropped (their owner purged them): opening one waits until it is gone. */
+  const dropping = new Map<string, Promise<void>>()
   /** Open and reserved connections per user. */
   const perUser = new Map<string, number>()
   const quotas = createUserQuotas(store, limits)
@@ -125,8 +134,12 @@ export function createRelay(options: RelayOptions): Relay {
       connections: connections.size,
       documentsLoaded: rooms.size,
       users: perUser.size,
+      userDocumentsPeak: peak.rooms,
+      maxDocumentsPerUser: limits.maxDocumentsPerUser,
       userRoomsPeak: peak.rooms,
-      maxRoomsPerUser: limits.maxRoomsPerUser,
+      maxRoomsPerUser: limits.maxDocumentsPerUser,
+      muxConnections: muxConnections.size,
+      muxDocuments: Array.from(muxConnections).reduce((n, c) => n + c.documents, 0),
       userBytesPeak: peak.bytes,
       maxBytesPerUser: limits.maxBytesPerUser,
     }
@@ -167,14 +180,22 @@ export function createRelay(options: RelayOptions): Relay {
       const room = rooms.get(name)
       if (room === undefined) continue
       log.error('persistence failed, room unloaded', { room: name, error: errorMessage(err) })
-      for (const peer of Array.from(room.peers.keys())) (peer as Connection).close('storeUnavailable')
+      for (const peer of Array.from(room.peers.keys())) peer.close?.('storeUnavailable')
       unload(room, false)
     }
   }
+  /** The room was dropped (here or on another instance): its peers are told, the loaded copy goes without a flush. */
+  const closeDropped = (name: string): void => {
+    const room = rooms.get(name)
+    if (room === undefined) return
+    for (const peer of Array.from(room.peers.keys())) peer.close?.('documentDropped')
+    unload(room, false)
+  }
   const batch = createWriteBatch(store, metrics, onCommitFailure)
-  const roomContext = { store, batch, fanout, quotas, metrics, log, limits }
+  const roomContext = { store, batch, fanout, quotas, metrics, log, limits, dropped: closeDropped }
 
   const getRoom = async (name: string): Promise<Room> => {
+    await dropping.get(name)
     const timer = unloadTimers.get(name)
     if (timer !== undefined) {
       clearTimeout(timer)
@@ -203,11 +224,12 @@ export function createRelay(options: RelayOptions): Relay {
     const n = (perUser.get(user) ?? 1) - 1
     if (n <= 0) perUser.delete(user)
     else perUser.set(user, n)
-    quotas.release(user)
+    quotas.release(encodeRoomSegment(user))
   }
 
   const onLeft = (conn: Connection): void => {
     connections.delete(conn)
+    quotas.closeDocument(conn.user, conn.room.name)
     release(conn.user)
     if (!closing) scheduleUnload(conn.room)
   }
@@ -244,6 +266,7 @@ export function createRelay(options: RelayOptions): Relay {
   const accept = (ws: WebSocket, grant: TokenGrant, room: Room): void => {
     ws.on('error', ignoreError)
     if (room.unloaded) {
+      quotas.closeDocument(grant.user, room.name)
       release(grant.user)
       return refuse(ws, 'storeUnavailable')
     }
@@ -267,20 +290,21 @@ export function createRelay(options: RelayOptions): Relay {
     perUser.set(grant.user, (perUser.get(grant.user) ?? 0) + 1)
     let room: Room
     try {
-      await quotas.acquire(grant.user)
+      await quotas.acquire(encodeRoomSegment(grant.user))
     } catch (err) {
       perUser.set(grant.user, (perUser.get(grant.user) ?? 1) - 1)
       if ((perUser.get(grant.user) ?? 0) <= 0) perUser.delete(grant.user)
       log.error('store unavailable', { error: errorMessage(err) })
       return refuseWith('storeUnavailable')
     }
-    if (!quotas.mayOpen(grant.user, roomName)) {
+    if (!quotas.openDocument(grant.user, roomName)) {
       release(grant.user)
       return refuseWith('roomQuotaExceeded')
     }
     try {
       room = await getRoom(roomName)
     } catch (err) {
+      quotas.closeDocument(grant.user, roomName)
       release(grant.user)
       if (err instanceof RoomDamagedError) {
         markDamaged(err)
@@ -290,12 +314,126 @@ export function createRelay(options: RelayOptions): Relay {
       return refuseWith('storeUnavailable')
     }
     if (socket.destroyed || closing) {
+      quotas.closeDocument(grant.user, roomName)
       release(grant.user)
       scheduleUnload(room)
       return
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       accept(ws, grant, room)
+    })
+  }
+
+  /** One document on a multiplexed socket: the admission of a room's own socket, answered per document. */
+  const admitDocument = async (grant: TokenGrant, name: string): Promise<DocumentAdmission> => {
+    const authorized = await authorizeRoom(grant, name, authorize)
+    if (!authorized.ok) {
+      if (authorized.error !== undefined) log.error('authorize failed', { reason: authorized.reason, error: authorized.error })
+      return authorized
+    }
+    const roomName = authorized.room
+    if (metrics.damagedRooms.has(roomName)) return { ok: false, reason: 'roomDamaged' }
+    if (closing) return { ok: false, reason: 'unavailable' }
+    if (!quotas.openDocument(grant.user, roomName)) return { ok: false, reason: 'roomQuotaExceeded' }
+    try {
+      const room = await getRoom(roomName)
+      if (room.unloaded || closing) {
+        quotas.closeDocument(grant.user, roomName)
+        if (!closing) scheduleUnload(room)
+        return { ok: false, reason: closing ? 'unavailable' : 'storeUnavailable' }
+      }
+      return { ok: true, room }
+    } catch (err) {
+      quotas.closeDocument(grant.user, roomName)
+      if (err instanceof RoomDamagedError) {
+        markDamaged(err)
+        return { ok: false, reason: 'roomDamaged' }
+      }
+      log.error('document load failed', { room: roomName, error: errorMessage(err) })
+      return { ok: false, reason: 'storeUnavailable' }
+    }
+  }
+
+  /** The owner purged a document: its room, storage and quota go, on every instance. */
+  const dropDocument = async (grant: TokenGrant, name: string): Promise<CloseReason | null> => {
+    const authorized = await authorizeRoom(grant, name, authorize)
+    if (!authorized.ok) return authorized.reason
+    const roomName = authorized.room
+    // Only the owner deletes, never a user `authorize` lets in, nor a read-only token.
+    if (roomPath(roomName)?.[0] !== grant.user) return 'roomForbidden'
+    if (grant.readOnly) return 'roomForbidden'
+    const previous = dropping.get(roomName)
+    const done = (async () => {
+      await previous
+      await batch.flush() // nothing queued for the room is committed after its rows are deleted
+      closeDropped(roomName)
+      await unloading.get(roomName)
+      await store.drop(roomName)
+      quotas.set(roomOwner(roomName), roomName, 0)
+      fanout.publish(roomName, 'drop', new Uint8Array(0))
+      metrics.documentsDropped++
+      log.info('document dropped by its owner', { room: roomName })
+    })()
+    const tracked = done.finally(() => {
+      if (dropping.get(roomName) === tracked) dropping.delete(roomName)
+    })
+    dropping.set(
+      roomName,
+      tracked.catch(() => undefined),
+    )
+    try {
+      await tracked
+      return null
+    } catch (err) {
+      log.error('drop failed', { room: roomName, error: errorMessage(err) })
+      return 'storeUnavailable'
+    }
+  }
+
+  const acceptMux = (ws: WebSocket, grant: TokenGrant): void => {
+    ws.on('error', ignoreError)
+    metrics.connectionsOpened++
+    const conn = openMuxConnection(ws, grant, {
+      limits,
+      metrics,
+      admit: admitDocument,
+      release: (g, room) => {
+        quotas.closeDocument(g.user, room.name)
+        if (!closing) scheduleUnload(room)
+      },
+      drop: dropDocument,
+      onLeft: (c) => {
+        connections.delete(c)
+        muxConnections.delete(c)
+        release(c.user)
+      },
+    })
+    connections.add(conn)
+    muxConnections.add(conn)
+    log.debug('multiplexed socket connected', { user: grant.user, connections: connections.size })
+  }
+
+  /** A multiplexed socket: the token and the connection caps now, each document when it is opened. */
+  const admitMux = async (req: IncomingMessage, socket: Duplex, head: Buffer, grant: TokenGrant): Promise<void> => {
+    const refuseWith = (reason: CloseReason): void => {
+      upgradeAndRefuse(req, socket, head, reason)
+    }
+    await revocations.ready
+    if (revocations.isRevoked(grant.user, grant.issuedAt)) return refuseWith('tokenRevoked')
+    if (closing || connections.size >= limits.maxConnections) return refuseWith('unavailable')
+    if ((perUser.get(grant.user) ?? 0) >= limits.maxConnectionsPerUser) return refuseWith('tooManyConnections')
+    perUser.set(grant.user, (perUser.get(grant.user) ?? 0) + 1)
+    try {
+      await quotas.acquire(encodeRoomSegment(grant.user))
+    } catch (err) {
+      perUser.set(grant.user, (perUser.get(grant.user) ?? 1) - 1)
+      if ((perUser.get(grant.user) ?? 0) <= 0) perUser.delete(grant.user)
+      log.error('store unavailable', { error: errorMessage(err) })
+      return refuseWith('storeUnavailable')
+    }
+    if (socket.destroyed || closing) return release(grant.user)
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      acceptMux(ws, grant)
     })
   }
 
@@ -306,6 +444,23 @@ export function createRelay(options: RelayOptions): Relay {
       return
     }
     if (!upgradeLimiter.take(req.socket.remoteAddress ?? '')) return upgradeAndRefuse(req, socket, head, 'rateLimited')
+    if (new URL(req.url ?? '/', 'http://relay.invalid').pathname === MUX_PATH) {
+      authenticateToken(req.url ?? '/', key, options.tokens)
+        .then(async (result) => {
+          if (socket.destroyed) return
+          if (!result.ok) {
+            log.info('connection refused', { reason: result.reason, code: result.code })
+            return upgradeAndRefuse(req, socket, head, result.reason)
+          }
+          const { ok: _ok, ...grant } = result
+          await admitMux(req, socket, head, grant)
+        })
+        .catch((err: unknown) => {
+          log.error('upgrade failed', { error: errorMessage(err) })
+          socket.destroy()
+        })
+      return
+    }
     authenticate(req.url ?? '/', key, options.tokens, authorize)
       .then(async (result) => {
         if (socket.destroyed) return

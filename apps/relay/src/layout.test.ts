@@ -75,10 +75,12 @@ describe('relay layout', () => {
     expect(offending).toEqual([])
   })
 
-  it('of @engram/sync the relay loads only the close codes, a leaf module that loads no Yjs', () => {
+  it('of @engram/sync the relay loads only the close codes, room names and mux frames: leaf modules that load no Yjs', () => {
     const engram = files.flatMap((file) => importsOf(file).filter((spec) => spec.startsWith('@engram/')))
-    expect(new Set(engram)).toEqual(new Set(['@engram/sync/close-codes']))
+    expect(new Set(engram)).toEqual(new Set(['@engram/sync/close-codes', '@engram/sync/room-name', '@engram/sync/mux-frames']))
     expect(importsOf(join(src, '../../../packages/sync/src/close-codes.ts'))).toEqual([])
+    expect(importsOf(join(src, '../../../packages/sync/src/room-name.ts'))).toEqual([])
+    expect(importsOf(join(src, '../../../packages/sync/src/mux-frames.ts'))).toEqual(['lib0/decoding', 'lib0/encoding'])
   })
 
   it('has no cycle of value imports', () => {

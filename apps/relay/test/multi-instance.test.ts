@@ -3,6 +3,7 @@ import pg from 'pg'
 import * as Y from 'yjs'
 import { connectClient, runCli, scrape, startRelay, tokenFor, waitFor } from './relay-process.js'
 import type { Client, RelayProcess } from './relay-process.js'
+import { openMux, syncFrame } from './mux-client.js'
 import { startBalancer } from './tcp-balancer.js'
 import type { Balancer } from './tcp-balancer.js'
 import { startPostgres, startRedis } from './services.js'
@@ -171,6 +172,32 @@ describe('several instances on PostgreSQL and Redis', () => {
     await waitFor(() => entries(fresh).length === 11, 10_000, 'the write made during the outage')
     expect(entries(fresh).slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => `ok${i}`))
   }, 60_000)
+})
+
+describe('the multiplexed socket across instances', () => {
+  it('a document written over /mux on one instance reaches a stock client on the other; its drop closes that client (4411) and empties the room everywhere', async () => {
+    const [a, b] = await Promise.all([instance('mux-a'), instance('mux-b')])
+    const token = await tokenFor('mxi')
+    const mux = await openMux(a, token)
+    try {
+      mux.send({ type: 'open', room: 'mxi/doc' })
+      await mux.next((f) => f.type === 'message' && f.room === 'mxi/doc')
+      const doc = new Y.Doc()
+      doc.getArray<string>('log').push(['over the shared socket'])
+      mux.send({ type: 'message', room: 'mxi/doc', message: syncFrame(2, Y.encodeStateAsUpdate(doc)) })
+      const onB = connect(b, 'mxi/doc', token)
+      await waitFor(() => entries(onB).length === 1, 10_000, 'the stock client on b to see the write')
+      mux.send({ type: 'close', room: 'mxi/doc' })
+      mux.send({ type: 'drop', room: 'mxi/doc' })
+      expect(await mux.next((f) => f.type === 'dropped')).toMatchObject({ room: 'mxi/doc', code: 0 })
+      expect(await onB.firstClose).toBe(CloseCode.documentDropped)
+      const fresh = connect(b, 'mxi/doc', token)
+      await fresh.synced
+      expect(entries(fresh)).toEqual([])
+    } finally {
+      mux.ws.close()
+    }
+  })
 })
 
 describe('revocation across instances', () => {

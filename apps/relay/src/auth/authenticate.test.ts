@@ -58,9 +58,17 @@ describe('rooms', () => {
     expect(mayJoin('u1', 'u1')).toBe(false)
     expect(mayJoin('u1', 'u10/p')).toBe(false)
     expect(mayJoin('u1', 'u2/p')).toBe(false)
+    expect(mayJoin('u1/x', 'u1/x/p')).toBe(false)
+    expect(mayJoin('u1/x', 'u1%2Fx/p')).toBe(true)
   })
   it('decodes room paths and rejects bad ones', () => {
-    expect(roomFromPath('/u1/my%20project')).toBe('u1/my project')
+    expect(roomFromPath('/u1/my%20project')).toBe('u1/my%20project')
+    expect(roomFromPath('/u1/%61')).toBe('u1/a')
+    // One document per room: an encoded `/` stays inside its segment.
+    expect(roomFromPath('/u1/a/b%2Fc')).toBe('u1/a/b%2Fc')
+    expect(roomFromPath('/u1/a%2Fb/c')).toBe('u1/a%2Fb/c')
+    expect(roomFromPath('/u1//c')).toBeNull()
+    expect(roomFromPath('/u1')).toBe('u1')
     expect(roomFromPath('/')).toBeNull()
     expect(roomFromPath('/%E0%A4%A')).toBeNull()
     expect(roomFromPath('/u1/a%00b')).toBeNull()

@@ -1,4 +1,5 @@
 import { CloseCode } from '@engram/sync/close-codes'
+import { canonicalRoomName } from '@engram/sync/room-name'
 import { errorMessage } from '../log.js'
 import { defaultAuthorize } from './authorize.js'
 import type { Authorize } from './authorize.js'
@@ -16,22 +17,45 @@ export type AuthResult =
   | ({ ok: true; room: string } & TokenGrant)
   | { ok: false; code: (typeof CloseCode)[RefusalReason]; reason: RefusalReason; error?: string }
 
-const maxRoomLength = 512
-
 /**
- * The room named by a request path (`/u1/project` → `u1/project`), or null when
- * it cannot be decoded, is empty, too long or holds control characters.
+ * The room named by a request path (`/u1/project` → `u1/project`) in its
+ * canonical spelling (each segment decoded and encoded again, see
+ * `@engram/sync/room-name`), or null when it cannot be decoded, has an empty
+ * segment, is too long or holds control characters.
  */
 export function roomFromPath(pathname: string): string | null {
-  let room: string
+  return canonicalRoomName(pathname.replace(/^\/+/, ''))
+}
+
+/** The outcome of checking a token alone (the multiplexed endpoint authorises each document later). */
+export type TokenResult = ({ ok: true } & TokenGrant) | { ok: false; code: (typeof CloseCode)[RefusalReason]; reason: RefusalReason }
+
+/** Verify the `token` query parameter of an upgrade request URL. Never logs or returns the token. */
+export async function authenticateToken(url: string, key: VerifyKey | Promise<VerifyKey>, checks: TokenChecks = {}): Promise<TokenResult> {
+  const parsed = new URL(url, 'http://relay.invalid')
+  const verified = await verifyToken(parsed.searchParams.get('token'), await key, checks)
+  if (!verified.ok) return { ok: false, code: CloseCode[verified.reason], reason: verified.reason }
+  return { ok: true, user: verified.user, expiresAt: verified.expiresAt, issuedAt: verified.issuedAt, readOnly: verified.readOnly }
+}
+
+/** The outcome of authorising one room for a verified token. */
+export type RoomResult = { ok: true; room: string } | { ok: false; reason: 'roomInvalid' | 'roomForbidden' | 'unavailable'; error?: string }
+
+/**
+ * Whether `grant` may open the room `name` (canonical spelling first, then `authorize`): the
+ * same rule for a room's own socket and for a document on the multiplexed one.
+ */
+export async function authorizeRoom(grant: TokenGrant, name: string, authorize: Authorize = defaultAuthorize): Promise<RoomResult> {
+  const room = canonicalRoomName(name)
+  if (room === null) return { ok: false, reason: 'roomInvalid' }
+  let allowed: boolean
   try {
-    room = decodeURIComponent(pathname.replace(/^\/+/, ''))
-  } catch {
-    return null
+    allowed = (await authorize(grant, room)) === true
+  } catch (err) {
+    return { ok: false, reason: 'unavailable', error: errorMessage(err) }
   }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a room name must not hold
-  if (room === '' || room.length > maxRoomLength || /[\u0000-\u001f\u007f]/.test(room)) return null
-  return room
+  if (!allowed) return { ok: false, reason: 'roomForbidden' }
+  return { ok: true, room }
 }
 
 /**
@@ -45,18 +69,10 @@ export async function authenticate(
   checks: TokenChecks = {},
   authorize: Authorize = defaultAuthorize,
 ): Promise<AuthResult> {
-  const parsed = new URL(url, 'http://relay.invalid')
-  const verified = await verifyToken(parsed.searchParams.get('token'), await key, checks)
-  if (!verified.ok) return { ok: false, code: CloseCode[verified.reason], reason: verified.reason }
-  const room = roomFromPath(parsed.pathname)
-  if (room === null) return { ok: false, code: CloseCode.roomInvalid, reason: 'roomInvalid' }
-  const grant: TokenGrant = { user: verified.user, expiresAt: verified.expiresAt, issuedAt: verified.issuedAt, readOnly: verified.readOnly }
-  let allowed: boolean
-  try {
-    allowed = (await authorize(grant, room)) === true
-  } catch (err) {
-    return { ok: false, code: CloseCode.unavailable, reason: 'unavailable', error: errorMessage(err) }
-  }
-  if (!allowed) return { ok: false, code: CloseCode.roomForbidden, reason: 'roomForbidden' }
-  return { ...verified, room }
+  const verified = await authenticateToken(url, key, checks)
+  if (!verified.ok) return verified
+  const { ok: _ok, ...grant } = verified
+  const room = await authorizeRoom(grant, new URL(url, 'http://relay.invalid').pathname.replace(/^\/+/, ''), authorize)
+  if (!room.ok) return { ok: false, code: CloseCode[room.reason], reason: room.reason, ...(room.error !== undefined ? { error: room.error } : {}) }
+  return { ok: true, ...grant, room: room.room }
 }

@@ -1,3 +1,4 @@
+import { roomPath } from '@engram/sync/room-name'
 import type { TokenGrant } from './tokens.js'
 
 /**
@@ -7,8 +8,8 @@ import type { TokenGrant } from './tokens.js'
  * rejection refuses it with `unavailable` (4503, the client retries) and is
  * logged.
  *
- * Stored bytes and rooms still count against the room's owner, the part of
- * its name before the first `/` (`u1/shared` belongs to `u1`).
+ * Stored bytes and open documents still count against the room's owner, its
+ * first segment (`u1/shared` belongs to `u1`).
  *
  * @example
  * // u1 shares u1/team with u2; everyone keeps their own rooms
@@ -16,9 +17,14 @@ import type { TokenGrant } from './tokens.js'
  */
 export type Authorize = (grant: TokenGrant, room: string) => boolean | Promise<boolean>
 
-/** Whether `user` may join `room`: only rooms named `<user>/<something>`. */
+/**
+ * Whether `user` may join `room`: only rooms whose first segment is the user
+ * (`<user>/<something>`, read segment by segment: a user `a/b` owns `a%2Fb/…`,
+ * never `a/b/…`).
+ */
 export function mayJoin(user: string, room: string): boolean {
-  return room.length > user.length + 1 && room.startsWith(user + '/')
+  const path = roomPath(room)
+  return path !== null && path.length >= 2 && path[0] === user
 }
 
 /**

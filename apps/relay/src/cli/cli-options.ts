@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { defaultLimits } from '../limits/limits.js'
+import { resolveLimits } from '../limits/limits.js'
 import type { RelayLimits } from '../limits/limits.js'
 import { envName, flags, limitFlags } from './flags.js'
 import type { LogLevel } from '../log.js'
@@ -118,11 +118,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliCommand {
   const storage = parseStorage(read, nonEmpty)
   if (command === 'revoke') return { kind: 'revoke', user: userFlag('revoke'), ...storage }
   if (command !== 'serve') throw new Error(`unknown command "${command}" (engram-relay --help lists the commands)`)
-  const limits: RelayLimits = { ...defaultLimits }
+  const limitValues: Partial<RelayLimits> = {}
   for (const [flag, { key }] of Object.entries(limitFlags)) {
     const value = read(flag)
-    if (value !== undefined) limits[key] = toNumber(flag, value)
+    if (value !== undefined) limitValues[key] = toNumber(flag, value)
   }
+  const limits = resolveLimits(limitValues)
   const logLevel = read('log-level') ?? 'info'
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error('--log-level must be debug, info, warn or error')
   const instanceId = nonEmpty('instance-id')

@@ -31,8 +31,17 @@ export const limitFlags: Record<string, { key: keyof RelayLimits; help: string }
   'ping-interval-ms': { key: 'pingIntervalMs', help: 'keep-alive ping period; a socket that missed the previous ping is dropped' },
   'max-awareness-bytes-per-connection': { key: 'maxAwarenessBytesPerConnection', help: 'awareness bytes one connection may hold; more closes with 4414' },
   'max-awareness-bytes-per-room': { key: 'maxAwarenessBytesPerRoom', help: 'awareness bytes one room may hold; more closes with 4414' },
+  'mux-messages-per-second': {
+    key: 'muxMessagesPerSecond',
+    help: 'sustained frames per multiplexed (/mux) socket, all its documents; over it closes with 4529',
+  },
+  'mux-message-burst': { key: 'muxMessageBurst', help: 'frames per multiplexed socket in a burst' },
   'awareness-bytes-per-second': { key: 'awarenessBytesPerSecond', help: 'awareness bytes one connection may send per second (bursts of 4x)' },
-  'max-rooms-per-user': { key: 'maxRoomsPerUser', help: 'rooms one user may store; a new room past it is refused with 4405' },
+  'max-documents-per-user': {
+    key: 'maxDocumentsPerUser',
+    help: 'documents one user may have open at once, all sockets; one more is refused with 4405 (closing one frees it)',
+  },
+  'max-rooms-per-user': { key: 'maxRoomsPerUser', help: 'deprecated: --max-documents-per-user' },
   'max-bytes-per-user': { key: 'maxBytesPerUser', help: 'bytes one user may store, all rooms; an update past it closes with 4407' },
 }
 

@@ -21,8 +21,8 @@ export interface Fanout {
   close(): Promise<void>
 }
 
-/** What a fanout message carries: a committed Yjs update, or an awareness update. */
-export type FanoutKind = 'update' | 'awareness'
+/** What a fanout message carries: a committed Yjs update, an awareness update, or `drop`: the owner purged the room (empty payload). */
+export type FanoutKind = 'update' | 'awareness' | 'drop'
 
 /** One message from another instance; `resync`: it could not publish some updates, reread the room from the store. */
 export interface FanoutMessage {

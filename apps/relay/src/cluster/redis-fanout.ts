@@ -29,7 +29,7 @@ export function createFanoutStats(): FanoutStats {
   return { published: 0, received: 0, publishErrors: 0, resyncs: 0, connected: false }
 }
 
-const kinds: Array<FanoutMessage['kind']> = ['update', 'awareness', 'resync']
+const kinds: Array<FanoutMessage['kind']> = ['update', 'awareness', 'resync', 'drop']
 
 /** `[kind][id length][instance id][payload]`: binary, so updates are not base64-inflated. */
 function encodeMessage(kind: FanoutMessage['kind'], instanceId: Buffer, payload: Uint8Array): Buffer {

@@ -28,6 +28,12 @@ export interface RelayMetrics {
   persistedUpdates: number
   /** Latency of each store commit, in seconds. */
   persistLatency: Histogram
+  /** Documents opened on multiplexed sockets. */
+  documentsOpened: number
+  /** Documents refused on multiplexed sockets (the socket stayed), by close reason. */
+  documentsRefused: Map<string, number>
+  /** Documents their owner purged (rooms dropped with their storage). */
+  documentsDropped: number
 }
 
 /** A Prometheus histogram with fixed buckets. */
@@ -60,6 +66,9 @@ export function createMetrics(): RelayMetrics {
     persistErrors: 0,
     persistedUpdates: 0,
     persistLatency: { buckets: persistBuckets, counts: persistBuckets.map(() => 0), sum: 0, count: 0 },
+    documentsOpened: 0,
+    documentsRefused: new Map(),
+    documentsDropped: 0,
   }
 }
 
@@ -82,9 +91,16 @@ export interface RelayGauges {
   connections: number
   documentsLoaded: number
   users: number
-  /** Most rooms stored by one connected user, and the quota. */
+  /** Most documents open for one user, and the quota (`maxDocumentsPerUser`). */
+  userDocumentsPeak: number
+  maxDocumentsPerUser: number
+  /** @deprecated The same figures as `userDocumentsPeak` and `maxDocumentsPerUser`. */
   userRoomsPeak: number
+  /** @deprecated See `maxDocumentsPerUser`. */
   maxRoomsPerUser: number
+  /** Multiplexed (`/mux`) sockets open, and the documents open on them. */
+  muxConnections: number
+  muxDocuments: number
   /** Most bytes stored by one connected user, and the quota. */
   userBytesPeak: number
   maxBytesPerUser: number
@@ -125,8 +141,15 @@ export function renderMetrics(m: RelayMetrics, g: RelayGauges): string {
   metric('engram_relay_compaction_seconds_total', 'counter', 'Time spent compacting documents.', m.compactionSeconds)
   metric('engram_relay_writes_dropped_total', 'counter', 'Document updates dropped from read-only connections.', m.writesDropped)
   metric('engram_relay_rooms_damaged', 'gauge', 'Rooms refused because their stored data is damaged (see the error log).', m.damagedRooms.size)
-  metric('engram_relay_user_rooms_peak', 'gauge', 'Most rooms stored by one connected user.', g.userRoomsPeak)
-  metric('engram_relay_user_rooms_limit', 'gauge', 'Rooms one user may store (maxRoomsPerUser).', g.maxRoomsPerUser)
+  metric('engram_relay_user_documents_peak', 'gauge', 'Most documents open for one user.', g.userDocumentsPeak)
+  metric('engram_relay_user_documents_limit', 'gauge', 'Documents one user may have open (maxDocumentsPerUser).', g.maxDocumentsPerUser)
+  metric('engram_relay_user_rooms_peak', 'gauge', 'Deprecated: engram_relay_user_documents_peak.', g.userRoomsPeak)
+  metric('engram_relay_user_rooms_limit', 'gauge', 'Deprecated: engram_relay_user_documents_limit.', g.maxRoomsPerUser)
+  metric('engram_relay_mux_connections', 'gauge', 'Open multiplexed (/mux) sockets.', g.muxConnections)
+  metric('engram_relay_mux_documents', 'gauge', 'Documents open on multiplexed sockets.', g.muxDocuments)
+  metric('engram_relay_documents_opened_total', 'counter', 'Documents opened on multiplexed sockets.', m.documentsOpened)
+  labelled('engram_relay_documents_refused_total', 'Documents refused on multiplexed sockets (the socket stayed).', m.documentsRefused)
+  metric('engram_relay_documents_dropped_total', 'counter', 'Documents purged by their owner (room and storage deleted).', m.documentsDropped)
   metric('engram_relay_user_bytes_peak', 'gauge', 'Most bytes stored by one connected user.', g.userBytesPeak)
   metric('engram_relay_user_bytes_limit', 'gauge', 'Bytes one user may store (maxBytesPerUser).', g.maxBytesPerUser)
   if (m.fanout !== null) {

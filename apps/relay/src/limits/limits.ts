@@ -30,10 +30,23 @@ export interface RelayLimits {
   maxAwarenessBytesPerRoom: number
   /** Awareness bytes one connection may send per second (sustained; bursts of four times this). */
   awarenessBytesPerSecond: number
-  /** Rooms one user may store. */
-  maxRoomsPerUser: number
-  /** Bytes one user may store, all rooms together. */
+  /**
+   * Documents one user may have open at once, over all their connections (a document
+   * counts while at least one of the user's connections has it open; closing it frees it).
+   * A document past it is refused with 4405 (`roomQuotaExceeded`).
+   */
+  maxDocumentsPerUser: number
+  /**
+   * @deprecated Use `maxDocumentsPerUser`: given alone, it sets that limit. It once
+   * counted every room a user ever stored, which never went down.
+   */
+  maxRoomsPerUser?: number
+  /** Bytes one user may store, all rooms together (purging a document frees its bytes). */
   maxBytesPerUser: number
+  /** Sustained frames per second on one multiplexed (`/mux`) socket, all its documents together. */
+  muxMessagesPerSecond: number
+  /** Frames one multiplexed socket may send in a burst above the sustained rate. */
+  muxMessageBurst: number
 }
 
 /** Default limits: generous for real clients, small enough to protect one machine. */
@@ -53,8 +66,24 @@ export const defaultLimits: RelayLimits = {
   maxAwarenessBytesPerConnection: 64 * 1024,
   maxAwarenessBytesPerRoom: 1024 * 1024,
   awarenessBytesPerSecond: 64 * 1024,
-  maxRoomsPerUser: 1000,
+  maxDocumentsPerUser: 1000,
   maxBytesPerUser: 256 * 1024 * 1024,
+  muxMessagesPerSecond: 2000,
+  muxMessageBurst: 10_000,
+}
+
+/**
+ * The limits a relay runs with: the defaults, then `given`; the deprecated
+ * `maxRoomsPerUser`, given without `maxDocumentsPerUser`, sets it.
+ *
+ * @example
+ * resolveLimits({ maxRoomsPerUser: 50 }).maxDocumentsPerUser // 50
+ */
+export function resolveLimits(given: Partial<RelayLimits> = {}): RelayLimits {
+  const limits: RelayLimits = { ...defaultLimits, ...given }
+  if (given.maxDocumentsPerUser === undefined && given.maxRoomsPerUser !== undefined) limits.maxDocumentsPerUser = given.maxRoomsPerUser
+  delete limits.maxRoomsPerUser
+  return limits
 }
 
 /** A token bucket: `take()` is false once the burst is spent faster than the rate refills it. */

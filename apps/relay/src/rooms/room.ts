@@ -27,6 +27,8 @@ export interface Peer {
   readonly readOnly?: boolean
   /** Spend `bytes` of the connection's awareness byte rate; false when it is spent. */
   takeAwarenessBytes?(bytes: number): boolean
+  /** Disconnect the peer with a documented code (a room's own socket closes; a multiplexed document is refused). */
+  close?(reason: CloseReason): void
 }
 
 /** A loaded document with its connections. Create with `openRoom`. */
@@ -62,6 +64,8 @@ export interface RoomContext {
   metrics: RelayMetrics
   log: Logger
   limits: Pick<RelayLimits, 'maxDocumentBytes' | 'compactAfterUpdates' | 'maxMessageBytes' | 'maxAwarenessBytesPerConnection' | 'maxAwarenessBytesPerRoom'>
+  /** Another instance dropped this room (its owner purged it): the relay closes its peers and unloads it. */
+  dropped?(room: string): void
 }
 
 /** Origin of changes that another instance already stored: broadcast here, never stored again. */
@@ -168,6 +172,10 @@ export async function openRoom(name: string, ctx: RoomContext): Promise<Room> {
   })
 
   const receiveRemote = (message: FanoutMessage): void => {
+    if (message.kind === 'drop') {
+      ctx.dropped?.(name)
+      return
+    }
     if (message.kind === 'resync') {
       void room?.resync().catch((err: unknown) => {
         log.warn('resync failed', { room: name, error: errorMessage(err) })

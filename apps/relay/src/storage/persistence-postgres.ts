@@ -1,6 +1,7 @@
 import pg from 'pg'
 import type { Logger } from '../log.js'
 import { errorMessage } from '../log.js'
+import { migratedRoomName } from './persistence.js'
 import type { RelayStore, StoredUpdate } from './persistence.js'
 
 /** Options of {@link openPostgresStore}. */
@@ -82,6 +83,12 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       user_id text PRIMARY KEY,
       revoked_at bigint NOT NULL
     )`)
+    // Rooms stored before names were encoded segment by segment take their canonical name.
+    const { rows: stored } = await client.query<{ room: string }>('SELECT DISTINCT room FROM engram_relay_updates')
+    for (const { room } of stored) {
+      const canonical = migratedRoomName(room)
+      if (canonical !== room) await client.query('UPDATE engram_relay_updates SET room = $1 WHERE room = $2', [canonical, room])
+    }
     await client.query('COMMIT')
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {})
@@ -148,6 +155,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       } finally {
         c.release()
       }
+    },
+    async drop(room) {
+      await pool.query('DELETE FROM engram_relay_updates WHERE room = $1', [room])
     },
     async usage(user) {
       // The column sorts bytewise (COLLATE "C"): rooms of `user` lie between `user/` and `user0`.

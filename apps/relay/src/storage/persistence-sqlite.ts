@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { migratedRoomName } from './persistence.js'
 import type { CompactResult, RelayStore, StoredRoom, StoredUpdate } from './persistence.js'
 import { startSqliteMaintenance } from './sqlite-maintenance.js'
 import { RoomDamagedError, isCorruption } from './store-errors.js'
@@ -91,6 +92,15 @@ export function openSqliteStore(dir: string, options: SqliteStoreOptions = {}): 
     revoked_at INTEGER NOT NULL
   );`)
 
+  // Rooms stored before names were encoded segment by segment take their canonical name.
+  const renameRoom = db.prepare<[string, string]>('UPDATE updates SET room = ? WHERE room = ?')
+  db.transaction(() => {
+    for (const { room } of db.prepare<[], { room: string }>('SELECT DISTINCT room FROM updates').all()) {
+      const canonical = migratedRoomName(room)
+      if (canonical !== room) renameRoom.run(canonical, room)
+    }
+  })()
+  const dropRoom = db.prepare<[string]>('DELETE FROM updates WHERE room = ?')
   const selectRoom = db.prepare<[string], { id: number; data: Buffer }>('SELECT id, data FROM updates WHERE room = ? ORDER BY id')
   const insert = db.prepare<[string, Uint8Array]>('INSERT INTO updates (room, data) VALUES (?, ?)')
   const deleteUpTo = db.prepare<[string, number]>('DELETE FROM updates WHERE room = ? AND id <= ?')
@@ -141,6 +151,9 @@ export function openSqliteStore(dir: string, options: SqliteStoreOptions = {}): 
     },
     async compact(room, merge) {
       return compactTx(room, merge)
+    },
+    async drop(room) {
+      dropRoom.run(room)
     },
     async usage(user) {
       // Rooms of `user` sort between `user/` and `user0` ('0' follows '/').

@@ -1,3 +1,5 @@
+import { roomName, roomOwnerKey } from '@engram/sync/room-name'
+
 /**
  * The durable store behind the relay. An update is committed when the promise
  * of `appendMany` resolves; the relay broadcasts it only then. Two
@@ -20,6 +22,8 @@ export interface RelayStore {
    * instance is compacting this room right now (it will do the work).
    */
   compact(room: string, merge: (updates: Uint8Array[]) => Uint8Array): Promise<CompactResult | null>
+  /** Delete every stored update of `room` (its owner purged it). */
+  drop(room: string): Promise<void>
   /** Stored bytes of each room of `user` (rooms named `<user>/…`). */
   usage(user: string): Promise<Map<string, number>>
   /** Refuse `user`'s tokens issued at or before `atMs` from now on, on every instance. */
@@ -50,8 +54,20 @@ export interface StoredUpdate {
   readonly update: Uint8Array
 }
 
-/** The user a room belongs to (`u1/p` → `u1`). */
-export function roomOwner(room: string): string {
-  const at = room.indexOf('/')
-  return at < 0 ? room : room.slice(0, at)
+/** The user a room belongs to, as spelt in the room name (`u1/p` → `u1`): the key of their quotas. */
+export const roomOwner: (room: string) => string = roomOwnerKey
+
+/**
+ * The canonical name of a room stored by an earlier relay, which decoded the
+ * whole path (`u1/my project`): each `/`-separated part encoded again
+ * (`u1/my%20project`). A name that held an encoded `/` was ambiguous then; it
+ * is read as ids without `/`, the common case. Stores rename such rooms when
+ * they open.
+ */
+export function migratedRoomName(stored: string): string {
+  try {
+    return roomName(...stored.split('/'))
+  } catch {
+    return stored // a lone surrogate: no client of this relay can name it anyway
+  }
 }
