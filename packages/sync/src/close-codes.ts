@@ -27,12 +27,17 @@ export const CloseCode = {
   roomForbidden: 4403,
   /** The room name is empty, too long or not decodable. */
   roomInvalid: 4404,
-  /** The user already stores `maxRoomsPerUser` rooms: this new room is refused. */
+  /**
+   * The user already has `maxDocumentsPerUser` documents open (all their sockets): this one is
+   * refused. On the multiplexed socket only the document is refused; closing another frees a slot.
+   */
   roomQuotaExceeded: 4405,
   /** The update would take the user's stored bytes past `maxBytesPerUser`. */
   byteQuotaExceeded: 4407,
   /** The room's stored data is damaged (corrupt page, undecodable update); an operator must restore it. */
   roomDamaged: 4410,
+  /** The document's owner purged it: the relay deleted its room while this link had it open. */
+  documentDropped: 4411,
   /** The document would exceed `maxDocumentBytes`. */
   documentTooLarge: 4413,
   /** Awareness states over `maxAwarenessBytesPerConnection` or the room's `maxAwarenessBytesPerRoom`. */

@@ -121,3 +121,20 @@ describe('conversations sync', () => {
     expect((await replicationOf(a.memory).snapshot('p', { doc: s.id })).records).toEqual([])
   })
 })
+
+describe('conversations sync while it stops', () => {
+  it('sync closed (and the store with it) while it refreshes its session documents reports nothing: work in flight ends first', async () => {
+    const { network, a, b } = await pair()
+    const s = await a.memory.sessions.create('p')
+    await settle(network, [a, b])
+    network.disconnect('a')
+    await a.restart()
+    await network.whenConnected()
+    await a.memory.messages.append(s.id, { role: 'user', content: 'written offline' })
+    await a.reopen() // closes sync, then the store, while the restarted sync's refresh of session documents runs
+    network.reconnect('a')
+    await settle(network, [a, b])
+    expect(a.errors).toEqual([])
+    expect(await contents(b, s.id)).toEqual(['written offline'])
+  })
+})

@@ -13,6 +13,10 @@ export type {
   Connection,
 } from './sync-types.js'
 export { websocketConnector, DEFAULT_MAX_FRAME_BYTES, type WebsocketConnectorOptions } from './websocket-connector.js'
+export { muxConnector, type MuxConnector, type MuxConnectorOptions } from './mux-connector.js'
+export type { RelayLinkOptions } from './reconnect.js'
+export { encodeMuxFrame, decodeMuxFrame, MuxFrameType, MUX_PATH, type MuxFrame } from './mux-frames.js'
+export { roomName, roomPath, canonicalRoomName, encodeRoomSegment, MAX_ROOM_NAME_LENGTH } from './room-name.js'
 export { backoffDelay, type BackoffOptions } from './backoff.js'
 export { CloseCode, ClientCloseCode, closeReasonOf, isPermanentCloseCode, type CloseCodeValue, type CloseReason } from './close-codes.js'
 export {

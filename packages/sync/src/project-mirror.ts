@@ -5,6 +5,7 @@ import type { DocPersistence } from './idb-persistence.js'
 import { checkKey, onKeyCheckChange, otherKeyCheckExists, writeKeyCheck, type KeyCheckResult } from './key-check.js'
 import { createMirrorDoc, type MirrorDoc, type UnreadableEntry } from './mirror-doc.js'
 import { createRecordProblems, type StampedId } from './record-problems.js'
+import { roomName } from './room-name.js'
 import type { Connection, ConnectionStatus, Connector, SyncErrorReason, SyncProblem } from './sync-types.js'
 import type { ValueCipher } from './value-cipher.js'
 
@@ -52,6 +53,12 @@ export interface ProjectMirror {
    * drop the content, and the stored copy is compacted.
    */
   clear(): Promise<void>
+  /**
+   * After {@link ProjectMirror.clear}: asks the relay to delete the document's room (storage
+   * and quota), once it holds the deletions. Resolves at once with a link that cannot.
+   * @throws MemoryError `unauthorized`, `internal` when the relay refuses.
+   */
+  drop(): Promise<void>
 }
 
 /**
@@ -438,7 +445,7 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
 
   function connectNow(): void {
     if (stopped || refused || connection) return
-    const room = `${encodeURIComponent(memory.userId)}/${encodeURIComponent(projectId)}${session === '' ? '' : `/${encodeURIComponent(session)}`}`
+    const room = session === '' ? roomName(memory.userId, projectId) : roomName(memory.userId, projectId, session)
     connection = deps.connect({
       doc,
       room,
@@ -487,7 +494,15 @@ export function startProjectMirror(deps: MirrorDeps): ProjectMirror {
     openGate()
     fail(error)
   })
-  return { projectId, ready, doc, drain: () => ready.then(drain), stop, clear }
+  async function drop(): Promise<void> {
+    await ready
+    if (stopped || refused || !connection?.drop) return
+    // The other devices that have the document open get the deletions before the room goes.
+    await connection.confirm?.()
+    if (!stopped) await connection.drop()
+  }
+
+  return { projectId, ready, doc, drain: () => ready.then(drain), stop, clear, drop }
 }
 
 /** A purged fact's or session's tombstone: once it is in the document, the stored document must lose the old content too. */

@@ -1,11 +1,20 @@
-import type { MirroredKind } from '@engram/core'
+import { type MirroredKind, readHlc } from '@engram/core'
+import { IDENTITY_FIELDS } from '@engram/core/internal'
 import type { SyncProblem } from './sync-types.js'
 
-/** A record of the document named by kind, id and the stamp it is held at. */
+/** A record of the document named by kind, id and the stamp it is held at (with its row when known: it names the record). */
 export interface StampedId {
   kind: MirroredKind
   id: string
   hlc: string
+  row?: { readonly [field: string]: unknown }
+}
+
+/** The fact's key or the block's label of a record, for the kinds keyed by one. */
+function nameOf(r: StampedId): string | undefined {
+  const field = IDENTITY_FIELDS[r.kind]
+  const name = field === 'id' ? undefined : r.row?.[field]
+  return typeof name === 'string' ? name : undefined
 }
 
 /** What {@link createRecordProblems} needs from its document's mirror. */
@@ -49,7 +58,7 @@ export function createRecordProblems(deps: RecordProblemsDeps): RecordProblems {
   const { projectId } = deps
 
   function aheadMessage(r: StampedId): string {
-    return `Took ${r.kind} ${r.id} of project ${projectId} with stamp ${r.hlc}, more than ${deps.maxClockLeadMs} ms ahead of this device's clock (is the writing device's clock wrong?). Every device takes it alike; the next edit of it wins`
+    return `Took ${r.kind} ${r.id} of project ${projectId} with stamp ${r.hlc} (device ${readHlc(r.hlc)?.deviceId}), more than ${deps.maxClockLeadMs} ms ahead of this device's clock (is the writing device's clock wrong?). Every device takes it alike; the next edit of it wins`
   }
   function asideMessage(type: 'malformed_stamp' | 'other_key', e: { kind: MirroredKind; id: string; hlc: string }): string {
     return type === 'malformed_stamp'
@@ -81,7 +90,18 @@ export function createRecordProblems(deps: RecordProblemsDeps): RecordProblems {
         const current = problems.get(key)
         if (deps.isAhead(r.hlc)) {
           if (current?.type === 'clock_ahead' && current.hlc === r.hlc) continue
-          problems.set(key, { type: 'clock_ahead', kind: r.kind, id: r.id, key, hlc: r.hlc, message: aheadMessage(r) })
+          const problem: SyncProblem = {
+            type: 'clock_ahead',
+            kind: r.kind,
+            id: r.id,
+            key,
+            hlc: r.hlc,
+            message: aheadMessage(r),
+            deviceId: readHlc(r.hlc)!.deviceId,
+          }
+          const name = nameOf(r)
+          if (name !== undefined) problem.name = name
+          problems.set(key, problem)
           dirty = true
         } else if (current !== undefined) {
           problems.delete(key)

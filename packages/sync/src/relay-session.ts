@@ -71,11 +71,28 @@ export interface RelaySession {
   abandon(reason: string): void
 }
 
-/** What opening a session needs. */
+/**
+ * What a session uses of a WebSocket: a browser or `ws` socket to one room, or one document's
+ * channel on the multiplexed socket (mux-channel.ts).
+ */
+export interface SessionSocket {
+  binaryType: string
+  readonly readyState: number
+  send(data: Uint8Array): void
+  close(): void
+  onopen: ((event: Event) => void) | null
+  onmessage: ((event: MessageEvent) => void) | null
+  onclose: ((event: CloseEvent) => void) | null
+  onerror: ((event: Event) => void) | null
+}
+
+/** What opening a session needs: a socket, or the URL and WebSocket class to open one. */
 export interface SessionOptions {
   doc: Y.Doc
   url: string
   WebSocket: new (url: string) => WebSocket
+  /** The socket to speak over instead of `new WebSocket(url)`. */
+  socket?: () => SessionSocket
   /** The frame limit in bytes, read at every send. */
   maxFrameBytes: () => number
   events: SessionEvents
@@ -106,7 +123,7 @@ const frame = (write: (encoder: encoding.Encoder) => void): Uint8Array => {
  */
 export function openRelaySession(options: SessionOptions): RelaySession {
   const { doc, events } = options
-  const ws = new options.WebSocket(options.url)
+  const ws: SessionSocket = options.socket ? options.socket() : new options.WebSocket(options.url)
   ws.binaryType = 'arraybuffer'
   let ended = false
   let opened = false

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, type SyncableMemory } from '@engram/core'
+import { CONVERSATION_KINDS, DEFAULT_MAX_CLOCK_LEAD_MS, MemoryError, type SyncableMemory } from '@engram/core'
 import { replicationOf } from '@engram/core/internal'
 import { noPersistence } from './idb-persistence.js'
 import { MIRRORED_KINDS } from './mirror-doc.js'
@@ -9,6 +9,7 @@ import { createStatusRegistry } from './status-registry.js'
 import { createStoredDocs } from './stored-docs.js'
 import type { Connector, Sync, SyncErrorReason, SyncOptions, SyncProblem, SyncStatus } from './sync-types.js'
 import { checkEncryptionOption, createValueCipher } from './value-cipher.js'
+import { muxConnector, type MuxConnector } from './mux-connector.js'
 import { websocketConnector } from './websocket-connector.js'
 
 /** Every option `startSync` knows. */
@@ -20,6 +21,7 @@ const SYNC_OPTIONS = [
   'network',
   'heartbeatMs',
   'connect',
+  'transport',
   'persistence',
   'docName',
   'batchSize',
@@ -35,11 +37,15 @@ const READ_ONLY_MESSAGE = "The relay takes no writes from this device's token (r
 
 /** Sessions whose documents load with their project, by default. */
 const DEFAULT_EAGER_SESSIONS = 5
+/** How long a session document opened on use stays open without use, by default. */
+const DEFAULT_SESSION_IDLE_MS = 300_000
 
 /**
  * Starts syncing every project of `memory` whose `sync.enabled` is true: one
  * Y.Doc per project (room `<userId>/<projectId>`), kept offline with
- * y-indexeddb and shared through the relay with y-websocket. Turning a
+ * y-indexeddb and shared through the relay: by default every document of the
+ * device over one multiplexed socket (`transport: 'mux'`), or one y-websocket
+ * socket per document (`transport: 'room'`). Turning a
  * project's sync on later starts mirroring it; turning it off (or archiving
  * the project) stops mirroring and deletes nothing.
  *
@@ -60,7 +66,8 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   }
   const onError =
     options?.onError ?? ((error: unknown, projectId: string | undefined) => console.warn(`[engram-sync]${projectId ? ` ${projectId}:` : ''}`, error))
-  const connect = connectorOf(options, onError)
+  // The socket reads the relay's time before any frame (learnClock is defined below, with the store's clock).
+  const connect = connectorOf(options, onError, (relayTime) => learnClock(relayTime))
   const batchSize = options.batchSize ?? 500
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new MemoryError('invalid_input', 'batchSize must be a positive integer')
   const maxClockLeadMs = options.maxClockLeadMs ?? DEFAULT_MAX_CLOCK_LEAD_MS
@@ -75,6 +82,8 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
 
   const eager = options.sessions?.eager ?? DEFAULT_EAGER_SESSIONS
   if (!Number.isInteger(eager) || eager < 0 || eager > 1000) throw new MemoryError('invalid_input', 'sessions.eager must be an integer from 0 to 1000')
+  const idleMs = options.sessions?.idleMs ?? DEFAULT_SESSION_IDLE_MS
+  if (!Number.isFinite(idleMs) || idleMs < 0) throw new MemoryError('invalid_input', 'sessions.idleMs must be a non-negative number of milliseconds')
   const replication = replicationOf(memory)
   // Every stored document (project and session ones alike) is sealed when the store is encrypted at rest.
   const docs = persist ? createStoredDocs({ memory, docName, onError: (error) => onError(error, undefined) }) : undefined
@@ -90,6 +99,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   const sessions = createSessionMirrors({
     memory,
     eager,
+    idleMs,
     onError,
     start: (projectId, sessionId) =>
       startProjectMirror({
@@ -233,6 +243,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
         statuses.close('sync closed')
         detach()
         await Promise.all([...stopping])
+        ;(connect as Partial<MuxConnector>).destroy?.()
         await docs?.close()
       })()
       return closing
@@ -243,7 +254,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
     memory.changes.subscribe({ kinds: ['projects'] }, (batch) => {
       void refresh(batch.map((c) => c.id)).catch(report)
     }),
-    memory.changes.subscribe({ kinds: [...MIRRORED_KINDS, 'sessions', 'messages'] }, (batch) => {
+    memory.changes.subscribe({ kinds: [...MIRRORED_KINDS, ...CONVERSATION_KINDS] }, (batch) => {
       // Session writes reach the project document only where conversations sync, and not the
       // activity time of an append (a session write with messages): the messages carry it.
       const appended = new Set(batch.filter((c) => c.kind === 'messages').map((c) => c.projectId))
@@ -274,7 +285,7 @@ export function startSync(memory: SyncableMemory, options: SyncOptions): Sync {
   return sync
 }
 
-function connectorOf(options: SyncOptions, onError: (error: unknown, projectId: string) => void): Connector {
+function connectorOf(options: SyncOptions, onError: (error: unknown, projectId: string) => void, clock: (relayTime: number) => Promise<void>): Connector {
   if (typeof options !== 'object' || options === null) throw new MemoryError('invalid_input', 'startSync needs options { url, token }')
   if (options.connect !== undefined) {
     if (typeof options.connect !== 'function') throw new MemoryError('invalid_input', 'connect must be a function')
@@ -283,6 +294,20 @@ function connectorOf(options: SyncOptions, onError: (error: unknown, projectId: 
   if (typeof options.url !== 'string' || !/^(wss?|https?):\/\//.test(options.url))
     throw new MemoryError('invalid_input', 'url must be the relay address, e.g. wss://relay.example.com')
   if (typeof options.token !== 'function') throw new MemoryError('invalid_input', 'token must be a function returning a promise of a signed token')
+  if (options.transport !== undefined && options.transport !== 'mux' && options.transport !== 'room')
+    throw new MemoryError('invalid_input', `transport must be 'mux' or 'room', got ${JSON.stringify(options.transport)}`)
+  if (options.transport !== 'room')
+    return muxConnector({
+      url: options.url,
+      token: options.token,
+      WebSocket: options.WebSocket,
+      onError,
+      clock,
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+      ...(options.network !== undefined ? { network: options.network } : {}),
+      ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+      ...(options.maxFrameBytes !== undefined ? { maxFrameBytes: options.maxFrameBytes } : {}),
+    })
   return websocketConnector({
     url: options.url,
     token: options.token,

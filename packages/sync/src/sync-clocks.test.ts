@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as Y from 'yjs'
 import { YKeyValue } from 'y-utility/y-keyvalue'
-import { compareHlc, readHlc } from '@engram/core'
+import { compareHlc, type MemoryStatus, readHlc, type StampsAheadWarning } from '@engram/core'
 import { replicationOf } from '@engram/core/internal'
 import { createLoopbackNetwork, type LoopbackNetwork, type SyncOptions } from '@engram/sync'
 import { testClock } from '../../../test/support/memory.js'
@@ -45,6 +45,23 @@ const stampOf = async (replica: Replica, key: string): Promise<string> =>
   (await replicationOf(replica.memory).snapshot('p')).records.find((r) => r.row.key === key)!.hlc
 const factValue = async (replica: Replica, key: string): Promise<unknown> => (await replica.memory.facts.get('p', key))?.value
 const problemsOf = (replica: Replica) => replica.sync.details('p').problems.map((p) => [p.type, p.id])
+
+/** Resolves with the replica's `stamps_ahead` warning once it shows one that passes `test` (it is shown as it loads). */
+async function stampsAhead(replica: Replica, test: (w: StampsAheadWarning) => boolean = () => true): Promise<StampsAheadWarning> {
+  let found!: (w: StampsAheadWarning) => void
+  const shown = new Promise<StampsAheadWarning>((resolve) => {
+    found = resolve
+  })
+  const check = (status: MemoryStatus): void => {
+    const w = status.warnings.find((x): x is StampsAheadWarning => x.type === 'stamps_ahead')
+    if (w && test(w)) found(w)
+  }
+  const off = await replica.memory.status.subscribe(check)
+  check(await replica.memory.status.get())
+  const warning = await shown
+  await off()
+  return warning
+}
 
 /**
  * Issue 28, failure 1: acceptance of a remote record never depends on the receiver's clock.
@@ -153,6 +170,78 @@ describe('clocks between devices: convergence never depends on the receiver', ()
     expect(readHlc(await stampOf(a!, 'i'))!.physical).toBe(T + 5)
   })
 
+  it('a device at 2099: its edits are listed in a stamps_ahead warning on every other device, never set aside; the next edit elsewhere wins', async () => {
+    const FUTURE = Date.UTC(2099, 0, 1)
+    const { network, a, b, future } = await devices({ a: 0, b: 0, future: FUTURE - T })
+    for (const r of [a!, b!, future!]) await r.memory.projects.setSync('p', { messages: true })
+    await settle(network, [a!, b!, future!])
+    const s = await a!.memory.sessions.create('p')
+    await settle(network, [a!, b!, future!])
+    await future!.memory.facts.set('p', 'k', 'from 2099')
+    await future!.memory.blocks.set('p', 'persona', 'from 2099')
+    await future!.memory.messages.append(s.id, { role: 'user', content: 'from 2099' })
+    await settle(network, [a!, b!, future!])
+    const device = replicationOf(future!.memory).deviceId
+    const stamp = async (r: Replica, kind: string, id: string) =>
+      (await replicationOf(r.memory).snapshot('p')).records.find((x) => x.kind === kind && x.id === id)?.hlc
+    for (const r of [a!, b!]) {
+      expect(await factValue(r, 'k'), r.name).toBe('from 2099') // applied, not set aside
+      const warning = await stampsAhead(r, (w) => w.count === 3)
+      expect(
+        (await r.memory.status.get()).warnings.map((w) => w.type),
+        r.name,
+      ).toEqual(['stamps_ahead'])
+      expect(
+        warning.records.map((x) => [x.kind, x.name, x.deviceId, readHlc(x.hlc)!.physical >= FUTURE]),
+        r.name,
+      ).toEqual(
+        expect.arrayContaining([
+          ['facts', 'k', device, true],
+          ['blocks', 'persona', device, true],
+          ['messages', undefined, device, true],
+        ]),
+      )
+      expect(warning.records.find((x) => x.kind === 'facts')).toMatchObject({ projectId: 'p', id: 'p/k', hlc: await stamp(future!, 'facts', 'p/k') })
+      expect(warning.message).toMatch(/3 synced records carry stamps far ahead of this device's clock/)
+      expect(warning.message).toContain(device)
+      // sync.details() lists them on the project, with the device they name
+      expect((await r.memory.sync.details('p')).problems.filter((p) => p.type === 'clock_ahead').map((p) => [p.kind, p.deviceId])).toEqual(
+        expect.arrayContaining([
+          ['facts', device],
+          ['blocks', device],
+          ['messages', device],
+        ]),
+      )
+      expect(r.sync.status('p')).toBe('synced')
+    }
+    // The device at 2099 cannot tell: its own clock says the stamps are now.
+    expect((await future!.memory.status.get()).warnings).toEqual([])
+    // The next edit on another device wins everywhere; the clock of no other device moved to 2099.
+    a!.clock.advance(1)
+    await a!.memory.facts.set('p', 'k', 'from a, later')
+    await b!.memory.blocks.set('p', 'persona', 'from b, later')
+    await settle(network, [a!, b!, future!])
+    for (const r of [a!, b!, future!]) {
+      expect(await factValue(r, 'k'), r.name).toBe('from a, later')
+      expect((await r.memory.blocks.get('p', 'persona'))?.value, r.name).toBe('from b, later')
+    }
+    await a!.memory.facts.set('p', 'j', 1)
+    expect(readHlc(await stampOf(a!, 'j'))!.physical).toBeLessThan(FUTURE)
+    // The edits that won follow the 2099 stamps (a key is never frozen): still listed, now naming their writers.
+    const fromA = replicationOf(a!.memory).deviceId
+    const after = await stampsAhead(b!, (w) => w.records.some((x) => x.kind === 'facts' && x.deviceId === fromA))
+    expect(after.records.map((x) => [x.kind, x.deviceId])).toEqual(
+      expect.arrayContaining([
+        ['facts', replicationOf(a!.memory).deviceId],
+        ['blocks', replicationOf(b!.memory).deviceId],
+        ['messages', device],
+      ]),
+    )
+    // Sync stopped: the warning goes with it.
+    await b!.sync.close()
+    expect((await b!.memory.status.get()).warnings).toEqual([])
+  })
+
   it('a malformed stamp is never applied anywhere, and a device that holds the key restores it in the document', async () => {
     const { network, a } = await devices({ a: 0 })
     await a!.memory.facts.set('p', 'k', 'honest')
@@ -246,5 +335,57 @@ describe("clocks between devices that learn the relay's time", () => {
         r.name,
       ).toEqual(['b, first', 'a, offline, after'])
     expect(replicationOf(a.memory).clockOffset()).toBe(-(5 * MIN + 1))
+  })
+  it('a clock within a second of the relay keeps no offset and jittery readings move none; a clock off by seconds is learned and its edits keep real-time order', async () => {
+    const real = testClock(T)
+    const skew: Record<string, number> = { a: 0, b: -400 }
+    let jitter = 0
+    const network = createLoopbackNetwork({ relayTime: () => real.now() + jitter })
+    const [a, b] = await Promise.all(
+      ['a', 'b'].map((name) =>
+        openReplica(name, network, {
+          clock: { now: () => real.now() + skew[name]!, advance: (ms) => real.advance(ms), set: (t) => real.set(t - skew[name]!) },
+        }),
+      ),
+    )
+    open.push(a!, b!)
+    for (const r of [a!, b!]) await r.memory.projects.setSync('p', { messages: true })
+    const s = await a!.memory.sessions.create('p')
+    await settle(network, [a!, b!])
+    // 400 ms slow cannot be told from the network's delay: no offset, on both.
+    expect([replicationOf(a!.memory).clockOffset(), replicationOf(b!.memory).clockOffset()]).toEqual([0, 0])
+    // Readings that jitter by up to 500 ms move neither offset (b reads up to 900 ms): nothing is stamped again, nothing reorders.
+    for (const j of [500, -500, 350]) {
+      jitter = j
+      network.heartbeat()
+      await settle(network, [a!, b!])
+      expect([replicationOf(a!.memory).clockOffset(), replicationOf(b!.memory).clockOffset()], `jitter ${j}`).toEqual([0, 0])
+    }
+    jitter = 0
+    real.advance(1)
+    await a!.memory.messages.append(s.id, { role: 'user', content: 'a, first' })
+    real.advance(1_000) // more than b's error apart: real-time order holds
+    await b!.memory.messages.append(s.id, { role: 'assistant', content: 'b, a second later' })
+    // b's clock falls 3 s behind: learned at the next reading; its next edit keeps real-time order.
+    skew.b = -3_400
+    network.heartbeat()
+    await settle(network, [a!, b!])
+    expect(replicationOf(b!.memory).clockOffset()).toBe(3_400)
+    real.advance(1)
+    await a!.memory.messages.append(s.id, { role: 'user', content: 'a, third' })
+    real.advance(1)
+    await b!.memory.messages.append(s.id, { role: 'assistant', content: 'b, fourth' })
+    await b!.memory.facts.set('p', 'k', 'from b')
+    real.advance(1)
+    await a!.memory.facts.set('p', 'k', 'from a, 1 ms later')
+    await settle(network, [a!, b!])
+    for (const r of [a!, b!]) {
+      expect(
+        (await r.memory.messages.tail(s.id, 10)).map((m) => m.content),
+        r.name,
+      ).toEqual(['a, first', 'b, a second later', 'a, third', 'b, fourth'])
+      expect(await factValue(r, 'k'), r.name).toBe('from a, 1 ms later')
+    }
+    expect((await b!.memory.status.get()).warnings).toEqual([]) // 3.4 s is within the bound
   })
 })

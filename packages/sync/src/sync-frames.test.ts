@@ -180,10 +180,10 @@ describe('more than the relay takes in one frame', () => {
     }
   }, 60_000)
 
-  it('a relay that keeps closing the connection before the project synced shows error (relay_refused) once, never synced', async () => {
+  it('a relay that keeps closing the connection before the project synced shows error (relay_refused) once, never synced (a socket per room)', async () => {
     const userId = 'u-grumpy'
     const tokens = tokenLog()
-    const a = await offlineProjectWithBacklog('a', userId, grumpy, tokens, { backoff: { initialMs: 20, maxMs: 80 } })
+    const a = await offlineProjectWithBacklog('a', userId, grumpy, tokens, { backoff: { initialMs: 20, maxMs: 80 }, transport: 'room' })
     const seen: SyncStatus[] = []
     try {
       await a.memory.facts.set('p', 'k', 'v')
@@ -196,6 +196,36 @@ describe('more than the relay takes in one frame', () => {
       expect(details.message).toMatch(/4529/)
       expect(tokens.times.length).toBe(3)
       await tokens.reached(5) // retries go on, and the status stays put
+      expect(a.sync.status('p')).toBe('error')
+      expect(seen).not.toContain('synced')
+      expect(a.errors).toHaveLength(1)
+    } finally {
+      await closeAll([a])
+    }
+  }, 60_000)
+
+  it('a relay that keeps refusing a document on the shared socket shows error (relay_refused) once, never synced; the socket stays', async () => {
+    const userId = 'u-grumpy-mux'
+    const tokens = tokenLog()
+    const a = await offlineProjectWithBacklog('a', userId, grumpy, tokens, { backoff: { initialMs: 20, maxMs: 80 } })
+    const seen: SyncStatus[] = []
+    const refusals = async (): Promise<number> => {
+      const text = await (await fetch(`${grumpy.url.replace('ws://', 'http://')}/metrics`)).text()
+      return Number(/^engram_relay_documents_refused_total\{reason="rateLimited"\} (\d+)$/m.exec(text)?.[1] ?? 0)
+    }
+    const before = await refusals()
+    try {
+      await a.memory.facts.set('p', 'k', 'v')
+      a.sync.onStatus((projectId, status) => {
+        if (projectId === 'p') seen.push(status)
+      })
+      await a.memory.projects.update('p', { sync: { enabled: true } })
+      const details = await statusWhere(a, (status) => status === 'error')
+      expect(details.reason).toBe('relay_refused')
+      expect(details.message).toMatch(/4529/)
+      // Retries of the document go on over the same socket, and the status stays put.
+      while ((await refusals()) - before < 5) await new Promise((r) => setTimeout(r, 20))
+      expect(tokens.times).toHaveLength(1)
       expect(a.sync.status('p')).toBe('error')
       expect(seen).not.toContain('synced')
       expect(a.errors).toHaveLength(1)

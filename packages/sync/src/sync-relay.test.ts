@@ -129,7 +129,9 @@ describe('sync through the real relay on 127.0.0.1', () => {
       expect((await b.memory.facts.get('p', 'only-a'))?.value).toBe(1)
       expect((await a.memory.facts.get('p', 'only-b'))?.value).toBe(2)
       await until(async () => (await replicationOf(a.memory).pending()).length === 0, 'outbox drained')
-      expect(a.errors).toEqual([])
+      // The outage is deliberate: a's report that the relay could not be reached (on a slow machine the backoff
+      // reaches its third attempt while a is offline) is right; nothing else may be reported.
+      expect(a.errors.filter((e) => !/cannot be reached/.test(String((e as Error).message)))).toEqual([])
       expect(b.errors).toEqual([])
     } finally {
       await closeAll([a, b])

@@ -96,6 +96,13 @@ export interface Connection {
    * permanent refusal). Connectors without confirmations may leave it out.
    */
   confirm?(): Promise<void>
+  /**
+   * Asks the relay to delete this document's room, its storage and its quota (the owner purged
+   * it); resolves once it did. Links that cannot leave it out: the document's content is then
+   * only emptied.
+   * @throws MemoryError `unauthorized` when the relay refuses (not the owner, read-only token), `internal`.
+   */
+  drop?(): Promise<void>
   destroy(): void
 }
 
@@ -120,8 +127,16 @@ export interface SyncOptions {
   network?: EventTarget | null
   /** Liveness probe interval in ms; a socket silent for 2.5 intervals is closed and retried. 0 disables. Default 5,000. */
   heartbeatMs?: number
-  /** Replaces the y-websocket connector (tests, custom transports); `url`/`token` are then unused. */
+  /** Replaces the relay connector (tests, custom transports); `url`/`token`/`transport` are then unused. */
   connect?: Connector
+  /**
+   * How documents reach the relay. `'mux'` (default): every document of the device over one
+   * socket to the relay's `/mux` endpoint (`muxConnector`). `'room'`: one y-websocket socket per
+   * document (`websocketConnector`), for a relay without `/mux` (any plain y-websocket server
+   * that sends Engram's scope and time messages, or ignores them).
+   */
+  transport?: 'mux' | 'room'
+
   /** Keep each project document in IndexedDB with y-indexeddb (the global `indexedDB`). Default: on when a global `indexedDB` exists. */
   persistence?: boolean
   /** Name of a project's stored document (its y-indexeddb database; `engram-sealed@<generation>:<name>` holds it sealed when the store is encrypted at rest). Default `engram-sync:<appId>:<userId>:<deviceId>:<projectId>`. */
@@ -151,9 +166,18 @@ export interface SyncOptions {
   /**
    * Conversations (projects with `sync.messages`): each session is its own document. `eager`
    * sessions, the most recently active, load with their project (default 5, 0–1,000); any
-   * other loads with `sync.openSession()` or when this device writes to it.
+   * other loads with `sync.openSession()` or when this device writes to it, and closes again
+   * after `idleMs` without use.
    */
-  sessions?: { eager?: number }
+  sessions?: {
+    eager?: number
+    /**
+     * A session document opened on use (`openSession`, a write) that is not among the eager ones
+     * closes after this many ms without use, freeing its socket slot on the relay; it opens
+     * again on the next use. Default 300,000 (5 minutes); 0 keeps them open until sync stops.
+     */
+    idleMs?: number
+  }
   /** Called with failures that sync reports as status 'error' (or retries). Default: console.warn. */
   onError?: (error: unknown, projectId: string | undefined) => void
 }

@@ -1,12 +1,27 @@
 import { MemoryError } from '@engram/core'
-import { backoffDelay, type BackoffOptions } from './backoff.js'
 import { ClientCloseCode, CloseCode, isPermanentCloseCode } from './close-codes.js'
-import { defaultNetwork, isOnline, watchNetwork } from './network.js'
+import { isOnline } from './network.js'
+import {
+  backoffTimer,
+  DEAD_AFTER_BEATS,
+  frameTooLargeError,
+  halvedFrameLimit,
+  OVERSIZE_BEFORE_ERROR,
+  REFUSALS_BEFORE_ERROR,
+  type RelayLinkOptions,
+  type ResolvedTransport,
+  requestToken,
+  resolveTransport,
+  TOKEN_CODES,
+  UNREACHABLE_BEFORE_ERROR,
+  unreachableError,
+  watchLink,
+} from './reconnect.js'
 import { openRelaySession, type RelaySession, type SessionEnd } from './relay-session.js'
 import type { Connection, Connector, ConnectorContext, SyncErrorReason } from './sync-types.js'
 
-/** Relay close codes after which a fresh token may help (missing, invalid, expired). */
-const TOKEN_CODES: ReadonlySet<number> = new Set([CloseCode.tokenMissing, CloseCode.tokenInvalid, CloseCode.tokenExpired])
+export { DEFAULT_MAX_FRAME_BYTES } from './reconnect.js'
+
 /** The close code of a frame over the relay's limit. */
 const MESSAGE_TOO_BIG = CloseCode.messageTooBig
 /** Refusals that retrying cannot fix, and how the app learns why. */
@@ -17,36 +32,8 @@ const PERMANENT: ReadonlyMap<number, SyncErrorReason> = new Map([
   [CloseCode.documentTooLarge, 'document_too_large'],
 ])
 
-/** A socket that heard nothing for this many heartbeats is considered dead. */
-const DEAD_AFTER_BEATS = 2.5
-/** Default frame limit: under the relay's default `maxMessageBytes` of 1 MiB. */
-export const DEFAULT_MAX_FRAME_BYTES = 1_000_000
-/** The frame limit never shrinks below this. */
-const MIN_FRAME_BYTES = 16 * 1024
-/** Connections the relay accepted and then closed before the project synced, in a row, before status 'error'. */
-const REFUSALS_BEFORE_ERROR = 3
-/** Attempts in a row whose socket never opened, with the network up, before status 'error' (`unreachable`). */
-const UNREACHABLE_BEFORE_ERROR = 3
-/** 1009 refusals of a frame that held a single struct, in a row, before status 'error' (`frame_too_large`). */
-const OVERSIZE_BEFORE_ERROR = 2
-
-/** Options of {@link websocketConnector}. */
-export interface WebsocketConnectorOptions {
-  url: string
-  token: () => Promise<string>
-  WebSocket?: unknown
-  backoff?: BackoffOptions
-  /**
-   * Where `online` / `offline` events come from. Default: the global scope
-   * (Window or WorkerGlobalScope) when it has `addEventListener`; `null` ignores them.
-   */
-  network?: EventTarget | null
-  /** Liveness probe interval in ms (0 disables). Default 5,000. */
-  heartbeatMs?: number
-  /** Largest frame sent, in bytes (halved on every 1009 from the relay). Default 1,000,000. */
-  maxFrameBytes?: number
-  onError?: (error: unknown, projectId: string) => void
-}
+/** Options of {@link websocketConnector}: the room's socket opens `<url>/<room>`. */
+export type WebsocketConnectorOptions = RelayLinkOptions
 
 /**
  * The connector's states, one place for every transition:
@@ -88,26 +75,12 @@ type State =
  * connecting that long) is closed and retried.
  */
 export function websocketConnector(options: WebsocketConnectorOptions): Connector {
-  const network = options.network === undefined ? defaultNetwork() : (options.network ?? undefined)
-  const heartbeatMs = options.heartbeatMs ?? 5_000
-  if (!Number.isFinite(heartbeatMs) || heartbeatMs < 0) throw new MemoryError('invalid_input', 'heartbeatMs must be a non-negative number')
-  const initialFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES
-  if (!Number.isInteger(initialFrameBytes) || initialFrameBytes < MIN_FRAME_BYTES)
-    throw new MemoryError('invalid_input', `maxFrameBytes must be an integer of at least ${MIN_FRAME_BYTES}`)
-  const WebSocketImpl = (options.WebSocket ?? (globalThis as { WebSocket?: unknown }).WebSocket) as (new (url: string) => WebSocket) | undefined
-  if (typeof WebSocketImpl !== 'function')
-    throw new MemoryError('invalid_input', 'No WebSocket implementation: pass startSync({ WebSocket }) (the `ws` package in Node)')
+  const transport = resolveTransport(options)
   const base = options.url.replace(/\/+$/, '')
-  return (ctx) => connectProject(ctx, { ...options, network, heartbeatMs, initialFrameBytes, WebSocketImpl, base })
+  return (ctx) => connectProject(ctx, { ...options, ...transport, base })
 }
 
-interface ProjectLinkOptions extends WebsocketConnectorOptions {
-  network: EventTarget | undefined
-  heartbeatMs: number
-  initialFrameBytes: number
-  WebSocketImpl: new (url: string) => WebSocket
-  base: string
-}
+type ProjectLinkOptions = Omit<WebsocketConnectorOptions, 'network' | 'heartbeatMs'> & ResolvedTransport & { base: string }
 
 function connectProject({ doc, room, projectId, setStatus, beforeSync, relayTime }: ConnectorContext, options: ProjectLinkOptions): Connection {
   let state: State = { name: 'offline' }
@@ -156,18 +129,17 @@ function connectProject({ doc, room, projectId, setStatus, beforeSync, relayTime
     if (attempt === 0 && failing === undefined) setStatus('connecting')
     const attemptId = ++attemptIds
     go({ name: 'authorizing', attemptId })
-    void Promise.resolve()
-      .then(() => options.token())
-      .then(
-        (token) => onToken(attemptId, token),
-        (error: unknown) => onTokenFailed(attemptId, error),
-      )
+    requestToken(options.token, (token) => {
+      if (state.name !== 'authorizing' || state.attemptId !== attemptId) return
+      if (typeof token === 'string') onToken(token)
+      else {
+        report('token', token)
+        retry()
+      }
+    })
   }
 
-  function onToken(attemptId: number, token: unknown): void {
-    if (state.name !== 'authorizing' || state.attemptId !== attemptId) return
-    if (typeof token !== 'string' || token === '')
-      return onTokenFailed(attemptId, new MemoryError('unauthorized', 'sync token() must resolve to a non-empty string'))
+  function onToken(token: string): void {
     const url = `${options.base}/${room}?token=${encodeURIComponent(token)}`
     const session = openRelaySession({
       doc,
@@ -186,16 +158,6 @@ function connectProject({ doc, room, projectId, setStatus, beforeSync, relayTime
       },
     })
     go({ name: 'linked', session, since: Date.now() })
-  }
-
-  function onTokenFailed(attemptId: number, error: unknown): void {
-    if (state.name !== 'authorizing' || state.attemptId !== attemptId) return
-    const cause =
-      error instanceof MemoryError
-        ? error
-        : new MemoryError('unauthorized', `sync token() failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
-    report('token', cause)
-    retry()
   }
 
   function onConfirmed(session: RelaySession): void {
@@ -230,29 +192,13 @@ function connectProject({ doc, room, projectId, setStatus, beforeSync, relayTime
       return
     }
     if (end.code === MESSAGE_TOO_BIG) {
-      frameBytes = Math.max(MIN_FRAME_BYTES, Math.floor(Math.min(frameBytes, end.largestFrame) / 2))
+      frameBytes = halvedFrameLimit(frameBytes, end.largestFrame)
       oversize = end.largestIndivisible ? oversize + 1 : 0
-      if (oversize >= OVERSIZE_BEFORE_ERROR) {
-        report(
-          'frame_too_large',
-          new MemoryError(
-            'quota_exceeded',
-            `A single change of project ${projectId} (${end.largestFrame} bytes) is larger than the relay accepts in one message (close code 1009); make the value smaller or raise the relay's maxMessageBytes. Retrying.`,
-          ),
-        )
-      }
+      if (oversize >= OVERSIZE_BEFORE_ERROR) report('frame_too_large', frameTooLargeError(projectId, end.largestFrame))
     }
     // The socket never opened while the network is up: the relay is down, or not at this URL.
     unreachable = end.opened ? 0 : unreachable + 1
-    if (unreachable >= UNREACHABLE_BEFORE_ERROR && failing !== 'frame_too_large') {
-      report(
-        'unreachable',
-        new MemoryError(
-          'internal',
-          `The relay at ${options.base} cannot be reached (${unreachable} attempts in a row${end.reason === '' ? '' : `, last: ${end.reason}`}); retrying with backoff`,
-        ),
-      )
-    }
+    if (unreachable >= UNREACHABLE_BEFORE_ERROR && failing !== 'frame_too_large') report('unreachable', unreachableError(options.base, unreachable, end.reason))
     if (!wasSynced && end.opened && end.code !== ClientCloseCode.abandoned) {
       refusals++
       if (refusals >= REFUSALS_BEFORE_ERROR && TOKEN_CODES.has(end.code)) {
@@ -280,12 +226,9 @@ function connectProject({ doc, room, projectId, setStatus, beforeSync, relayTime
   function retry(): void {
     if (state.name === 'destroyed' || state.name === 'refused') return
     attempt++
-    const timer = setTimeout(
-      () => {
-        if (state.name === 'waiting' && state.timer === timer) attemptNow()
-      },
-      backoffDelay(attempt, options.backoff),
-    )
+    const timer = backoffTimer(attempt, options.backoff, (fired) => {
+      if (state.name === 'waiting' && state.timer === fired) attemptNow()
+    })
     go({ name: 'waiting', timer })
   }
 
@@ -315,9 +258,7 @@ function connectProject({ doc, room, projectId, setStatus, beforeSync, relayTime
     if (session.opened) session.probe()
   }
 
-  const unwatch = options.network ? watchNetwork(options.network, onNetwork) : undefined
-  const beat = options.heartbeatMs > 0 ? setInterval(heartbeat, options.heartbeatMs) : undefined
-  ;(beat as { unref?: () => void } | undefined)?.unref?.()
+  const unwatch = watchLink(options.network, onNetwork, options.heartbeatMs, heartbeat)
   attemptNow()
 
   return {
@@ -333,8 +274,7 @@ function connectProject({ doc, room, projectId, setStatus, beforeSync, relayTime
       if (state.name === 'destroyed') return
       go({ name: 'destroyed' })
       for (const resolve of confirmations.splice(0)) resolve()
-      if (beat !== undefined) clearInterval(beat)
-      unwatch?.()
+      unwatch()
     },
   }
 }
