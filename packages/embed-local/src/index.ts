@@ -1,0 +1,5 @@
+export { LOCAL_DIMENSIONS, LOCAL_MODEL_ID, type LocalEmbedder, type LocalEmbedderLoad, type LocalEmbedderOptions, localEmbedder } from './local-embedder.js'
+export { MODEL_FILES, type ReadModelFile, WEIGHTS_PACKAGE } from './model-files.js'
+export type { Backend } from './model-runtime.js'
+export { createTokenizer, type Tokenizer, type VocabEntry } from './tokenizer.js'
+export { type EmbedderEndpoint, serveEmbedder, workerEmbedder } from './embedder-worker.js'
