@@ -1,16 +1,18 @@
+import { spreadOverSessions } from './session-spread.js'
 import { invalidInput } from '../store/errors.js'
 import type { Memory } from '../compose/memory.js'
 import { USER_PROJECT, type StoreContext } from '../store/store-context.js'
 import type { Tokenizer } from '../store/token-estimate.js'
-import { checkId, checkNumber, checkOneOf, checkOptions, checkString } from '../store/validate.js'
+import { checkId, checkNumber, checkOneOf, checkOptions, checkString, checkTime } from '../store/validate.js'
 import { escapeMemoryText, SECTION_SEPARATOR } from './escape.js'
 import { fitBudget, SECTION_ORDER, type Draft, type FittedSection } from './fit-budget.js'
 import { deepenRecall, neighbourSeeds, recallDepth } from './recall-plan.js'
 import { neighbourTurns } from './neighbour-turns.js'
 import { clampLine, draftSections, type Gathered } from './section-drafts.js'
+import { gatherKnowledge } from './knowledge-section.js'
 
 /** A section of a built context. */
-export type SectionName = 'blocks' | 'facts' | 'recalled' | 'summaries' | 'recent' | 'lessons' | 'limitations' | 'patterns'
+export type SectionName = 'blocks' | 'facts' | 'knowledge' | 'recalled' | 'summaries' | 'observations' | 'recent' | 'lessons' | 'limitations' | 'patterns'
 /** What `context.build` returns. */
 export interface Context {
   sections: { name: SectionName; text: string; tokens: number; items: number }[]
@@ -26,6 +28,8 @@ export interface BuildContextOptions {
   sections?: SectionName[]
   /** Patterns at or above this confidence make the `patterns` section (default 0.7). */
   patternThreshold?: number
+  /** Builds the `knowledge` section as of this time (epoch ms): the relations true then. Default: now. */
+  asOf?: number
 }
 /** Condenses overflowing memory into fewer tokens (app-supplied, e.g. an LLM call). */
 export interface Summarizer {
@@ -35,7 +39,8 @@ export interface Summarizer {
 /** Builds prompts that fit a token budget. */
 export interface ContextApi {
   /**
-   * Assembles labelled sections — blocks, facts, recalled, summaries, recent,
+   * Assembles labelled sections — blocks, facts, knowledge (the relations of the
+   * entities the query names, true now or `asOf`), recalled, summaries, recent,
    * lessons, always in that order, empty ones left out — whose text counts at
    * most `budget` tokens with the store's tokenizer. The same memory and query
    * give byte-identical text.
@@ -58,18 +63,23 @@ export function createContextBuilder(ctx: StoreContext, memory: Partial<Memory>,
   return {
     async build(projectId, options) {
       checkId('projectId', projectId)
-      const opts = checkOptions('options', options, ['sessionId', 'query', 'budget', 'sections', 'patternThreshold'])
+      const opts = checkOptions('options', options, ['sessionId', 'query', 'budget', 'sections', 'patternThreshold', 'asOf'])
       const patternThreshold =
         opts.patternThreshold === undefined ? PATTERN_THRESHOLD : checkNumber('patternThreshold', opts.patternThreshold, { min: 0, max: 1 })
       const sessionId = opts.sessionId === undefined ? undefined : checkId('sessionId', opts.sessionId)
       const query = opts.query === undefined ? undefined : checkString('query', opts.query, { maxLength: 10_000 })
       const budget = checkNumber('budget', opts.budget, { min: 1, max: MAX_BUDGET, integer: true })
+      const asOf = opts.asOf === undefined ? undefined : checkTime('asOf', opts.asOf)
       if (opts.sections !== undefined && (!Array.isArray(opts.sections) || opts.sections.length === 0))
         throw invalidInput('sections must be a non-empty array of section names')
       const wanted = new Set(opts.sections?.map((s) => checkOneOf('sections[]', s, SECTION_ORDER)) ?? SECTION_ORDER)
       ctx.assertOpen()
 
-      const g = await gather(ctx, memory, projectId, sessionId, query, wanted, budget, ctx.tokenizer, patternThreshold)
+      const [g, knowledge] = await Promise.all([
+        gather(ctx, memory, projectId, sessionId, query, wanted, budget, ctx.tokenizer, patternThreshold),
+        wanted.has('knowledge') ? gatherKnowledge(memory, projectId, query, asOf ?? ctx.now(), asOf !== undefined) : undefined,
+      ])
+      if (knowledge) g.knowledge = knowledge
       const tokenizer = ctx.tokenizer
       const maxItem = Math.max(8, Math.floor(budget * 0.4))
       const drafts = (shown: ReadonlySet<string>) => draftSections(g, tokenizer, maxItem, shown).filter((d) => wanted.has(d.name))
@@ -156,27 +166,47 @@ async function gather(
 ): Promise<Gathered> {
   const withUser = projectId !== USER_PROJECT
   // Sections whose module the store was composed without are simply empty.
-  const { blocks: b, facts: f, search, summaries: s, messages: m, lessons: l, limitations: lim, patterns: pat } = memory
+  const { blocks: b, facts: f, search, summaries: s, messages: m, lessons: l, limitations: lim, patterns: pat, observations: obs } = memory
   const has = (name: SectionName) => wanted.has(name)
   const searching = search !== undefined && query !== undefined && query.trim() !== '' && (has('recalled') || has('facts'))
-  const allFacts = async (id: string) => (await f!.list(id, { limit: MAX_FACTS })).items
+  const now = ctx.now()
+  // Expired facts leave the context at once; the sweep purges them later.
+  const allFacts = async (id: string) => (await f!.list(id, { limit: MAX_FACTS })).items.filter((x) => x.expiresAt === undefined || x.expiresAt > now)
   const depth = recallDepth(budget)
-  const [blocks, userBlocks, facts, userFacts, firstHits, userHits, projectSummary, sessionSummary, recent, lessons, limitations, patterns, userPatterns] =
-    await Promise.all([
-      b && has('blocks') ? b.list(projectId) : [],
-      b && has('blocks') && withUser ? b.list(USER_PROJECT) : [],
-      f && has('facts') ? allFacts(projectId) : [],
-      f && has('facts') && withUser ? allFacts(USER_PROJECT) : [],
-      searching ? search(projectId, query!, { limit: depth }) : [],
-      searching && f && has('facts') && withUser ? search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
-      s && has('summaries') ? s.latest(projectId, { kind: 'project' }) : undefined,
-      s && has('summaries') && sessionId ? s.latest(projectId, { sessionId, kind: 'session' }) : undefined,
-      m && has('recent') && sessionId ? m.tail(sessionId, RECENT_WINDOW) : [],
-      l && has('lessons') ? l.list(projectId) : [],
-      lim && has('limitations') ? lim.open() : [],
-      pat && has('patterns') ? pat.list(projectId, { minConfidence: patternThreshold }) : [],
-      pat && has('patterns') && withUser ? pat.list(USER_PROJECT, { minConfidence: patternThreshold }) : [],
-    ])
+  const [
+    blocks,
+    userBlocks,
+    facts,
+    userFacts,
+    firstHits,
+    userHits,
+    projectSummary,
+    sessionSummary,
+    tail,
+    lessons,
+    limitations,
+    patterns,
+    userPatterns,
+    observations,
+  ] = await Promise.all([
+    b && has('blocks') ? b.list(projectId) : [],
+    b && has('blocks') && withUser ? b.list(USER_PROJECT) : [],
+    f && has('facts') ? allFacts(projectId) : [],
+    f && has('facts') && withUser ? allFacts(USER_PROJECT) : [],
+    searching ? search(projectId, query!, { limit: depth }) : [],
+    searching && f && has('facts') && withUser ? search(USER_PROJECT, query!, { limit: 10, kinds: ['fact'] }) : [],
+    s && has('summaries') ? s.latest(projectId, { kind: 'project' }) : undefined,
+    s && has('summaries') && sessionId ? s.latest(projectId, { sessionId, kind: 'session' }) : undefined,
+    m && has('recent') && sessionId ? m.tail(sessionId, RECENT_WINDOW) : [],
+    l && has('lessons') ? l.list(projectId) : [],
+    lim && has('limitations') ? lim.open() : [],
+    pat && has('patterns') ? pat.list(projectId, { minConfidence: patternThreshold }) : [],
+    pat && has('patterns') && withUser ? pat.list(USER_PROJECT, { minConfidence: patternThreshold }) : [],
+    obs && has('observations') && sessionId ? obs.list(sessionId) : [],
+  ])
+  // A session with observations: they stand for its older messages, the recent section is the raw tail after them.
+  const through = observations.length === 0 ? 0 : await observedSeq(ctx, observations)
+  const recent = tail.filter((msg) => msg.seq > through)
   // What the other sections could take; recalled may grow into the rest.
   const count = (text: string) => tokenizer.count(text) + 4
   const others =
@@ -186,8 +216,10 @@ async function gather(
     lessons.reduce((n, x) => n + count(x.rule), 0) +
     (projectSummary ? count(projectSummary.text) : 0) +
     (sessionSummary ? count(sessionSummary.text) : 0)
-  const hits =
+  const deep =
     searching && has('recalled') ? await deepenRecall((limit) => search(projectId, query!, { limit }), firstHits, depth, budget - others, tokenizer) : firstHits
+  // A question about several events draws from several sessions (session-spread.ts).
+  const hits = searching ? spreadOverSessions(query!, deep) : deep
   return {
     projectId,
     blocks: [...userBlocks, ...blocks],
@@ -198,6 +230,13 @@ async function gather(
     lessons,
     limitations,
     patterns: [...userPatterns, ...patterns],
+    observations,
     neighbours: m && has('recalled') ? await neighbourTurns(ctx, neighbourSeeds(hits.filter((h) => h.kind !== 'fact'))) : new Map(),
   }
+}
+
+/** The local seq of the last message the observations cover. */
+async function observedSeq(ctx: StoreContext, observations: readonly { throughMessageId: string }[]): Promise<number> {
+  const rows = await ctx.db.messages.bulkGet([...new Set(observations.map((o) => o.throughMessageId))])
+  return rows.reduce((n, row) => Math.max(n, row?.seq ?? 0), 0)
 }

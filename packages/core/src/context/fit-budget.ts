@@ -29,22 +29,57 @@ export interface FittedSection {
 }
 
 /** Fixed display order: what changes least comes first (prompt caching). */
-export const SECTION_ORDER: readonly SectionName[] = ['blocks', 'facts', 'recalled', 'summaries', 'recent', 'lessons', 'patterns', 'limitations']
+export const SECTION_ORDER: readonly SectionName[] = [
+  'blocks',
+  'facts',
+  'knowledge',
+  'recalled',
+  'summaries',
+  'observations',
+  'recent',
+  'lessons',
+  'patterns',
+  'limitations',
+]
 /** Share of the budget each section may claim when all of them compete. */
 const SHARES: Record<SectionName, number> = {
   blocks: 0.2,
   facts: 0.15,
+  knowledge: 0.1,
   recalled: 0.25,
   summaries: 0.08,
+  observations: 0.2,
   recent: 0.27,
   lessons: 0.05,
   patterns: 0.05,
   limitations: 0.05,
 }
 /** Who gets budget left over by sections that needed less than their share. */
-const LEFTOVER_ORDER: readonly SectionName[] = ['recalled', 'recent', 'facts', 'blocks', 'summaries', 'lessons', 'patterns', 'limitations']
+const LEFTOVER_ORDER: readonly SectionName[] = [
+  'recalled',
+  'recent',
+  'observations',
+  'facts',
+  'knowledge',
+  'blocks',
+  'summaries',
+  'lessons',
+  'patterns',
+  'limitations',
+]
 /** Who loses items first if the exact count of the assembled text is over budget. */
-const SHAVE_ORDER: readonly SectionName[] = ['limitations', 'patterns', 'lessons', 'summaries', 'blocks', 'facts', 'recalled', 'recent']
+const SHAVE_ORDER: readonly SectionName[] = [
+  'limitations',
+  'patterns',
+  'lessons',
+  'summaries',
+  'blocks',
+  'knowledge',
+  'facts',
+  'recalled',
+  'observations',
+  'recent',
+]
 
 /**
  * Chooses the items of every section so that the assembled text, counted by

@@ -7,6 +7,7 @@ import { USER_PROJECT } from '../store/store-context.js'
 import type { Tokenizer } from '../store/token-estimate.js'
 import { escapeMemoryText, formatTime } from './escape.js'
 import type { Draft, DraftItem } from './fit-budget.js'
+import { type KnowledgeGathered, knowledgeItems } from './knowledge-section.js'
 
 /** What the drafts are made from, fetched once per build. */
 export interface Gathered {
@@ -21,8 +22,12 @@ export interface Gathered {
   limitations: Awaited<ReturnType<Memory['limitations']['open']>>
   /** Patterns at or above the threshold, the user's first. */
   patterns: Awaited<ReturnType<Memory['patterns']['list']>>
+  /** The session's observations in force, oldest first. */
+  observations: Awaited<ReturnType<Memory['observations']['list']>>
   /** Turns near strong message hits, nearest first, by hit id. */
   neighbours: ReadonlyMap<string, readonly Neighbour[]>
+  /** The entities the query names and their relations (knowledge-section.ts). */
+  knowledge?: KnowledgeGathered
 }
 
 const valueText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
@@ -46,6 +51,30 @@ function item(line: string, order: number, tokenizer: Tokenizer, key?: string): 
   return out
 }
 
+/** The fact items of a build's gathered memory, by the limit they were drafted with: a build drafts twice, and a project may hold thousands of facts. */
+const draftedFacts = new WeakMap<Gathered, { max: number; items: DraftItem[] }>()
+
+/** Facts: shown by key (stable), kept by relevance to the query, then newest. Drafted once per build (fitting never changes an item). */
+function factDrafts(g: Gathered, tokenizer: Tokenizer, maxItemTokens: number, owner: (projectId: string) => string): DraftItem[] {
+  const known = draftedFacts.get(g)
+  if (known && known.max === maxItemTokens) return known.items
+  const rank = new Map(g.hits.filter((h) => h.kind === 'fact').map((h, i) => [`${h.projectId}\u0001${h.id}`, i]))
+  const shown = [...g.facts].sort(
+    (a, b) => (a.projectId === b.projectId ? 0 : a.projectId === USER_PROJECT ? -1 : 1) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  )
+  // Each fact's rank looked up once, not once per comparison, and its line counted once when it fits.
+  const factItems = shown.map((f, i) => {
+    const line = `- ${owner(f.projectId)}${escapeMemoryText(f.key)}: ${escapeMemoryText(valueText(f.value))}`
+    const tokens = tokenizer.count(line)
+    const it: DraftItem = tokens <= maxItemTokens ? { line, tokens, order: i } : item(clampLine(line, maxItemTokens, tokenizer), i, tokenizer)
+    return { f, rank: rank.get(`${f.projectId}\u0001${f.id}`) ?? Infinity, it }
+  })
+  factItems.sort((a, b) => a.rank - b.rank || b.f.updatedAt - a.f.updatedAt || a.it.order - b.it.order)
+  const items = factItems.map((x) => x.it)
+  draftedFacts.set(g, { max: maxItemTokens, items })
+  return items
+}
+
 /**
  * Builds the draft of every section: escaped lines, selection priority and
  * display order. Hits whose `kind:id` is in `shownInRecent` are left out of recalled.
@@ -57,23 +86,10 @@ export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: 
   // Blocks: user's first, then the project's, each by label.
   const blocks = g.blocks.map((b, i) => item(clamp(`- ${owner(b.projectId)}${escapeMemoryText(b.label)}: ${escapeMemoryText(b.value)}`), i, tokenizer))
 
-  // Facts: shown by key (stable), kept by relevance to the query, then newest.
-  const rank = new Map(g.hits.filter((h) => h.kind === 'fact').map((h, i) => [`${h.projectId}\u0001${h.id}`, i]))
-  const shown = [...g.facts].sort(
-    (a, b) => (a.projectId === b.projectId ? 0 : a.projectId === USER_PROJECT ? -1 : 1) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
-  )
-  const factItems = shown.map((f, i) => ({
-    f,
-    it: item(clamp(`- ${owner(f.projectId)}${escapeMemoryText(f.key)}: ${escapeMemoryText(valueText(f.value))}`), i, tokenizer),
-  }))
-  factItems.sort((a, b) => {
-    const ra = rank.get(`${a.f.projectId}\u0001${a.f.id}`) ?? Infinity
-    const rb = rank.get(`${b.f.projectId}\u0001${b.f.id}`) ?? Infinity
-    return ra - rb || b.f.updatedAt - a.f.updatedAt || a.it.order - b.it.order
-  })
+  const factItems = factDrafts(g, tokenizer, maxItemTokens, owner)
 
   // Recalled: hits (and neighbours of strong ones) minus what other sections show.
-  const hidden = new Set([...shownInRecent, ...g.summaries.map((s) => `summary:${s.id}`)])
+  const hidden = new Set([...shownInRecent, ...g.summaries.map((s) => `summary:${s.id}`), ...g.observations.map((o) => `observation:${o.id}`)])
   const recalled = recalledItems(
     g.hits.filter((h) => h.kind !== 'fact'),
     g.neighbours,
@@ -93,9 +109,18 @@ export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: 
 
   return [
     { name: 'blocks', items: blocks, contiguous: false },
-    { name: 'facts', items: factItems.map((x) => x.it), contiguous: false },
+    { name: 'facts', items: factItems, contiguous: false },
+    { name: 'knowledge', items: g.knowledge ? knowledgeItems(g.knowledge, clamp, tokenizer) : [], contiguous: false },
     { name: 'recalled', items: recalled, contiguous: false },
     { name: 'summaries', items: summaries, contiguous: false },
+    // Observations: stored text only, oldest first, so the section is the same bytes until the next one (prompt caches hit); newest kept first.
+    {
+      name: 'observations',
+      items: g.observations
+        .map((o, i) => item(clamp(`- [${formatTime(o.observedAt)}] (${o.priority}) ${escapeMemoryText(o.text)}`), i, tokenizer, `observation:${o.id}`))
+        .reverse(),
+      contiguous: true,
+    },
     { name: 'recent', items: recent, contiguous: true },
     { name: 'lessons', items: lessons, contiguous: false },
     // Open limitations, oldest first: what the agent cannot do yet, and its plan.

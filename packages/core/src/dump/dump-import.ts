@@ -15,6 +15,7 @@ import { legacyOrder, stampOfOrder } from '../messages/message-order.js'
 import { messageDoc } from '../messages/messages.js'
 import { trackSync } from '../projects/projects.js'
 import { indexDocs } from '../search/index/index-docs.js'
+import { isSearchableObservation, type ObservationDocParts, observationDoc } from '../search/index/observation-text.js'
 import type { FactRow, MessageRow, SummaryRow } from '../store/rows.js'
 import { USER_PROJECT, type IndexClearing, type IndexedDoc, type StoreContext } from '../store/store-context.js'
 import { indexSummary } from '../summaries/summary-rows.js'
@@ -22,6 +23,7 @@ import { journalChangeId, recountJournalSessions } from '../runtime/journal.js'
 import { lessonChangeId } from '../runtime/lessons.js'
 import { MIRRORED_KINDS } from '../catalog/lists.js'
 import { write, type WriteScope } from '../store/write.js'
+import { finishKnowledgeImport, prepareKnowledgeRows } from './dump-knowledge.js'
 
 type Row = Record<string, unknown>
 type Mode = 'merge' | 'replace'
@@ -99,6 +101,7 @@ async function writeDump(ctx: StoreContext, w: WriteScope, dump: Dump, mode: Mod
     })
   }
   if (rowsOf('artifacts').length > 0) await checkArtifactBudget(ctx, 0)
+  await finishKnowledgeImport(ctx, w, rowsOf('entities'), rowsOf('relations'))
   await raiseSessions(ctx, { seq: sessionSeq, lastAt: sessionLastAt }, new Set(rowsOf('sessions').map((s) => s.id as string)))
   await recountJournalSessions(ctx, [...journalSessions])
   if (wholeStoreReplace && !(await db.projects.get(USER_PROJECT))) {
@@ -219,7 +222,8 @@ function prepareRows(ctx: StoreContext, w: WriteScope, table: string, rows: Row[
   }
   if (table === 'facts') return rows.map((r) => completeFact(r, w))
   if ((MIRRORED_TABLES as readonly string[]).includes(table)) {
-    return rows.map((r) => {
+    const knowledge = prepareKnowledgeRows(table, rows)
+    return (knowledge ?? rows).map((r) => {
       const row = typeof r.hlc === 'string' ? r : { ...r, hlc: w.hlc() }
       if (table !== 'blocks') return row
       return {
@@ -330,6 +334,11 @@ async function indexRows(ctx: StoreContext, w: WriteScope, table: string, rows: 
       if (f.deletedAt !== undefined) await Dexie.Promise.resolve(ctx.index.remove(w, `fact:${f.id}`))
       else await put({ docId: `fact:${f.id}`, kind: 'fact', projectId: f.projectId, text: factText(f.key, f.value), createdAt: f.updatedAt })
     }
+  } else if (table === 'observations') {
+    // Observations in force (or expired, not yet swept) are found again; condensed or purged ones leave search.
+    const parts = rows as unknown as ObservationDocParts[]
+    for (const o of parts) if (!isSearchableObservation(o)) await Dexie.Promise.resolve(ctx.index.remove(w, `observation:${o.id}`))
+    await indexDocs(ctx.index, w, parts.filter(isSearchableObservation).map(observationDoc))
   }
 }
 
@@ -352,6 +361,9 @@ function changeOf(table: string, row: Row): Change | undefined {
     case 'tasks':
     case 'patterns':
     case 'artifacts':
+    case 'entities':
+    case 'relations':
+    case 'observations':
       return make(table, row.id)
     case 'blocks':
       return make('blocks', blockId(projectId, row.label as string))

@@ -12,7 +12,7 @@ import { type MemoryModule, storeOf } from '../store/module.js'
 export function peopleModule(): MemoryModule<'people' | 'adopt'> {
   return {
     name: 'people',
-    tables: ['people'],
+    tables: ['people', 'entities', 'relations'],
     create(c) {
       const ctx = storeOf(c)
       const people = loadOnUse('people', async () => (await import('./people.js')).createPeople(ctx))

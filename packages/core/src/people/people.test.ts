@@ -69,6 +69,24 @@ describe('people', () => {
     expect((await memory.messages.tail(s.id, 10)).length).toBe(2)
   })
 
+  it('is one identity model with the person entities of the user project, both ways', async () => {
+    const memory = await openTestMemory()
+    await memory.people.link('email:ada@example.com', 'user:42')
+    // Each id is a person entity; the alias's entity was merged into the canonical one.
+    const ada = await memory.entities.resolve('user', 'email:ada@example.com', { type: 'person' })
+    expect(ada).toMatchObject({ name: 'user:42', type: 'person', aliases: ['email:ada@example.com'] })
+    // What the agent learns of the person hangs on the one entity.
+    const acme = await memory.entities.upsert('user', { name: 'Acme', type: 'organisation' })
+    await memory.relations.add('user', { subject: ada!.id, predicate: 'works_at', object: acme.id })
+    // Merging two person entities links their ids.
+    const web = await memory.entities.upsert('user', { name: 'web:abc', type: 'person', observations: ['Signed in from the web'] })
+    await memory.entities.merge('user', web.id, ada!.id)
+    expect(await memory.people.resolve('web:abc')).toBe('user:42')
+    expect(await memory.people.aliases('user:42')).toEqual(['email:ada@example.com', 'web:abc'])
+    expect((await memory.entities.resolve('user', 'web:abc'))?.observations).toEqual(['Signed in from the web'])
+    expect((await memory.relations.current('user', web.id)).map((r) => r.object)).toEqual([acme.id])
+  })
+
   it('is a module of its own, in whole-store dumps', async () => {
     const memory = await createMemory({ appId: 'a', userId: 'people-module', indexedDB: new IDBFactory(), IDBKeyRange, modules: [peopleModule()] })
     await memory.people.link('x', 'y')

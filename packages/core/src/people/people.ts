@@ -1,22 +1,16 @@
-import { invalidInput } from '../store/errors.js'
 import type { StoreContext } from '../store/store-context.js'
 import { checkId } from '../store/validate.js'
 import { read, write } from '../store/write.js'
+import { mirrorPersonLink, personLinkTables } from './person-entities.js'
+import { linkPerson, MAX_CHAIN, type PersonRow, resolvePerson, table } from './person-links.js'
+
+export { linkPerson, resolvePerson, type PersonRow }
 
 /**
- * A person as stored: an id the agent met them under (a channel id, an email,
- * a user id), and either the id it is an alias of (`canonicalId`) or, for a
- * canonical id, when they were welcomed.
+ * One person, several identities: aliases resolve to one canonical id. Every id linked is also a
+ * person entity of the user project (`memory.entities`, type `person`, named by the id), merged
+ * as the ids are linked; merging two person entities of the user project links their ids.
  */
-export interface PersonRow {
-  id: string
-  canonicalId?: string
-  welcomedAt?: number
-  createdAt: number
-  updatedAt: number
-}
-
-/** One person, several identities: aliases resolve to one canonical id. */
 export interface PeopleApi {
   /** The canonical id of `id` (itself when it is no one's alias). @throws MemoryError `invalid_input`. */
   resolve(id: string): Promise<string>
@@ -36,41 +30,6 @@ export interface PeopleApi {
 }
 
 const TABLES = ['people']
-/** Longest alias chain followed: links point at canonical ids, so chains stay short; this bounds a corrupt one. */
-const MAX_CHAIN = 64
-
-const table = (ctx: StoreContext) => ctx.db.table<PersonRow, string>('people')
-
-/** The canonical id of `id`, inside the caller's transaction over `people`. */
-export async function resolvePerson(ctx: StoreContext, id: string): Promise<string> {
-  let current = id
-  for (let i = 0; i < MAX_CHAIN; i++) {
-    const row = await table(ctx).get(current)
-    if (row?.canonicalId === undefined) return current
-    current = row.canonicalId
-  }
-  throw invalidInput(`The alias chain of ${JSON.stringify(id)} is longer than ${MAX_CHAIN}`)
-}
-
-/** Links `aliasId` to `canonicalId` inside the caller's write over `people`. @throws MemoryError `invalid_input` (self-link, cycle). */
-export async function linkPerson(ctx: StoreContext, change: (id: string) => void, aliasId: string, canonicalId: string): Promise<void> {
-  const now = ctx.now()
-  if (aliasId === canonicalId) throw invalidInput(`A person cannot be linked to itself (${JSON.stringify(aliasId)})`)
-  const root = await resolvePerson(ctx, canonicalId)
-  if (root === aliasId)
-    throw invalidInput(
-      `Linking ${JSON.stringify(aliasId)} to ${JSON.stringify(canonicalId)} would make a cycle: ${JSON.stringify(canonicalId)} already resolves to ${JSON.stringify(aliasId)}`,
-    )
-  const [alias, target] = await Promise.all([table(ctx).get(aliasId), table(ctx).get(root)])
-  const welcomedAt = target?.welcomedAt ?? alias?.welcomedAt
-  const nextTarget: PersonRow = { ...(target ?? { id: root, createdAt: now }), updatedAt: now }
-  if (welcomedAt !== undefined) nextTarget.welcomedAt = welcomedAt
-  const nextAlias: PersonRow = { ...(alias ?? { id: aliasId, createdAt: now }), canonicalId: root, updatedAt: now }
-  delete nextAlias.welcomedAt
-  await table(ctx).bulkPut([nextTarget, nextAlias])
-  change(aliasId)
-  change(root)
-}
 
 /** Creates the people namespace of a store. */
 export function createPeople(ctx: StoreContext): PeopleApi {
@@ -83,7 +42,10 @@ export function createPeople(ctx: StoreContext): PeopleApi {
     async link(aliasId, canonicalId) {
       checkId('aliasId', aliasId)
       checkId('canonicalId', canonicalId)
-      await write(ctx, TABLES, (w) => linkPerson(ctx, (id) => w.change('people', 'put', id, ''), aliasId, canonicalId))
+      await write(ctx, personLinkTables(ctx), async (w) => {
+        await linkPerson(ctx, (id) => w.change('people', 'put', id, ''), aliasId, canonicalId)
+        await mirrorPersonLink(ctx, aliasId, await resolvePerson(ctx, canonicalId))
+      })
     },
     async aliases(canonicalId) {
       checkId('canonicalId', canonicalId)

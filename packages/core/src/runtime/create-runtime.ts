@@ -6,6 +6,11 @@ import { createRuns, type RunsApi } from './runs.js'
 import { createTasks, type TasksApi } from './tasks.js'
 import { createTurns, type Extractor, type TurnsApi } from './turns.js'
 import { createUsage, type PricingTable, type UsageApi } from './usage.js'
+import { DEFAULT_COORDINATOR_LIMITS } from './turn-coordinator.js'
+import { createExtractionQueue, type ExtractionApi } from '../extraction/extraction-queue.js'
+import type { BackgroundExtractor } from '../extraction/extraction-types.js'
+import { startExpirySweep } from '../extraction/expiry-sweep.js'
+import { createObservations, type ObservationsApi } from '../observations/observations.js'
 
 /** The runtime module's namespaces. */
 export interface RuntimeApis {
@@ -15,16 +20,42 @@ export interface RuntimeApis {
   usage: UsageApi
   lessons: LessonsApi
   turns: TurnsApi
+  extraction: ExtractionApi
+  observations: ObservationsApi
 }
 
+/** Whether an extractor runs in the background (an object with `extract`) rather than inside `turns.end`. */
+export function isBackground(extractor: Extractor | BackgroundExtractor | undefined): extractor is BackgroundExtractor {
+  return typeof extractor === 'object' && extractor !== null
+}
+
+const IDLE = { flush: async () => ({ pending: 0, failed: 0 }), retry: async () => 0 }
+
 /** Creates the agent runtime's namespaces of a store (`memory` holds the namespaces turns write through). */
-export function createRuntime(ctx: StoreContext, memory: Memory, extractor?: Extractor, pricing?: PricingTable): RuntimeApis {
+export function createRuntime(ctx: StoreContext, memory: Memory, extractor?: Extractor | BackgroundExtractor, pricing?: PricingTable): RuntimeApis {
+  const usage = createUsage(ctx, pricing)
+  // The queue writes usage through the namespace this runtime makes (memory.usage may still be loading).
+  const queue = isBackground(extractor) ? createExtractionQueue(ctx, { ...memory, usage } as Memory, extractor) : undefined
+  queue?.kick()
+  const expiry = startExpirySweep(ctx, memory)
+  const idle = {
+    flush: async () => {
+      ctx.assertOpen()
+      return IDLE.flush()
+    },
+    retry: async () => {
+      ctx.assertOpen()
+      return IDLE.retry()
+    },
+  }
   return {
     journal: createJournal(ctx),
     runs: createRuns(ctx),
     tasks: createTasks(ctx),
-    usage: createUsage(ctx, pricing),
+    usage,
     lessons: createLessons(ctx),
-    turns: createTurns(ctx, memory, extractor),
+    turns: createTurns(ctx, memory, isBackground(extractor) ? undefined : extractor, DEFAULT_COORDINATOR_LIMITS, queue),
+    extraction: { ...(queue ? { flush: queue.flush, retry: queue.retry } : idle), sweep: expiry.sweep },
+    observations: createObservations(ctx),
   }
 }

@@ -1,28 +1,51 @@
-import { invalidInput } from '../store/errors.js'
+import { invalidInput, MemoryError } from '../store/errors.js'
 import type { Block } from '../blocks/blocks.js'
 import type { Fact } from '../facts/facts.js'
 import type { Memory } from '../compose/memory.js'
 import type { Json } from '../store/validate.js'
+import type { Hit, SearchOptions } from '../search/types.js'
 
-/** A memory write an {@link Extractor} asks for; `projectId` defaults to the turn's project. */
+/**
+ * A memory write an {@link Extractor} asks for; `projectId` defaults to the turn's project.
+ * `reason` is the extractor's why (kept in the journal, never applied); `block.replace` swaps
+ * exact text of a block (within its limit).
+ */
 export type MemoryOperation =
-  | { op: 'fact.set'; projectId?: string; key: string; value: Json; confidence?: number; tags?: string[] }
-  | { op: 'fact.delete'; projectId?: string; key: string }
-  | { op: 'block.append'; projectId?: string; label: string; text: string }
-  | { op: 'passage.create' | 'passage.insert'; projectId?: string; text: string; tags?: string[] }
+  | { op: 'fact.set'; projectId?: string; key: string; value: Json; confidence?: number; tags?: string[]; expiresAt?: number; reason?: string }
+  | { op: 'fact.delete'; projectId?: string; key: string; reason?: string }
+  | { op: 'block.append'; projectId?: string; label: string; text: string; reason?: string }
+  | { op: 'block.replace'; projectId?: string; label: string; oldText: string; newText: string; reason?: string }
+  | { op: 'passage.create' | 'passage.insert'; projectId?: string; text: string; tags?: string[]; expiresAt?: number; reason?: string }
+/** One turn of an exchange: what the user said and what the agent answered. */
+export interface ExchangeTurn {
+  turnId: string
+  prompt: string
+  reply: string
+  /** The conversation messages of this turn (prompt, reply), when the session is a conversation. */
+  messageIds?: string[]
+}
 /** A finished exchange, as an extractor sees it. */
 export interface Exchange {
   projectId: string
   sessionId: string
+  /** The last turn's id (of `turns`, when a background queue batched several). */
   turnId: string
   prompt: string
   reply: string
+  /** The conversation messages the exchange came from (provenance of what it writes). */
+  messageIds?: string[]
+  /** Every turn of the exchange in order, the last one included (the background queue batches turns when it falls behind). */
+  turns?: ExchangeTurn[]
 }
 /** Read access to memory that an extractor may consult. */
 export interface MemoryView {
   getFact(projectId: string, key: string): Promise<Fact | undefined>
   listFacts(projectId: string): Promise<Fact[]>
   getBlock(projectId: string, label: string): Promise<Block | undefined>
+  /** The project's core blocks. */
+  listBlocks(projectId: string): Promise<Block[]>
+  /** `memory.search` (hybrid when the store has an embedder); no hits when the store has no search. */
+  search(projectId: string, query: string, options?: SearchOptions): Promise<Hit[]>
 }
 /**
  * App-supplied: turns an exchange into memory writes (an LLM call, rules, …). It runs
@@ -31,7 +54,7 @@ export interface MemoryView {
 export type Extractor = (exchange: Exchange, view: MemoryView) => Promise<MemoryOperation[]> | MemoryOperation[]
 
 // 'passage.insert' is the name before archive.insert became archive.create; still accepted.
-const OPS = new Set(['fact.set', 'fact.delete', 'block.append', 'passage.create', 'passage.insert'])
+const OPS = new Set(['fact.set', 'fact.delete', 'block.append', 'block.replace', 'passage.create', 'passage.insert'])
 /** Most operations one extraction may apply. */
 export const MAX_OPERATIONS = 1_000
 
@@ -41,6 +64,8 @@ export function memoryView(memory: Memory): MemoryView {
     getFact: (projectId, key) => memory.facts.get(projectId, key),
     listFacts: async (projectId) => (await memory.facts.list(projectId, { limit: 10_000 })).items,
     getBlock: (projectId, label) => memory.blocks.get(projectId, label),
+    listBlocks: (projectId) => memory.blocks.list(projectId),
+    search: async (projectId, query, options) => (memory.search ? memory.search(projectId, query, options) : []),
   }
 }
 
@@ -53,7 +78,7 @@ export function checkOperations(value: unknown): MemoryOperation[] {
   if (value.length > MAX_OPERATIONS) throw invalidInput(`the extractor returned ${value.length} operations, more than ${MAX_OPERATIONS}`)
   value.forEach((op: unknown, i) => {
     if (typeof op !== 'object' || op === null || !OPS.has((op as { op?: string }).op ?? '')) {
-      throw invalidInput(`operation ${i} must be { op: 'fact.set' | 'fact.delete' | 'block.append' | 'passage.create', … }`)
+      throw invalidInput(`operation ${i} must be { op: 'fact.set' | 'fact.delete' | 'block.append' | 'block.replace' | 'passage.create', … }`)
     }
   })
   return value as MemoryOperation[]
@@ -63,15 +88,20 @@ export function checkOperations(value: unknown): MemoryOperation[] {
  * Applies one operation through the memory namespaces. Call it inside a write() over
  * every table so the namespaces' own writes join one transaction.
  */
-export async function applyOperation(memory: Memory, op: MemoryOperation, turn: { projectId: string; sessionId: string; turnId: string }): Promise<void> {
+export async function applyOperation(
+  memory: Memory,
+  op: MemoryOperation,
+  turn: { projectId: string; sessionId: string; turnId: string; messageIds?: readonly string[] },
+): Promise<void> {
   const projectId = op.projectId ?? turn.projectId
-  const source = { sessionId: turn.sessionId, note: `turn:${turn.turnId}` }
+  const source = { sessionId: turn.sessionId, note: `turn:${turn.turnId}`, ...(turn.messageIds?.length ? { messageIds: [...turn.messageIds] } : {}) }
   switch (op.op) {
     case 'fact.set':
       await memory.facts.set(projectId, op.key, op.value, {
         source,
         ...(op.confidence === undefined ? {} : { confidence: op.confidence }),
         ...(op.tags === undefined ? {} : { tags: op.tags }),
+        ...(op.expiresAt === undefined ? {} : { expiresAt: op.expiresAt }),
       })
       return
     case 'fact.delete':
@@ -80,9 +110,17 @@ export async function applyOperation(memory: Memory, op: MemoryOperation, turn: 
     case 'block.append':
       await memory.blocks.append(projectId, op.label, op.text)
       return
+    case 'block.replace':
+      if (!(await memory.blocks.replace(projectId, op.label, op.oldText, op.newText)))
+        throw new MemoryError('not_found', `Block ${JSON.stringify(op.label)} holds no text ${JSON.stringify(op.oldText.slice(0, 80))}`)
+      return
     case 'passage.create':
     case 'passage.insert':
-      await memory.archive.create(projectId, op.text, { source, ...(op.tags === undefined ? {} : { tags: op.tags }) })
+      await memory.archive.create(projectId, op.text, {
+        source,
+        ...(op.tags === undefined ? {} : { tags: op.tags }),
+        ...(op.expiresAt === undefined ? {} : { expiresAt: op.expiresAt }),
+      })
       return
   }
 }

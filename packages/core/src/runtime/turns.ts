@@ -12,6 +12,8 @@ import { type WriteScope, read, readOne, write } from '../store/write.js'
 import { appendEntry } from './journal.js'
 import { createTurnCoordinator, DEFAULT_COORDINATOR_LIMITS, type CoordinatorLimits } from './turn-coordinator.js'
 import { applyOperation, checkOperations, memoryView, type Extractor, type MemoryOperation } from './turn-extraction.js'
+import { enqueueTurn } from '../extraction/extraction-jobs.js'
+import type { ExtractionQueue } from '../extraction/extraction-queue.js'
 
 export type { Exchange, Extractor, MemoryOperation, MemoryView } from './turn-extraction.js'
 
@@ -41,6 +43,11 @@ export interface TurnEndResult {
   written: number
   /** Set when the extractor threw or its operations were rejected; nothing of them was applied. */
   extractionError?: { code: string; message: string }
+  /**
+   * With a background extractor: the queued extraction job (`written` is then 0; the job's
+   * writes follow, `memory.extraction.flush()` waits for them).
+   */
+  jobId?: number
 }
 
 /** A stored turn. */
@@ -58,6 +65,9 @@ interface TurnRow {
   reply?: string
   written?: number
   extractionError?: { code: string; message: string }
+  /** The user message of the prompt, in a conversation session. */
+  promptMessageId?: string
+  jobId?: number
 }
 
 const MAX_TEXT = 1_000_000
@@ -90,7 +100,13 @@ export interface TurnsApi {
 }
 
 /** Creates the turns namespace of a store. */
-export function createTurns(ctx: StoreContext, memory: Memory, extractor?: Extractor, limits: CoordinatorLimits = DEFAULT_COORDINATOR_LIMITS): TurnsApi {
+export function createTurns(
+  ctx: StoreContext,
+  memory: Memory,
+  extractor?: Extractor,
+  limits: CoordinatorLimits = DEFAULT_COORDINATOR_LIMITS,
+  queue?: ExtractionQueue,
+): TurnsApi {
   const turns = (): Table<TurnRow, [string, string]> => ctx.db.table<TurnRow, [string, string]>('turns')
   const allTables = () => ctx.db.tables.map((t) => t.name)
   const coordinator = createTurnCoordinator(limits, ctx.now)
@@ -182,9 +198,9 @@ export function createTurns(ctx: StoreContext, memory: Memory, extractor?: Extra
             await reconcile(w, sessionId, turnId)
             const now = ctx.now()
             const row: TurnRow = { sessionId, turnId, projectId, prompt, budget, status: 'open', context, createdAt: now, updatedAt: now }
+            if (session) row.promptMessageId = (await memory.messages.append(sessionId, { role: 'user', content: prompt, meta: { turnId } })).id
             await turns().add(row)
             await appendEntry(ctx, w, sessionId, { kind: 'turn.begin', payload: { turnId, projectId, prompt, contextTokens: context.tokens } })
-            if (session) await memory.messages.append(sessionId, { role: 'user', content: prompt, meta: { turnId } })
             return row
           })
           // Settled begins are not reused: the stored turn answers a repeat (one read, no retrieval),
@@ -214,8 +230,7 @@ export function createTurns(ctx: StoreContext, memory: Memory, extractor?: Extra
               `Turn ${JSON.stringify(turnId)} was reconciled as interrupted when a later turn began; its reply can no longer be recorded`,
             )
           const next: TurnRow = { ...row, status: interrupted ? 'interrupted' : 'ended', reply, updatedAt: ctx.now() }
-          if (extractor === undefined || interrupted) next.written = 0
-          await turns().put(next)
+          if ((extractor === undefined && queue === undefined) || interrupted) next.written = 0
           await appendEntry(
             ctx,
             w,
@@ -224,11 +239,23 @@ export function createTurns(ctx: StoreContext, memory: Memory, extractor?: Extra
               ? { kind: 'turn.interrupted', payload: { turnId, partialReply: reply, reason: 'ended as interrupted' } }
               : { kind: 'turn.end', payload: { turnId, reply } },
           )
-          if (session && reply.length > 0)
-            await memory.messages.append(sessionId, { role: 'assistant', content: reply, meta: interrupted ? { turnId, interrupted } : { turnId } })
+          const replyMessage =
+            session && reply.length > 0
+              ? await memory.messages.append(sessionId, { role: 'assistant', content: reply, meta: interrupted ? { turnId, interrupted } : { turnId } })
+              : undefined
+          // A background extractor: the turn and its job commit together; the model runs after.
+          if (queue !== undefined && !interrupted) {
+            const messageIds = [row.promptMessageId, replyMessage?.id].filter((id): id is string => id !== undefined)
+            next.jobId = await enqueueTurn(ctx, { projectId: row.projectId, sessionId, turnId, prompt: row.prompt, reply, messageIds })
+          }
+          await turns().put(next)
           return { row: next, done: false }
         })
         const { row } = recorded
+        if (row.jobId !== undefined) {
+          if (!recorded.done) queue!.kick()
+          return { written: row.written ?? 0, jobId: row.jobId }
+        }
         if (recorded.done || row.written !== undefined) {
           return { written: row.written ?? 0, ...(row.extractionError ? { extractionError: row.extractionError } : {}) }
         }
