@@ -14,8 +14,20 @@ export { patternsModule } from './patterns/patterns-module.js'
 export { spacesModule } from './spaces/spaces-module.js'
 export { artifactsModule, type ArtifactsModuleOptions } from './artifacts/artifacts-module.js'
 export { peopleModule } from './people/people-module.js'
+export { knowledgeModule, type KnowledgeModuleOptions } from './relations/knowledge-module.js'
 export type { Page, PageOptions } from './store/paging.js'
-export type { StatusApi, MemoryStatus, ComponentStatus, BackgroundProblem, BackgroundSource, StatusWarning, SyncState, Unsubscribe } from './store/status.js'
+export type {
+  StatusApi,
+  MemoryStatus,
+  ComponentStatus,
+  BackgroundProblem,
+  BackgroundSource,
+  StatusWarning,
+  SyncState,
+  Unsubscribe,
+  ExtractionQueueStatus,
+} from './store/status.js'
+export { MAX_LISTED_STAMPS_AHEAD, type ClockWarning, type StampsAheadWarning, type StampAheadRecord } from './store/status.js'
 export type { SyncApi, SyncEngine, SyncStateDetails, SyncProjectDetails, SyncRecordProblem } from './replication/sync-api.js'
 export { MemoryError, isMemoryError, isMemoryErrorCode, type MemoryErrorCode } from './store/errors.js'
 export { reportError } from './store/report-error.js'
@@ -79,11 +91,40 @@ export type {
   Exchange,
   MemoryView,
 } from './runtime/turns.js'
+export type { ExchangeTurn } from './runtime/turn-extraction.js'
+export { escapeMemoryText } from './context/escape.js'
+export type {
+  BackgroundExtractor,
+  ExtractionAnswer,
+  ExtractionSettings,
+  ModelUsage,
+  ObservationAnswer,
+  ObservationDraft,
+  ObservationInput,
+  ObservedMessage,
+  ReflectionInput,
+} from './extraction/extraction-types.js'
+export type { ExtractionApi } from './extraction/extraction-queue.js'
+export type { Observation, ObservationsApi, ListObservationsOptions } from './observations/observations.js'
+export type { ObservationRow } from './observations/observation-rows.js'
 export type { Limitation, LimitationInput, LimitationsApi } from './limitations/limitations.js'
 export type { Pattern, PatternsApi, ObservePatternOptions, ListPatternsOptions } from './patterns/patterns.js'
 export type { Space, SpaceInput, SpacesApi } from './spaces/spaces.js'
 export type { Artifact, ArtifactWithData, ArtifactInput, ArtifactsApi, ListArtifactsOptions } from './artifacts/artifacts.js'
 export type { PeopleApi } from './people/people.js'
+export type { Entity, EntityInput, EntitiesApi, ListEntitiesOptions, ResolveEntityOptions } from './entities/entities.js'
+export type {
+  Relation,
+  RelationInput,
+  RelationsApi,
+  RelationQueryOptions,
+  AroundOptions,
+  Graph,
+  ListRelationsOptions,
+  Direction,
+} from './relations/relations.js'
+export type { Literal, Provenance } from './relations/relation-rows.js'
+export { SINGLE_VALUED, predicateKey, type Cardinality } from './relations/predicates.js'
 export type { AdoptResult } from './replication/adopt.js'
 export { checkEncryptionOption, deriveMemoryKey, MEMORY_KEY_ITERATIONS, type EncryptionOptions } from './encryption/key-option.js'
 export type { EncryptionApi, EncryptionStatus } from './encryption/api.js'

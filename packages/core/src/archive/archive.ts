@@ -6,7 +6,7 @@ import { newId } from '../store/ids.js'
 import { requireProject } from '../projects/projects.js'
 import type { PassageRow, Source } from '../store/rows.js'
 import type { StoreContext } from '../store/store-context.js'
-import { checkId, checkOptions, checkString, checkTags } from '../store/validate.js'
+import { checkId, checkOptions, checkString, checkTags, checkTime } from '../store/validate.js'
 import { read, readOne, write } from '../store/write.js'
 
 /** An archive passage (long-term recall memory). */
@@ -44,6 +44,8 @@ export interface ArchiveApi {
 export interface CreatePassageOptions {
   source?: Source
   tags?: string[]
+  /** After this time (epoch ms) the passage leaves search and `context.build`, and a background sweep deletes it. */
+  expiresAt?: number
 }
 
 /** Longest passage accepted (characters). */
@@ -56,7 +58,8 @@ export function createArchive(ctx: StoreContext): ArchiveApi {
     async create(projectId, text, options) {
       checkId('projectId', projectId)
       checkString('text', text, { nonEmpty: true, maxLength: MAX_PASSAGE_LENGTH })
-      const opts = checkOptions('options', options, ['source', 'tags'])
+      const opts = checkOptions('options', options, ['source', 'tags', 'expiresAt'])
+      const expiresAt = opts.expiresAt === undefined ? undefined : checkTime('expiresAt', opts.expiresAt)
       const source = checkSource(opts.source)
       const tags = checkTags(opts.tags)
       return write(ctx, tables, async (w) => {
@@ -64,6 +67,7 @@ export function createArchive(ctx: StoreContext): ArchiveApi {
         const createdAt = ctx.now()
         const row: PassageRow = { id: newId(createdAt), projectId, text, tags, createdAt }
         if (source) row.source = source
+        if (expiresAt !== undefined) row.expiresAt = expiresAt
         await ctx.db.passages.add(row)
         await ctx.index.put(w, { docId: `passage:${row.id}`, kind: 'passage', projectId, text, createdAt })
         w.change('passages', 'put', row.id, projectId)

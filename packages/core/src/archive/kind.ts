@@ -4,7 +4,8 @@ import { defineKind } from '../store/kind.js'
 export const archiveKind = defineKind({
   name: 'archive',
   uses: ['projects', 'facts'],
-  tables: { passages: { 1: 'id, [projectId+createdAt]' } },
+  // Version 10: passages that expire, found by the expiry sweep.
+  tables: { passages: { 1: 'id, [projectId+createdAt]', 10: 'id, [projectId+createdAt], expiresAt' } },
   changeKinds: ['passages'],
   dump: { projectRows: true },
   searchDocs: ['passage'],

@@ -3,6 +3,7 @@ import type { KindManifest } from '../store/kind.js'
 import type { BlockRow, FactRow, FactVersionRow, MessageRow, MetaRow, OutboxRow, PassageRow, ProjectRow, SessionRow, SummaryRow } from '../store/rows.js'
 import { INDEX_REBUILD_KEY } from '../store/rows.js'
 import { MemoryError } from '../store/errors.js'
+import { wellFormedTextMiddleware } from '../store/well-formed-text.js'
 import { KINDS } from './kinds.js'
 
 /*
@@ -117,6 +118,8 @@ export class EngramDb extends Dexie {
         })
     }
     for (const kind of KINDS) for (const middleware of (kind as { middleware?: KindManifest['middleware'] }).middleware ?? []) this.use(middleware)
+    // What syncs is stored well-formed (a lone surrogate as U+FFFD), so the writer holds what every receiver will.
+    this.use(wellFormedTextMiddleware(new Set(KINDS.flatMap((k) => ('mirrored' in k ? Object.keys(k.tables) : [])))))
     // Nothing reads the store through Dexie's live queries: their change tracking (and its broadcast on every commit) is dropped.
     this.unuse({ stack: 'dbcore', name: 'Observability' })
     this.unuse({ stack: 'dbcore', name: 'Cache' })

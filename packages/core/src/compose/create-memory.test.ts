@@ -26,13 +26,14 @@ const ADDS: Record<string, string[]> = {
   archive: ['archive'],
   search: ['search'],
   context: ['context'],
-  runtime: ['journal', 'runs', 'tasks', 'usage', 'lessons', 'turns'],
+  runtime: ['journal', 'runs', 'tasks', 'usage', 'lessons', 'turns', 'extraction', 'observations'],
   importer: ['import'],
   limitations: ['limitations'],
   patterns: ['patterns'],
   spaces: ['spaces'],
   artifacts: ['artifacts'],
   people: ['people', 'adopt'],
+  knowledge: ['entities', 'relations'],
 }
 const members = (memory: object) => Object.keys(memory).sort()
 

@@ -14,10 +14,14 @@ import type { PatternsApi } from '../patterns/patterns.js'
 import type { SpacesApi } from '../spaces/spaces.js'
 import type { ArtifactsApi } from '../artifacts/artifacts.js'
 import type { PeopleApi } from '../people/people.js'
+import type { EntitiesApi } from '../entities/entities.js'
+import type { RelationsApi } from '../relations/relations.js'
 import type { AdoptResult } from '../replication/adopt.js'
 import type { RunsApi } from '../runtime/runs.js'
 import type { TasksApi } from '../runtime/tasks.js'
 import type { TurnsApi } from '../runtime/turns.js'
+import type { ExtractionApi } from '../extraction/extraction-queue.js'
+import type { ObservationsApi } from '../observations/observations.js'
 import type { UsageApi } from '../runtime/usage.js'
 import type { SearchFn } from '../search/search.js'
 import type { SessionsApi } from '../sessions/sessions.js'
@@ -54,6 +58,10 @@ export interface Memory {
   readonly usage: UsageApi
   readonly lessons: LessonsApi
   readonly turns: TurnsApi
+  /** The background extraction queue (a `BackgroundExtractor` such as `aiExtractor`): `flush()` waits for it. */
+  readonly extraction: ExtractionApi
+  /** Observations of long sessions (observational memory), written by a background extractor's observer and reflector. */
+  readonly observations: ObservationsApi
   /** What the agent knows it cannot do yet (store-wide). */
   readonly limitations: LimitationsApi
   /** What the agent noticed the user tends to do, per project; synced like facts. */
@@ -64,6 +72,10 @@ export interface Memory {
   readonly artifacts: ArtifactsApi
   /** One person, several identities: aliases resolved to a canonical id, and who was welcomed. */
   readonly people: PeopleApi
+  /** Named things of a type with aliases and observations, per project; synced like facts. */
+  readonly entities: EntitiesApi
+  /** Subject — predicate — object with validity windows, per project; synced like facts. */
+  readonly relations: RelationsApi
   /**
    * Merges another local user's database of the same app (an anonymous user who signed in) into this
    * store in one transaction — kept kinds merged like an import, mirrored kinds by latest clock — and

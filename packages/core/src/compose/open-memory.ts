@@ -12,8 +12,11 @@ import { patternsModule } from '../patterns/patterns-module.js'
 import { spacesModule } from '../spaces/spaces-module.js'
 import { artifactsModule } from '../artifacts/artifacts-module.js'
 import { peopleModule } from '../people/people-module.js'
+import { knowledgeModule } from '../relations/knowledge-module.js'
+import type { Cardinality } from '../relations/predicates.js'
 import { searchModule } from '../search/search-module.js'
 import type { Extractor } from '../runtime/turns.js'
+import type { BackgroundExtractor } from '../extraction/extraction-types.js'
 import type { PricingTable } from '../runtime/usage.js'
 import type { Analyzer } from '../search/analysis/analyzer.js'
 import type { Embedder } from '../store/store-context.js'
@@ -30,16 +33,18 @@ export interface MemoryOptions extends BaseMemoryOptions {
   /** Condenses context overflow instead of dropping it. */
   summarizer?: Summarizer
   /** Turns a finished turn into memory writes. */
-  extractor?: Extractor
+  extractor?: Extractor | BackgroundExtractor
   /** Model prices for usage cost estimates (e.g. `defaultPricing` from `@engram/core/pricing`). */
   pricing?: PricingTable
   /** Most bytes of artifacts kept on this device (default 256 MiB). */
   maxArtifactBytes?: number
+  /** The cardinality of the app's own predicates (`knowledgeModule({ predicates })`). */
+  predicates?: Record<string, Cardinality>
 }
 
 /** Options for tests and benchmarks only (search internals); accepted, not documented for apps. */
-const INTERNAL_OPTIONS = ['textIndex', 'mergeAt', 'mergeDelayMs', 'purgeAt', 'inlineMergeAt', 'segmentAt', 'onMerge', 'onWarm'] as const
-const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extractor', 'pricing', 'maxArtifactBytes', ...INTERNAL_OPTIONS] as const
+const INTERNAL_OPTIONS = ['textIndex', 'mergeAt', 'mergeDelayMs', 'purgeAt', 'inlineMergeAt', 'segmentAt', 'onMerge', 'onWarm', 'vectorPrecision'] as const
+const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extractor', 'pricing', 'maxArtifactBytes', 'predicates', ...INTERNAL_OPTIONS] as const
 
 /**
  * Opens (creating on first use) the memory store of one app and user, with
@@ -77,6 +82,7 @@ export async function openMemory(options: MemoryOptions): Promise<Memory> {
     spacesModule(),
     artifactsModule(opts.maxArtifactBytes === undefined ? {} : { maxBytes: opts.maxArtifactBytes }),
     peopleModule(),
+    knowledgeModule(opts.predicates === undefined ? {} : { predicates: opts.predicates }),
   ]
   const base: BaseMemoryOptions = { appId: opts.appId, userId: opts.userId }
   for (const key of BASE_OPTIONS) if (opts[key] !== undefined) Object.assign(base, { [key]: opts[key] })

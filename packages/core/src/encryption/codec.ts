@@ -154,8 +154,9 @@ export function newGenerationKeys(gen: number): GenerationKeys {
  * u32 length of the JSON header, the header, then each typed array's bytes.
  */
 
-type TypedArrayName = 'Uint8Array' | 'Uint16Array' | 'Uint32Array' | 'Int32Array' | 'Float32Array' | 'Float64Array'
+type TypedArrayName = 'Int8Array' | 'Uint8Array' | 'Uint16Array' | 'Uint32Array' | 'Int32Array' | 'Float32Array' | 'Float64Array'
 const TYPED: Record<TypedArrayName, { new (buffer: ArrayBuffer, offset: number, length: number): ArrayBufferView; BYTES_PER_ELEMENT: number }> = {
+  Int8Array,
   Uint8Array,
   Uint16Array,
   Uint32Array,

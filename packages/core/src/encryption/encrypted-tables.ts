@@ -37,10 +37,11 @@ export { CLEAR_FIELDS, HASHED_FIELDS, PLAIN_TABLES }
 
 /**
  * Values of a hashed field that are hashed: the search index's document ids only when they name a
- * fact (`fact:<project>/<key>` holds the key); ids of messages, summaries and passages are random.
+ * fact (`fact:<project>/<key>` holds the key) or an entity (`entity:<project>/<type>/<name>`);
+ * ids of messages, summaries, passages and relations are random.
  */
 const HASH_WHEN: Readonly<Record<string, (value: string) => boolean>> = {
-  'textDocs.d': (value) => value.startsWith('fact:'),
+  'textDocs.d': (value) => value.startsWith('fact:') || value.startsWith('entity:'),
 }
 
 /** The field holding a row's sealed fields. */

@@ -3,7 +3,7 @@ import { MemoryError } from '../store/errors.js'
 import { mapError } from '../store/map-error.js'
 import { reportError } from '../store/report-error.js'
 import { EngramDb } from '../catalog/schema.js'
-import { INDEX_REBUILD_KEY } from '../store/rows.js'
+import { INDEX_REBUILD_KEY, INDEX_REBUILD_TABLES } from '../store/rows.js'
 import type { StoreContext } from '../store/store-context.js'
 import { write } from '../store/write.js'
 import type { EncryptionStatus } from './api.js'
@@ -275,21 +275,7 @@ export class StoreEncryption {
   private async switchKeys(stored: StoredBundle, progress: Progress): Promise<void> {
     const ctx = this.ctx!
     const db = ctx.db
-    const tables = [
-      'meta',
-      'messages',
-      'facts',
-      'summaries',
-      'passages',
-      'textDocs',
-      'textBlocks',
-      'textSegs',
-      'textDirs',
-      'textSegDocs',
-      'textCorpus',
-      'vectors',
-      'embedQueue',
-    ]
+    const tables = [...INDEX_REBUILD_TABLES, 'vectors', 'embedQueue']
     const rebuildIndex = await ctx.rebuildIndex?.()
     await write(ctx, tables, async (w) => {
       await db.meta.bulkPut([

@@ -42,6 +42,7 @@ export function toFact(row: FactRow): Fact {
   }
   if (row.source !== undefined) fact.source = { ...row.source }
   if (row.deletedAt !== undefined) fact.deletedAt = row.deletedAt
+  if (row.expiresAt !== undefined) fact.expiresAt = row.expiresAt
   return fact
 }
 

@@ -7,7 +7,7 @@ import type { FactRow } from '../store/rows.js'
 import { checkEnvelope, type SyncedKind, travelling } from '../store/synced-kind.js'
 import { checkId, checkJson, checkNumber, checkTags, checkTime, type Json } from '../store/validate.js'
 
-const FIELDS = ['projectId', 'key', 'value', 'confidence', 'source', 'tags', 'createdAt', 'updatedAt', 'deletedAt', 'hlc', 'purged'] as const
+const FIELDS = ['projectId', 'key', 'value', 'confidence', 'source', 'tags', 'createdAt', 'updatedAt', 'deletedAt', 'expiresAt', 'hlc', 'purged'] as const
 
 /**
  * Facts as sync mirrors them: one record per (project, key), id
@@ -56,6 +56,7 @@ export const syncedFacts: SyncedKind<FactRow> = {
     }
     if (source) row.source = source
     if (r.deletedAt !== undefined) row.deletedAt = checkTime('remote.deletedAt', r.deletedAt)
+    if (r.expiresAt !== undefined) row.expiresAt = checkTime('remote.expiresAt', r.expiresAt)
     if (r.purged !== undefined) {
       if (r.purged !== true || row.value !== null || row.deletedAt === undefined || tags.length > 0 || source) {
         throw invalidInput('A purged fact record carries no content: purged true, value null, no tags or source, deletedAt set')

@@ -25,6 +25,8 @@ export interface Fact {
   updatedAt: number
   deletedAt?: number
   version: number
+  /** When it expires (epoch ms), if it was set with `expiresAt`. */
+  expiresAt?: number
 }
 /** One version of a fact in its history. */
 export interface FactVersion {
@@ -42,6 +44,8 @@ export interface SetFactOptions {
   confidence?: number
   source?: Source
   tags?: string[]
+  /** After this time (epoch ms) the fact leaves search and `context.build`, and a background sweep purges it (a purge that syncs). */
+  expiresAt?: number
 }
 /** Options of {@link FactsApi.list}. */
 export interface ListFactsOptions extends PageOptions {
@@ -189,13 +193,24 @@ export function createFacts(ctx: StoreContext): Omit<FactsApi, (typeof FACT_EDIT
             .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
             .slice(0, limit + 1)
         }
-        const from = after !== undefined && after > p ? after : p
-        return db.facts
-          .where('[projectId+key]')
-          .between([projectId, from], [projectId, prefixUpper(p)], after === undefined || from !== after, false)
-          .filter((r) => r.deletedAt === undefined && r.key.startsWith(p))
-          .limit(limit + 1)
-          .toArray()
+        // Ranges read whole (one getAll each) and filtered here: a Dexie filter walks a cursor, a
+        // request per row, which for a long list costs most of its time. A range whose rows are
+        // mostly deleted is read on from its last key until the page is full.
+        let from = after !== undefined && after > p ? after : p
+        let inclusive = after === undefined || from !== after
+        const live: FactRow[] = []
+        for (;;) {
+          const want = limit + 1 - live.length
+          const rows = await db.facts
+            .where('[projectId+key]')
+            .between([projectId, from], [projectId, prefixUpper(p)], inclusive, false)
+            .limit(want)
+            .toArray()
+          for (const r of rows) if (r.deletedAt === undefined && r.key.startsWith(p)) live.push(r)
+          if (rows.length < want || live.length > limit) return live
+          from = rows[rows.length - 1]!.key
+          inclusive = false
+        }
       })
       return pageFrom(rows.map(toFact), limit, (f) => f.key)
     },

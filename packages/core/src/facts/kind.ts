@@ -5,7 +5,8 @@ export const factsKind = defineKind({
   name: 'facts',
   uses: ['projects', 'blocks'],
   tables: {
-    facts: { 1: '[projectId+key], id, [projectId+deletedAt], *tagKeys' },
+    // Version 10: facts that expire, found by the expiry sweep.
+    facts: { 1: '[projectId+key], id, [projectId+deletedAt], *tagKeys', 10: '[projectId+key], id, [projectId+deletedAt], *tagKeys, expiresAt' },
     factVersions: { 1: '[projectId+key+version], [projectId+key+validFrom]' },
   },
   mirrored: { when: 'always', document: 'project', identity: 'key', descriptor: async () => (await import('./facts-sync.js')).syncedFacts },

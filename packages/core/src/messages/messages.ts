@@ -7,7 +7,7 @@ import type { MessageRow, ProjectRow, SessionRow } from '../store/rows.js'
 import { assertActive, requireSession } from '../sessions/sessions.js'
 import { raisedLastAt, restorable } from '../store/stamp-restore.js'
 import type { IndexedDoc, StoreContext } from '../store/store-context.js'
-import { resolvePerson } from '../people/people.js'
+import { resolvePerson } from '../people/person-links.js'
 import { checkJson, checkLimit, checkId, checkNumber, checkOneOf, checkOptions, checkString, type Json } from '../store/validate.js'
 import { read, write } from '../store/write.js'
 

@@ -2,7 +2,8 @@ import { invalidInput, MemoryError } from '../store/errors.js'
 import { requireProject } from '../projects/projects.js'
 import { normaliseText } from '../runtime/normalise-text.js'
 import type { StoreContext } from '../store/store-context.js'
-import { checkId, checkLimit, checkNumber, checkOptions, checkString, checkWellFormed } from '../store/validate.js'
+import { checkId, checkLimit, checkNumber, checkOptions, checkString } from '../store/validate.js'
+import { wellFormedText } from '../store/well-formed-text.js'
 import { read, write } from '../store/write.js'
 
 /** Something the agent noticed the user tends to do, and how sure it is. */
@@ -90,8 +91,9 @@ export function reinforce(confidence: number, observation: number): number {
 
 /** The normalised form of a pattern text. @throws MemoryError `invalid_input`, `limit_exceeded`. */
 export function normalisePattern(text: unknown): { text: string; norm: string } {
-  // The text names the pattern (its id is made of it), so it must be well-formed like a key.
-  const t = checkWellFormed('text', checkString('text', text, { nonEmpty: true, maxLength: MAX_PATTERN_TEXT }).trim())
+  // The text names the pattern (its id is made of it): made well-formed (a lone surrogate as U+FFFD,
+  // what every other device would get) before the id is, as every synced text is stored.
+  const t = wellFormedText(checkString('text', text, { nonEmpty: true, maxLength: MAX_PATTERN_TEXT }).trim())
   const norm = normaliseText(t)
   if (norm === '') throw invalidInput(`A pattern needs letters or digits, got ${JSON.stringify(t)}`)
   return { text: t, norm }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { compareHlc, formatHlc, readHlc } from '@engram/core'
 import { replicationOf } from '@engram/core/internal'
+import { MIN_OFFSET_CHANGE_MS } from './clock-correction.js'
 import { openTestMemory, testClock } from '../../../../test/support/memory.js'
 
 const T = Date.UTC(2026, 0, 1)
@@ -93,5 +94,82 @@ describe("the clock learns the relay's time", () => {
     ])
     expect((await memory.messages.tail(s.id, 10)).map((m) => m.content)).toEqual(['one', 'two'])
     await memory.close()
+  })
+
+  it('hysteresis: the offset moves only for a reading 1 s or more off it; jitter neither moves it nor stamps waiting edits again', async () => {
+    expect(MIN_OFFSET_CHANGE_MS).toBe(1_000)
+    const real = testClock(T)
+    let skew = -300 // 300 ms slow: within the jitter of a reading
+    const memory = await openTestMemory({ now: () => real.now() + skew })
+    await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: true } })
+    const replication = replicationOf(memory)
+    // The first reading within 1 s of no offset is learned as no offset: the clock stamps as it is.
+    expect(await replication.learnClock(real.now())).toEqual({ offsetMs: 0, movedMs: 0 })
+    expect(replication.clockOffset()).toBe(0)
+    await memory.facts.set('p', 'a', 1)
+    expect(physicalOf((await replication.pending())[0]!.record!.hlc)).toBe(T - 300)
+    // Readings that jitter around it (up to 999 ms either way of the offset) change nothing: no correction, no restamp.
+    for (const jitter of [400, -650, 999, -999, 0]) expect(await replication.learnClock(real.now() - 300 + jitter)).toEqual({ offsetMs: 0, movedMs: 0 })
+    const waiting = await replication.pending()
+    expect(await replication.restamp(waiting)).toEqual(waiting)
+    // The clock falls 2 s behind: learned at the next reading, and the waiting edit moves by it (never past now).
+    real.advance(10)
+    skew = -2_300
+    expect(await replication.learnClock(real.now())).toEqual({ offsetMs: 2_300, movedMs: 2_300 })
+    const [moved] = await replication.restamp(await replication.pending())
+    expect(physicalOf(moved!.record!.hlc)).toBe(real.now())
+    // Around the new offset the same hysteresis holds, both ways; 1 s off it moves it.
+    expect(await replication.learnClock(real.now() + 999)).toEqual({ offsetMs: 2_300, movedMs: 0 })
+    expect(await replication.learnClock(real.now() - 999)).toEqual({ offsetMs: 2_300, movedMs: 0 })
+    expect(await replication.learnClock(real.now() - 1_000)).toEqual({ offsetMs: 1_300, movedMs: -1_000 })
+    await memory.close()
+  })
+
+  it('a clock that jumps by seconds while it runs is learned; the warning shows only beyond the bound', async () => {
+    const real = testClock(T)
+    let skew = 0
+    const memory = await openTestMemory({ now: () => real.now() + skew })
+    await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: true } })
+    const replication = replicationOf(memory)
+    expect(await replication.learnClock(real.now())).toEqual({ offsetMs: 0, movedMs: 0 })
+    skew = 3_000
+    expect(await replication.learnClock(real.now())).toEqual({ offsetMs: -3_000, movedMs: -3_000 })
+    await memory.facts.set('p', 'k', 1)
+    expect(physicalOf((await replication.pending())[0]!.record!.hlc)).toBe(T)
+    expect((await memory.status.get()).warnings).toEqual([])
+    skew = 6 * MIN
+    await replication.learnClock(real.now())
+    expect((await memory.status.get()).warnings).toEqual([expect.objectContaining({ type: 'clock', offsetMs: -6 * MIN })])
+    await memory.close()
+  })
+
+  it('a restamp queued behind a reading of the relay time counts its correction: the same stamps as one after the other', async () => {
+    /** A device 70 minutes fast that learned 10 of them, wrote offline, and reads the relay again (the other 60). */
+    async function scenario(together: boolean): Promise<number[]> {
+      const real = testClock(T)
+      let skew = 10 * MIN
+      const memory = await openTestMemory({ now: () => real.now() + skew })
+      await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: true } })
+      const replication = replicationOf(memory)
+      await memory.facts.set('p', 'a', 1)
+      real.advance(1)
+      await memory.facts.set('p', 'b', 1)
+      await replication.learnClock(real.now())
+      skew = 70 * MIN
+      const pending = await replication.pending()
+      let out: Awaited<ReturnType<typeof replication.restamp>>
+      if (together) [, out] = await Promise.all([replication.learnClock(real.now()), replication.restamp(pending)])
+      else {
+        await replication.learnClock(real.now())
+        out = await replication.restamp(pending)
+      }
+      const stamps = out.map((p) => physicalOf(p.record!.hlc))
+      expect(await replication.restamp(await replication.pending())).toEqual(out) // done once
+      await memory.close()
+      return stamps
+    }
+    const apart = await scenario(false)
+    expect(apart).toEqual([T - 60 * MIN, T + 1 - 60 * MIN])
+    expect(await scenario(true)).toEqual(apart)
   })
 })

@@ -9,8 +9,14 @@ import type { MirroredKind } from '../catalog/lists.js'
 import type { MirroredRecord } from '../store/synced-kind.js'
 import { loadSyncedKinds, type SyncedKinds } from './synced-kinds.js'
 
-/** Offset changes smaller than this are measurement noise (about half a network round trip): ignored. */
-export const MIN_OFFSET_CHANGE_MS = 100
+/**
+ * The offset's hysteresis: a reading of the relay's time moves the stored offset only when it
+ * differs from it by at least this much (1 s). A reading carries the network's delay and its
+ * jitter (tens to hundreds of ms); were each reading taken as it is, two devices whose clocks
+ * agree would stamp their edits by noise and reorder them. A real clock error or jump of a
+ * second or more is learned at the next reading.
+ */
+export const MIN_OFFSET_CHANGE_MS = 1_000
 
 /** Options of `learnClock`. */
 export interface LearnClockOptions {
@@ -22,7 +28,7 @@ export interface LearnClockOptions {
 export interface ClockReading {
   /** The offset now in use: relay time minus this device's wall clock, ms (positive: this clock is slow). */
   offsetMs: number
-  /** How far the offset moved with this reading (0 when it was within {@link MIN_OFFSET_CHANGE_MS}). */
+  /** How far the offset moved with this reading (0 when it was within {@link MIN_OFFSET_CHANGE_MS} of the offset in use). */
   movedMs: number
 }
 
@@ -58,7 +64,9 @@ function showWarning(ctx: StoreContext): void {
 /**
  * Takes the relay's time (epoch ms, as of this moment) as the reference of this
  * device's clock. The offset (relay minus wall clock) is kept in `meta` and the
- * hybrid clock runs on wall clock + offset from now on. When it moved:
+ * hybrid clock runs on wall clock + offset from now on. The offset moves only when
+ * the reading differs from it by {@link MIN_OFFSET_CHANGE_MS} (1 s) or more: network
+ * jitter never moves it, a clock error or jump of seconds is learned. When it moved:
  * - outbox entries written so far were stamped with the old offset: a correction
  *   is recorded and the drain shifts their stamps before it publishes them
  *   ({@link restampPending});
@@ -73,13 +81,11 @@ export async function learnClock(ctx: StoreContext, relayTime: number, options: 
   const descriptors = await loadSyncedKinds()
   const offset = ctx.clockOffset
   const boundMs = options.maxLeadMs === undefined ? offset.boundMs : checkNumber('maxLeadMs', options.maxLeadMs, { min: 0 })
-  // A reading within MIN_OFFSET_CHANGE_MS of the device's own time is the network's delay, not the
-  // clock's error: taken as no offset, so devices whose clocks agree never reorder their edits by it.
-  const raw = Math.round(relayTime - ctx.now())
-  const measured = Math.abs(raw) < MIN_OFFSET_CHANGE_MS ? 0 : raw
-  const moved = measured - offset.ms
+  // Hysteresis: a reading within MIN_OFFSET_CHANGE_MS of the offset in use (0 before the first) is
+  // the network's delay and jitter, not the clock's error; the offset stays, so no edit is reordered by it.
+  const measured = Math.round(relayTime - ctx.now())
   const first = offset.learnedAt === undefined
-  if (!first && Math.abs(moved) < MIN_OFFSET_CHANGE_MS) {
+  if (!first && Math.abs(measured - offset.ms) < MIN_OFFSET_CHANGE_MS) {
     if (boundMs !== offset.boundMs) {
       offset.boundMs = boundMs
       await write(ctx, ['meta'], () => persist(ctx, offset))
@@ -93,10 +99,11 @@ export async function learnClock(ctx: StoreContext, relayTime: number, options: 
     // before it, so the offset is read again after it: readings taken at once apply one after the other.
     const entries = await ctx.db.outbox.orderBy('seq').toArray()
     const delta = measured - offset.ms
-    const changed = Math.abs(delta) >= MIN_OFFSET_CHANGE_MS || offset.learnedAt === undefined
-    offset.learnedAt = ctx.now()
+    const changed = Math.abs(delta) >= MIN_OFFSET_CHANGE_MS
+    // A reading just before this one may have moved the offset here already: then it stays as it is.
+    if (changed || offset.learnedAt === undefined) offset.learnedAt = ctx.now()
     offset.boundMs = boundMs
-    if (changed && delta !== 0) {
+    if (changed) {
       movedBy = delta
       const last = entries.at(-1)
       if (last !== undefined) offset.corrections.push({ beforeSeq: last.seq! + 1, deltaMs: delta })
@@ -122,7 +129,8 @@ export async function learnClock(ctx: StoreContext, relayTime: number, options: 
  * the correction, so the edits keep their order and their real time (never later
  * than now), and stays after `heldStamp(kind, id)` (what the document holds for
  * it, which the edit replaced). Their outbox entries are replaced by one entry each.
- * @returns the entries to publish: the others as given, the stamped ones with their new seq and record.
+ * @returns the entries to publish: the others as given, the stamped ones with their new seq and
+ * record; an entry no longer in the outbox (acked, or stamped again by another call) is left out.
  * @throws MemoryError `closed`, `quota_exceeded`.
  */
 export async function restampPending<E extends StampedEntry>(
@@ -141,8 +149,12 @@ export async function restampPending<E extends StampedEntry>(
   const kept: E[] = []
   const restamped: E[] = []
   await write(ctx, stampedTables(descriptors), async () => {
+    // The corrections are read after this transaction's first request: a reading of the relay's
+    // time queued before it (another document's) may add one meanwhile, and it must count here.
+    const present = new Set((await ctx.db.outbox.bulkGet(entries.map((e) => e.seq))).flatMap((row) => (row ? [row.seq!] : [])))
     const todo: Array<{ entry: E; row: Record<string, unknown>; stamp: string; shift: number }> = []
     for (const entry of latest.values()) {
+      if (!present.has(entry.seq)) continue // acked or stamped again meanwhile: no longer this call's to publish
       const shift = shiftOf(offset, entry.seq)
       const row = shift === 0 ? undefined : ((await descriptors[entry.kind].read(ctx, entry.projectId, entry.id)) as Record<string, unknown> | undefined)
       const stamp = row && stampOfRow(entry.kind, row as { hlc?: string; at?: string })

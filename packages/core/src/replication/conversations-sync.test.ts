@@ -1,4 +1,4 @@
-import type { Memory, MirroredRecord } from '@engram/core'
+import type { BackgroundExtractor, Memory, MirroredRecord } from '@engram/core'
 import { replicationOf } from '@engram/core/internal'
 import { describe, expect, it } from 'vitest'
 import { openTestMemory, testClock } from '../../../../test/support/memory.js'
@@ -200,5 +200,38 @@ describe('conversations sync (core)', () => {
     await a.close()
     await b.close()
     await c.close()
+  })
+})
+
+describe('observations sync with the conversation', () => {
+  it('an observation reaches another device in the project document, and its purge follows', async () => {
+    const clock = testClock()
+    const observer: BackgroundExtractor = {
+      extract: async () => [],
+      observe: async () => ({ observations: [{ text: 'The user loves night trains.', priority: 'high', expiresAt: clock.now() + 60_000 }] }),
+      settings: { observeTokens: 5 },
+    }
+    const a = await openTestMemory({ now: clock.now, extractor: observer })
+    await a.projects.create({ id: 'p1', name: 'P1' })
+    await a.projects.setSync('p1', { messages: true })
+    const b = await device(clock)
+    const s = await a.sessions.create('p1', { title: 'Trains' })
+    for (const [i, prompt] of ['I love night trains.', 'The sleeper to Vienna is my favourite.', 'I take it every spring.'].entries()) {
+      await a.turns.begin('p1', { sessionId: s.id, turnId: `t${i}`, prompt, budget: 500 })
+      await a.turns.end({ sessionId: s.id, turnId: `t${i}`, reply: 'Lovely.' })
+    }
+    await a.extraction.flush()
+    expect((await a.observations.list(s.id)).map((o) => o.text)).toEqual(['The user loves night trains.'])
+    const records = await deliver(a, b, '')
+    expect(records.map((r) => r.kind)).toContain('observations')
+    await deliver(a, b, s.id)
+    expect((await b.observations.list(s.id)).map((o) => [o.text, o.priority])).toEqual([['The user loves night trains.', 'high']])
+    // It expires: the sweep leaves a text-free tombstone that travels.
+    clock.advance(60_000)
+    expect(await a.extraction.sweep()).toBe(1)
+    await deliver(a, b, '')
+    expect(await b.observations.list(s.id, { all: true })).toEqual([])
+    await a.close()
+    await b.close()
   })
 })

@@ -13,7 +13,9 @@ export interface SyncApi {
   status(projectId: string): Promise<SyncState>
   /**
    * The project's state with what explains it: the `reason` and `message` of an `error`, and the
-   * records sync set aside (malformed stamps, clocks too far ahead, another device's key).
+   * records to know of: set aside (malformed stamps, another device's key), or applied at stamps
+   * far ahead of this device's clock (`clock_ahead`; `memory.status` lists them of every project
+   * in one `stamps_ahead` warning).
    * @throws MemoryError `invalid_input`, `closed`.
    */
   details(projectId: string): Promise<SyncProjectDetails>
@@ -63,6 +65,10 @@ export interface SyncRecordProblem {
   key: string
   hlc: string
   message: string
+  /** `clock_ahead`: the device the stamp names (the one that wrote this version of the record). */
+  deviceId?: string
+  /** `clock_ahead`: the fact's key or the block's label, for the kinds keyed by one. */
+  name?: string
 }
 
 /** A project's sync state with what explains it. */
@@ -155,8 +161,22 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
       if (engine) throw new MemoryError('conflict', 'Sync is already running for this store; close it before starting it again')
       engine = next
       hub.enable('sync', true)
+      /** The records each project holds at stamps far ahead of this device's clock: one `stamps_ahead` warning. */
+      const ahead = new Map<string, readonly SyncRecordProblem[]>()
+      const showAhead = (projectId: string, syncState: SyncState): void => {
+        const listed = syncState === 'off' ? [] : next.details(projectId).problems.filter((p) => p.type === 'clock_ahead')
+        if (listed.length === 0 && !ahead.has(projectId)) return
+        if (listed.length === 0) ahead.delete(projectId)
+        else ahead.set(projectId, listed)
+        if (ahead.size === 0) return hub.warn('stamps_ahead', undefined)
+        // The warning's text loads with the first such record (most stores never see one); it reads the list as it is then.
+        void import('./stamps-ahead.js').then(({ stampsAheadWarningOf }) => {
+          if (engine === next) hub.warn('stamps_ahead', stampsAheadWarningOf(ahead))
+        })
+      }
       stopWatching = next.onStatus((projectId, syncState, details) => {
         hub.setSync(projectId, syncState)
+        showAhead(projectId, syncState)
         if (syncState === 'error') {
           const code = REASON_CODES[details?.reason ?? ''] ?? 'internal'
           hub.fail('sync', new MemoryError(code, details?.message ?? `Sync of project ${projectId} failed (${details?.reason ?? 'unknown reason'})`), projectId)
@@ -168,6 +188,7 @@ export function createSyncSlot(hub: StatusHub, assertOpen: () => void): SyncSlot
         if (engine !== next) return
         stopWatching?.()
         engine = undefined
+        hub.warn('stamps_ahead', undefined)
         for (const projectId of Object.keys(hub.snapshot().sync.projects)) hub.setSync(projectId, 'off')
         hub.enable('sync', false)
         emitLeader(false)

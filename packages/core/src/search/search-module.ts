@@ -36,6 +36,7 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
     'segmentAt',
     'onMerge',
     'onWarm',
+    'vectorPrecision',
   ] as (keyof SearchModuleOptions)[])
   if (analyzer !== undefined && typeof analyzer?.terms !== 'function')
     throw new MemoryError('invalid_input', 'analyzer must have terms(text), e.g. createAnalyzer({ … })')

@@ -1,15 +1,19 @@
+import { withoutExpired } from './expired.js'
 import { invalidInput, MemoryError } from '../store/errors.js'
 import type { StoreContext } from '../store/store-context.js'
 import { checkId, checkLimit, checkOneOf, checkOptions, checkString } from '../store/validate.js'
 import { read } from '../store/write.js'
 import type { Candidate, PostingFilter } from './ranking/bm25.js'
 import { startEmbedQueue } from './vectors/embed-queue.js'
-import { fuseRanked } from './ranking/fusion.js'
+import { fuseScores, HYBRID } from './ranking/fusion.js'
+import { anchoredTime, anchoredWindow, queryTimeWindow, type TimeWindow } from './analysis/time-expressions.js'
+import { inWindow, TIME_WEIGHT } from './ranking/time-boost.js'
 import { searchEngineOf, type SearchEngine } from './index/text-index.js'
 import { normalize, topK } from './vectors/vector-topk.js'
 import { loadProjectVectors } from './vectors/vector-fill.js'
 import { rerankText, resolveRanked } from './ranking/text-rerank.js'
 import { withAdjacentTurns } from './ranking/adjacent-turns.js'
+import { rankInTiers } from './ranking/ranking-tiers.js'
 import type { CacheAt } from './ranking/hit-text.js'
 import { beginCachedRead } from './cache/query-cache.js'
 import { loadOnUse } from '../store/load-on-use.js'
@@ -17,7 +21,7 @@ import type { Hit, HitKind, SearchFn } from './types.js'
 
 export type { Hit, HitKind, SearchFn, SearchOptions } from './types.js'
 
-const KINDS: readonly HitKind[] = ['message', 'fact', 'summary', 'passage']
+const KINDS: readonly HitKind[] = ['message', 'fact', 'summary', 'passage', 'entity', 'relation', 'observation']
 const MODES = ['hybrid', 'text', 'vector'] as const
 /** Longest query accepted (characters). */
 export const MAX_QUERY_LENGTH = 10_000
@@ -36,6 +40,9 @@ const SEARCH_TABLES = [
   'facts',
   'summaries',
   'passages',
+  'entities',
+  'relations',
+  'observations',
 ]
 
 /**
@@ -46,6 +53,7 @@ export function createSearch(ctx: StoreContext): SearchFn {
   const engine = searchEngineOf(ctx.index)
   if (engine?.enabled && engine.embedder) startEmbedQueue(ctx, engine)
   if (engine) ctx.onClose.push(() => engine.stop())
+  const queryVectors = new QueryVectors()
 
   return async function search(projectId, query, options) {
     checkId('projectId', projectId)
@@ -64,35 +72,88 @@ export function createSearch(ctx: StoreContext): SearchFn {
     if (kinds) filter.kinds = kinds
     if (opts.sessionId !== undefined) filter.sessionId = checkId('options.sessionId', opts.sessionId)
     if (opts.excludeSessionId !== undefined) filter.excludeSessionId = checkId('options.excludeSessionId', opts.excludeSessionId)
+    if (opts.now !== undefined && (typeof opts.now !== 'number' || !Number.isFinite(opts.now)))
+      throw invalidInput('options.now must be a time in epoch milliseconds')
     ctx.assertOpen()
     if (!engine?.enabled) throw new MemoryError('internal', 'This store was opened without a search index')
 
     const terms = [...new Set(engine.analyzer.terms(query))]
-    const queryVector = mode === 'text' || query.trim() === '' ? undefined : await embedQuery(ctx, engine, query, mode)
+    const now = opts.now ?? ctx.now()
+    // "two weeks before the concert": the event is searched first, and its time sets the window.
+    const anchored = queryTimeWindow(query, now) ? undefined : anchoredTime(query)
+    let window: TimeWindow | undefined
+    if (anchored) {
+      const [event] = await search(projectId, anchored.anchor, { ...opts, limit: 1, now })
+      if (event) window = anchoredWindow(anchored, event.createdAt)
+    }
+    const when = window ?? (mode === 'text' ? undefined : queryTimeWindow(query, now))
+    // The words naming a time say when, not what: the vector is of the rest, and the window lifts what was written then.
+    const vectorQuery = when ? query.replace(when.text, ' ') : query
+    const queryVector =
+      mode === 'text' || vectorQuery.trim() === '' || (mode === 'hybrid' && keywordQuery(query, terms))
+        ? undefined
+        : (queryVectors.get(vectorQuery) ?? queryVectors.keep(vectorQuery, await embedQuery(ctx, engine, vectorQuery, mode)))
     // The in-memory part of the index loads once, in its own transaction, before this query's.
     if (mode !== 'vector' && terms.length > 0 && !engine.state.ready) await engine.ready()
     // Before the transaction: a change emitted from here on keeps this query's reads out of the cache.
     const cached = beginCachedRead(ctx)
-    const hits = await read(ctx, SEARCH_TABLES, async () => {
-      const depth = mode === 'text' ? limit + 10 : Math.max(50, limit * 3)
+    /** The best `cap` hits of a ranking at that depth (ranking-tiers.ts). */
+    const rankAt = async (cap: number): Promise<Hit[]> => {
       const loaded = new Map<string, Hit>()
+      const depth = mode === 'text' ? cap + 10 : Math.max(50, cap * 3)
       // The project check and the candidates' reads go at once (a search of an unknown project wastes its reads).
       const [searchable, text, vector] = await Promise.all([
         projectSearchable(ctx, projectId, cached),
-        mode !== 'vector' && terms.length > 0 ? rerankText(ctx.db, engine, projectId, query, terms, filter, depth, loaded, ctx.now(), cached) : undefined,
-        queryVector ? vectorCandidates(engine, projectId, queryVector, filter, depth) : undefined,
+        mode !== 'vector' && terms.length > 0 ? rerankText(ctx.db, engine, projectId, query, terms, filter, depth, loaded, now, cached, window) : undefined,
+        queryVector
+          ? vectorCandidates(engine, projectId, queryVector, filter, when ? Math.max(depth, 300) : depth).then((list) =>
+              when ? boostVectors(list, when) : list,
+            )
+          : undefined,
       ])
       if (!searchable) return []
-      const lists = [text, vector].filter((l): l is Candidate[] => l !== undefined)
-      if (lists.length === 0) return []
-      const ranked = lists.length === 1 ? lists[0]! : fuseRanked(lists, depth)
+      if (!text && !vector) return []
+      const ranked = text && vector ? fuseScores(text, vector, depth) : (text ?? vector)!
       const hits = await resolveRanked(ctx.db, projectId, ranked, loaded, cached)
-      if (ADJACENT && (!kinds || kinds.has('message'))) return withAdjacentTurns(ctx.db, projectId, hits, limit, cached)
-      return hits.slice(0, limit)
-    })
+      if (ADJACENT && (!kinds || kinds.has('message'))) return withAdjacentTurns(ctx.db, projectId, hits, cap, cached)
+      return hits.slice(0, cap)
+    }
+    // A tier a transaction (an async function, so Dexie follows its awaits as part of it).
+    const hits = await rankInTiers(limit, (cap) => read(ctx, SEARCH_TABLES, async () => await rankAt(cap)))
     if (engine.state.ready) warmSmallProject(ctx, engine, projectId, cached)
-    return hits
+    return withoutExpired(ctx, hits)
   }
+}
+
+/** Query vectors most recently embedded: `context.build` searches one query more than once, and a model call costs tens of ms. */
+class QueryVectors {
+  private readonly vectors = new Map<string, Float32Array>()
+  get(query: string): Float32Array | undefined {
+    const v = this.vectors.get(query)
+    if (v) {
+      this.vectors.delete(query)
+      this.vectors.set(query, v)
+    }
+    return v
+  }
+  keep(query: string, vector: Float32Array | undefined): Float32Array | undefined {
+    if (!vector) return undefined
+    this.vectors.set(query, vector)
+    if (this.vectors.size > 64) this.vectors.delete(this.vectors.keys().next().value!)
+    return vector
+  }
+}
+
+const QUESTION_WORDS = /\b(what|which|who|whom|whose|where|when|why|how|did|does|do|is|are|was|were|can|could|should|would)\b/i
+
+/** A short query of plain keywords (no question): the text list alone answers it, and the vector part is skipped. */
+function keywordQuery(query: string, terms: readonly string[]): boolean {
+  return terms.length > 0 && terms.length <= HYBRID.keywordTerms && !QUESTION_WORDS.test(query)
+}
+
+/** The vector list with what was written inside the query's time window raised, as the text list's window does, best `depth` kept. */
+function boostVectors(list: Candidate[], when: NonNullable<ReturnType<typeof queryTimeWindow>>): Candidate[] {
+  return list.map((c) => (inWindow(when, c.at) ? { ...c, score: c.score * (1 + TIME_WEIGHT) } : c)).sort((a, b) => b.score - a.score)
 }
 
 /** Projects of at most this many indexed documents get their messages read into the query cache after their first search. */

@@ -11,7 +11,7 @@ import type { IndexTables } from './index/text-index.js'
 import type { VectorCache } from './vectors/vector-cache.js'
 
 /** The kind of memory a search hit comes from. */
-export type HitKind = 'message' | 'fact' | 'summary' | 'passage'
+export type HitKind = 'message' | 'fact' | 'summary' | 'passage' | 'entity' | 'relation' | 'observation'
 /** One search result. */
 export interface Hit {
   kind: HitKind
@@ -29,6 +29,8 @@ export interface SearchOptions {
   mode?: 'hybrid' | 'text' | 'vector'
   sessionId?: string
   excludeSessionId?: string
+  /** The time that relative expressions in the query ("last month", "two weeks ago") count from (epoch ms); default: the store's clock. */
+  now?: number
 }
 /**
  * `memory.search(projectId, query, options)`: best hits first. Unknown and
@@ -46,6 +48,8 @@ export interface SearchEngine extends TextIndex {
   readonly state: IndexState
   readonly vectors: VectorCache
   readonly embedder: Embedder | undefined
+  /** How vectors are stored: int8 (a quarter of the bytes) or as embedded. */
+  readonly vectorPrecision: 'int8' | 'float32'
   /** False for the benchmark baseline store (no index at all). */
   readonly enabled: boolean
   /** Loads the in-memory state (tail, dead documents, corpus statistics) if not yet loaded. */

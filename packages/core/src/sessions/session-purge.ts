@@ -3,13 +3,15 @@ import { maxKey } from '../store/keys.js'
 import type { SessionRow } from '../store/rows.js'
 import type { StoreContext } from '../store/store-context.js'
 import type { WriteScope } from '../store/write.js'
+import { purgeObservations, sessionObservations } from '../observations/observation-writes.js'
 
 /** Tables a session purge writes (with the search index's). */
-export const PURGE_TABLES = ['sessions', 'messages'] as const
+export const PURGE_TABLES = ['sessions', 'messages', 'observations'] as const
 
 /**
  * Removes every message of a session and its search-index documents inside the
- * caller's write; changes are emitted as message deletes.
+ * caller's write; changes are emitted as message deletes. The session's observations
+ * (what an observer wrote of those messages) are purged with them.
  * @returns how many messages were removed.
  */
 export async function purgeSessionMessages(ctx: StoreContext, w: WriteScope, sessionId: string, projectId: string): Promise<number> {
@@ -19,6 +21,7 @@ export async function purgeSessionMessages(ctx: StoreContext, w: WriteScope, ses
     await ctx.index.remove(w, `message:${id}`)
     w.change('messages', 'delete', id, projectId)
   }
+  await purgeObservations(ctx, w, await sessionObservations(ctx, sessionId), ctx.now())
   return ids.length
 }
 

@@ -23,6 +23,8 @@ export interface ProjectRow {
 export interface Source {
   sessionId?: string
   messageId?: string
+  /** The conversation messages a memory was formed from (an extractor's provenance). */
+  messageIds?: string[]
   tool?: string
   note?: string
 }
@@ -41,6 +43,8 @@ export interface FactRow {
   updatedAt: number
   deletedAt?: number
   version: number
+  /** After this time (epoch ms) it leaves search and context, and the expiry sweep purges it. */
+  expiresAt?: number
   /** Hybrid logical clock stamp of the last write (local or remote), for sync conflicts. */
   hlc: string
   /**
@@ -145,6 +149,8 @@ export interface PassageRow {
   source?: Source
   tags: string[]
   createdAt: number
+  /** After this time (epoch ms) it leaves search and context, and the expiry sweep deletes it. */
+  expiresAt?: number
 }
 /** A pending replication of a mirrored record (facts, blocks, summaries) to the sync layer. */
 export interface OutboxRow {
@@ -166,3 +172,20 @@ export interface MetaRow {
 /** The Dexie database behind one memory store. Tables are typed per row. */
 /** The meta row that asks the search module to rebuild its index (set by an upgrade or a rekey). */
 export const INDEX_REBUILD_KEY = 'textIndexRebuild'
+/** The tables a full rebuild of the text index reads and writes (its sources, its own tables and meta). */
+export const INDEX_REBUILD_TABLES = [
+  'messages',
+  'facts',
+  'summaries',
+  'passages',
+  'entities',
+  'relations',
+  'observations',
+  'textDocs',
+  'textBlocks',
+  'textSegs',
+  'textDirs',
+  'textSegDocs',
+  'textCorpus',
+  'meta',
+] as const

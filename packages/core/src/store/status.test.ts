@@ -66,7 +66,7 @@ describe('memory.status', () => {
     const embedder: Embedder = {
       dimensions: 3,
       async embed(texts) {
-        if (texts.includes('passport')) throw new TypeError('quota of the embedding API used up')
+        if (texts.includes('where is my passport')) throw new TypeError('quota of the embedding API used up')
         if (texts.some((t) => t.includes('drawer'))) queued.resolve()
         return texts.map(vector)
       },
@@ -76,7 +76,8 @@ describe('memory.status', () => {
     await queued.promise // the background batch succeeded before the failing queries below
     expect((await memory.status.get()).embedder.state).toBe('ok')
 
-    const hits = await memory.search('user', 'passport', { mode: 'hybrid' })
+    // A question, not a short keyword query: hybrid embeds it (one or two keywords skip the vector part).
+    const hits = await memory.search('user', 'where is my passport', { mode: 'hybrid' })
     expect(hits.map((h) => h.kind)).toEqual(['passage'])
     const afterHybrid = await memory.status.get()
     expect(afterHybrid.embedder).toEqual({
@@ -85,12 +86,12 @@ describe('memory.status', () => {
     })
     expect(afterHybrid.problems).toHaveLength(1)
 
-    const error = await memory.search('user', 'passport', { mode: 'vector' }).catch((e: unknown) => e)
+    const error = await memory.search('user', 'where is my passport', { mode: 'vector' }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(MemoryError)
     expect(error).toMatchObject({ code: 'internal' })
     expect((await memory.status.get()).problems).toHaveLength(2)
 
-    await memory.search('user', 'drawer', { mode: 'hybrid' })
+    await memory.search('user', 'where is the drawer', { mode: 'hybrid' })
     expect((await memory.status.get()).embedder.state).toBe('ok')
     await memory.close()
   })

@@ -24,9 +24,8 @@ export interface BackgroundProblem {
  */
 export type SyncState = 'off' | 'connecting' | 'synced' | 'read_only' | 'offline' | 'error'
 
-/** A condition the app should show that is not a failed background task, current only. */
-export interface StatusWarning {
-  /** `clock`: this device's clock is off the relay's by more than sync's bound. */
+/** `clock`: this device's clock is off the relay's by more than sync's bound. */
+export interface ClockWarning {
   type: 'clock'
   message: string
   /** Relay time minus this device's clock, ms (positive: this clock is slow). */
@@ -35,6 +34,47 @@ export interface StatusWarning {
   since: number
 }
 
+/** A record this device holds at a stamp far ahead of its clock (listed by a `stamps_ahead` warning). */
+export interface StampAheadRecord {
+  projectId: string
+  /** Its kind: `facts`, `blocks`, `summaries`, `patterns`, `sessions`, `messages`, … */
+  kind: string
+  /** Its id in the project's documents. */
+  id: string
+  /** The fact's key or the block's label, for the kinds keyed by one. */
+  name?: string
+  /** The stamp it is held at (its first 13 digits are epoch ms). */
+  hlc: string
+  /** The device the stamp names: the one that wrote this version of the record. */
+  deviceId: string
+}
+
+/**
+ * `stamps_ahead`: records synced to this device carry stamps more than sync's clock-lead bound
+ * ahead of its clock (corrected by the relay's time): a device with a wrong clock wrote them
+ * (e.g. one set to 2099). They are applied as on every device, never set aside, and the next
+ * edit of each on any device wins over it; the warning goes when no held record is ahead any more.
+ */
+export interface StampsAheadWarning {
+  type: 'stamps_ahead'
+  message: string
+  /** How many records are ahead, in every synced project. */
+  count: number
+  /** The records, at most {@link MAX_LISTED_STAMPS_AHEAD}: the furthest ahead first. */
+  records: StampAheadRecord[]
+  /** Since when it holds (epoch ms). */
+  since: number
+}
+
+/** The most records a `stamps_ahead` warning lists (its `count` says how many there are). */
+export const MAX_LISTED_STAMPS_AHEAD = 100
+
+/** A condition the app should show that is not a failed background task, current only. */
+export type StatusWarning = ClockWarning | StampsAheadWarning
+
+/** What {@link StatusHub.warn} takes for a warning of type `T`. */
+export type WarningBody<T extends StatusWarning['type']> = Omit<Extract<StatusWarning, { type: T }>, 'type' | 'since'>
+
 /** The state of one background component. `failing` means its last attempt failed (it retries where it can). */
 export interface ComponentStatus {
   state: 'off' | 'ok' | 'failing'
@@ -42,15 +82,26 @@ export interface ComponentStatus {
   lastError?: BackgroundProblem
 }
 
+/** The background extraction queue, as `memory.status.get().extractor.queue` shows it. */
+export interface ExtractionQueueStatus {
+  /** Jobs waiting or running. */
+  backlog: number
+  /** Jobs set aside after their last attempt failed (`memory.extraction.retry()` queues them again). */
+  failed: number
+  /** Set while a project's daily token budget holds the queue: until when (epoch ms, the next UTC day). */
+  budget?: { projectId: string; until: number }
+}
+
 /** Everything that runs in the background of a store, in one place. */
 export interface MemoryStatus {
   embedder: ComponentStatus
   summarizer: ComponentStatus
-  extractor: ComponentStatus
+  /** `queue` is there when the extractor runs in the background (a `BackgroundExtractor`). */
+  extractor: ComponentStatus & { queue?: ExtractionQueueStatus }
   sync: ComponentStatus & { projects: Record<string, SyncState> }
   /** The most recent background failures (at most 20), oldest first. */
   problems: BackgroundProblem[]
-  /** What the app should show now besides failures (e.g. a `clock` warning); empty when all is well. */
+  /** What the app should show now besides failures (a `clock` or a `stamps_ahead` warning); empty when all is well. */
   warnings: StatusWarning[]
 }
 
@@ -73,10 +124,12 @@ export interface StatusHub {
   fail(source: BackgroundSource, error: unknown, projectId?: string): void
   /** A successful attempt after failures: the component is `ok` again. */
   recover(source: BackgroundSource): void
+  /** Sets what the background extraction queue holds (shown as `extractor.queue`). */
+  setQueue(queue: ExtractionQueueStatus): void
   /** Sets one project's sync state (`off` removes it). */
   setSync(projectId: string, state: SyncState): void
   /** Shows a warning of `type` (replacing the one shown), or clears it with undefined. */
-  warn(type: StatusWarning['type'], warning: Omit<StatusWarning, 'type' | 'since'> | undefined): void
+  warn<T extends StatusWarning['type']>(type: T, warning: WarningBody<T> | undefined): void
   snapshot(): MemoryStatus
   readonly api: StatusApi
 }
@@ -90,6 +143,7 @@ export function createStatusHub(now: () => number, assertOpen: () => void): Stat
   const syncProjects = new Map<string, SyncState>()
   const problems: BackgroundProblem[] = []
   const warnings = new Map<StatusWarning['type'], StatusWarning>()
+  let queue: ExtractionQueueStatus | undefined
   const listeners = new Set<(status: MemoryStatus) => void>()
 
   function snapshot(): MemoryStatus {
@@ -97,10 +151,10 @@ export function createStatusHub(now: () => number, assertOpen: () => void): Stat
     return {
       embedder: copy('embedder'),
       summarizer: copy('summarizer'),
-      extractor: copy('extractor'),
+      extractor: queue ? { ...copy('extractor'), queue: { ...queue, ...(queue.budget ? { budget: { ...queue.budget } } : {}) } } : copy('extractor'),
       sync: { ...copy('sync'), projects: Object.fromEntries(syncProjects) },
       problems: problems.map((p) => ({ ...p })),
-      warnings: [...warnings.values()].map((w) => ({ ...w })),
+      warnings: [...warnings.values()].map((w) => structuredClone(w)),
     }
   }
   function changed(): void {
@@ -143,6 +197,18 @@ export function createStatusHub(now: () => number, assertOpen: () => void): Stat
       const current = components.get(source)!
       if (current.state === 'failing') set(source, { ...current, state: 'ok' })
     },
+    setQueue(next) {
+      if (
+        queue &&
+        queue.backlog === next.backlog &&
+        queue.failed === next.failed &&
+        queue.budget?.until === next.budget?.until &&
+        queue.budget?.projectId === next.budget?.projectId
+      )
+        return
+      queue = next
+      changed()
+    },
     setSync(projectId, state) {
       if ((syncProjects.get(projectId) ?? 'off') === state) return
       if (state === 'off') syncProjects.delete(projectId)
@@ -155,8 +221,8 @@ export function createStatusHub(now: () => number, assertOpen: () => void): Stat
         if (current && warnings.delete(type)) changed()
         return
       }
-      if (current?.message === warning.message && current.offsetMs === warning.offsetMs) return
-      warnings.set(type, { type, ...warning, since: current?.since ?? now() })
+      if (current !== undefined && sameBody(current, warning)) return
+      warnings.set(type, { type, ...warning, since: current?.since ?? now() } as unknown as StatusWarning)
       changed()
     },
     snapshot,
@@ -173,4 +239,10 @@ export function createStatusHub(now: () => number, assertOpen: () => void): Stat
       },
     },
   }
+}
+
+/** Whether a shown warning says the same as a new body (nothing to tell listeners). */
+function sameBody(current: StatusWarning, body: object): boolean {
+  const { type: _type, since: _since, ...shown } = current
+  return JSON.stringify(shown) === JSON.stringify(body)
 }

@@ -13,6 +13,12 @@ import type { WriteScope } from './write.js'
 export interface Embedder {
   /** Length of every vector `embed` returns. */
   dimensions: number
+  /**
+   * The model's id (optional). Stored with the vectors: opening a store with an
+   * embedder of another model (or dimension) re-embeds every message and passage
+   * in the background instead of mixing vectors of two models.
+   */
+  model?: string
   /** Embeds a batch of texts; one vector per text, in order. */
   embed(texts: string[]): Promise<Float32Array[]>
 }
@@ -21,7 +27,7 @@ export interface Embedder {
 export interface IndexedDoc {
   /** `<kind>:<record id>`, e.g. `message:0190…`. */
   docId: string
-  kind: 'message' | 'fact' | 'summary' | 'passage'
+  kind: 'message' | 'fact' | 'summary' | 'passage' | 'entity' | 'relation' | 'observation'
   projectId: string
   sessionId?: string
   text: string

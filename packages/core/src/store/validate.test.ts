@@ -34,7 +34,6 @@ describe('ids and keys are well-formed Unicode', () => {
       ['label', () => memory.blocks.set('p', LONE_HIGH, 'v')],
       ['id', () => memory.sessions.create('p', { id: LONE_HIGH })],
       ['tag', () => memory.facts.set('p', 'k', 1, { tags: [LONE_LOW] })],
-      ['text', () => memory.patterns.observe('p', `walks ${LONE_HIGH}`)],
     ]
     for (const [field, call] of cases) {
       const error = await refusal(call)

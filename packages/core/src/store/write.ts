@@ -78,6 +78,9 @@ class Scope implements WriteScope {
         rows.push({ kind: 'sessions', projectId: c.projectId, doc: '', id: c.id, op: c.op, hlc: this.hlc() })
       const doc = c.kind === 'messages' ? sessionOf.get(c.id) : undefined
       if (doc !== undefined) rows.push({ kind: 'messages', projectId: c.projectId, doc, id: c.id, op: c.op, hlc: this.hlc() })
+      // Other conversation kinds (observations) travel in the project document with the sessions list.
+      else if (c.kind !== 'sessions' && c.kind !== 'messages')
+        rows.push({ kind: c.kind as MirroredKind, projectId: c.projectId, doc: '', id: c.id, op: c.op, hlc: this.hlc() })
     }
     return rows
   }

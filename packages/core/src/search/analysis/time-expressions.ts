@@ -152,3 +152,39 @@ function ago(now: number, count: string, unit: string): [number, number] | undef
   const half = Math.max(1, Math.floor(days / 2)) * DAY
   return [center - half, center + half + DAY]
 }
+
+/** A time told relative to an event the query names ("two weeks before the concert"). */
+export interface AnchoredTime {
+  /** The words naming the event ("the concert"): searched to find when it was. */
+  anchor: string
+  /** Days from the event: negative before it, positive after it. */
+  offsetDays: number
+  /** Half the width of the window around that day (days). */
+  slackDays: number
+  /** The whole expression as written ("two weeks before the concert"). */
+  text: string
+}
+
+const ANCHORED =
+  /\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|couple|few) (?:of )?(day|week|month|year)s? (before|after|prior to|following) ((?:(?:the|my|our|his|her|their|that) )?[^?.!,;]{2,80}?)(?=[?.!,;]|$)/i
+
+/**
+ * A time the query gives relative to an event it names ("two weeks before
+ * the concert", "a month after my surgery"), or undefined. The event's own
+ * time is not known from the words: the search finds the event first.
+ */
+export function anchoredTime(query: string): AnchoredTime | undefined {
+  const m = ANCHORED.exec(query)
+  if (!m) return undefined
+  const n = NUMBERS[m[1]!.toLowerCase()] ?? Number(m[1])
+  const days = UNIT_DAYS[m[2]!.toLowerCase()]
+  if (!Number.isFinite(n) || n <= 0 || days === undefined) return undefined
+  const before = /^(before|prior to)$/i.test(m[3]!)
+  return { anchor: m[4]!.trim(), offsetDays: (before ? -1 : 1) * n * days, slackDays: Math.max(1, Math.floor(days / 2)), text: m[0] }
+}
+
+/** The window of an anchored time once its event's time (`at`) is known. */
+export function anchoredWindow(anchored: AnchoredTime, at: number): TimeWindow {
+  const center = startOfDay(at) + anchored.offsetDays * DAY
+  return { from: center - anchored.slackDays * DAY, to: center + (anchored.slackDays + 1) * DAY, text: anchored.text }
+}

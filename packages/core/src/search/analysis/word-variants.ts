@@ -35,8 +35,9 @@ export function variantTerms(analyzer: Analyzer, query: string, queryTerms: Read
 
 /** `(1 − weight) · original + weight · variants`, the variants' scores brought to the original's scale. */
 export function mixVariants(original: readonly Candidate[], variants: readonly Candidate[], weight = VARIANT_WEIGHT): Candidate[] {
-  const a = Math.max(Number.MIN_VALUE, ...original.map((c) => c.score))
+  // Nothing matched the words as written: the derived forms' own scale stands (else every score would be 0).
   const b = Math.max(Number.MIN_VALUE, ...variants.map((c) => c.score))
+  const a = original.length > 0 ? Math.max(Number.MIN_VALUE, ...original.map((c) => c.score)) : b
   const out = new Map<string, Candidate>()
   for (const c of original) out.set(c.docId, { ...c, score: (1 - weight) * c.score })
   for (const c of variants) {

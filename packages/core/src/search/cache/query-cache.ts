@@ -20,7 +20,15 @@ export const MAX_CACHED_WINDOWS = 20_000
 export const MAX_CACHED_PROJECTS = 1_000
 
 /** Kinds of the change feed whose records hits show, by the hit kind they come back as. */
-const HIT_KINDS: Partial<Record<Change['kind'], HitKind>> = { messages: 'message', facts: 'fact', summaries: 'summary', passages: 'passage' }
+const HIT_KINDS: Partial<Record<Change['kind'], HitKind>> = {
+  messages: 'message',
+  facts: 'fact',
+  summaries: 'summary',
+  passages: 'passage',
+  entities: 'entity',
+  relations: 'relation',
+  observations: 'observation',
+}
 
 /**
  * What queries read again and again, kept in memory (never persisted): the

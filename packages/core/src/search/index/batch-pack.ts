@@ -150,3 +150,37 @@ function prefixedKeys(table: Dexie.Table<StoredDocRow, number>, ids: readonly st
     })
     .then(() => found) as unknown as Promise<number[]>
 }
+
+/** Fewest consecutive merged documents worth packing into a batch row. */
+const PACK_AT = 2
+
+/**
+ * Batch rows for the single rows of documents a merge just folded into blocks: each run of
+ * consecutive documents of one project (facts stay rows of their own) becomes batch rows without
+ * terms, as a bulk write stores them, since their postings now live in blocks. A message appended
+ * on its own costs a row with a copy of its terms and an index key of its 44-character id; packed,
+ * a run of them shares one row and, their ids growing with time, one prefix key. Returns the rows
+ * to put and the keys to delete (the last member's key is the batch's, overwritten by the put).
+ */
+export function packMerged(rows: readonly StoredDocRow[]): { puts: StoredDocRow[]; deletes: number[] } {
+  const puts: StoredDocRow[] = []
+  const deletes: number[] = []
+  let run: TextDocRow[] = []
+  const flush = () => {
+    if (run.length >= PACK_AT) {
+      const packed = batchRowsOf(run, run[0]!.n!)
+      const kept = new Set(packed.map((row) => row.n))
+      for (const row of run) if (!kept.has(row.n!)) deletes.push(row.n!)
+      puts.push(...packed)
+    }
+    run = []
+  }
+  for (const row of rows) {
+    const single = !('m' in row) && row.x === undefined && row.d !== undefined && batchable(row.d)
+    const last = run[run.length - 1]
+    if (!single || (last && (last.n! + 1 !== row.n || last.q !== row.q))) flush()
+    if (single) run.push({ n: row.n!, q: row.q, d: row.d!, a: row.a, l: row.l, t: '', k: row.k })
+  }
+  flush()
+  return { puts, deletes }
+}

@@ -1,8 +1,10 @@
 import type { Transaction } from 'dexie'
-import { type FactRow, INDEX_REBUILD_KEY, type MessageRow, type PassageRow, type SummaryRow } from '../../store/rows.js'
+import { type FactRow, INDEX_REBUILD_KEY, INDEX_REBUILD_TABLES, type MessageRow, type PassageRow, type SummaryRow } from '../../store/rows.js'
 import type { IndexedDoc, StoreContext } from '../../store/store-context.js'
 import type { Analyzer } from '../analysis/analyzer.js'
 import { factText } from './fact-text.js'
+import { entityText, type KnowledgeRowParts, relationRowText } from './knowledge-text.js'
+import { isSearchableObservation, type ObservationDocParts, observationDoc } from './observation-text.js'
 import type { TextCorpusRow, TextDocRow } from './index-rows.js'
 import { mergeTail, type MergeTables } from './merger.js'
 import { docRowOf, mergedRowOf, type SearchEngine } from './text-index.js'
@@ -10,7 +12,7 @@ import type { WriteScope } from '../../store/write.js'
 
 /**
  * Builds the full-text index of every live record (messages, facts,
- * summaries, archive passages) inside `tx`, which must be able to write the
+ * summaries, archive passages, entities, relations, observations) inside `tx`, which must be able to write the
  * index tables: used by the schema upgrade from version 1, whose index had
  * another layout. Documents are written and merged into posting blocks in the
  * same transaction, so the store is searchable as soon as it opens.
@@ -40,6 +42,7 @@ export async function rebuildIndex(tx: Transaction, analyzer: Analyzer): Promise
       })
   }
   for (const p of passages) docs.push({ docId: `passage:${p.id}`, kind: 'passage', projectId: p.projectId, text: p.text, createdAt: p.createdAt })
+  docs.push(...(await knowledgeDocs(tx)), ...(await observationDocs(tx)))
   docs.sort((a, b) => a.createdAt - b.createdAt || (a.docId < b.docId ? -1 : 1))
 
   const corpus = new Map<string, TextCorpusRow>()
@@ -75,7 +78,7 @@ export async function rebuildIndex(tx: Transaction, analyzer: Analyzer): Promise
 export async function finishIndexRebuild(ctx: StoreContext, analyzer: Analyzer): Promise<void> {
   const note = await ctx.db.meta.get(INDEX_REBUILD_KEY)
   if (note === undefined) return
-  const tables = ['messages', 'facts', 'summaries', 'passages', 'textDocs', 'textBlocks', 'textSegs', 'textDirs', 'textSegDocs', 'textCorpus', 'meta']
+  const tables = [...INDEX_REBUILD_TABLES]
   await ctx.db.transaction('rw', tables, async (tx) => {
     // Another tab opening the same database may have finished it meanwhile.
     if ((await tx.table('meta').get(INDEX_REBUILD_KEY)) === undefined) return
@@ -99,4 +102,29 @@ export async function wholeIndexRebuild(ctx: StoreContext, engine: SearchEngine)
     await rebuildIndex(w.tx, engine.analyzer)
     await Promise.all([vectors.length ? db.table('vectors').bulkPut(vectors) : undefined, queue.length ? db.table('embedQueue').bulkPut(queue) : undefined])
   }
+}
+
+/** The documents of live entities and relations (none in a database older than their tables). */
+async function knowledgeDocs(tx: Transaction): Promise<IndexedDoc[]> {
+  const names = tx.idbtrans.objectStoreNames
+  if (!names.contains('entities') || !names.contains('relations')) return []
+  const [entities, relations] = await Promise.all([
+    tx.table<KnowledgeRowParts['entity']>('entities').toArray(),
+    tx.table<KnowledgeRowParts['relation']>('relations').toArray(),
+  ])
+  const byId = new Map(entities.map((e) => [e.id, e.name]))
+  const docs: IndexedDoc[] = []
+  for (const e of entities)
+    if (e.deletedAt === undefined && e.mergedInto === undefined)
+      docs.push({ docId: `entity:${e.id}`, kind: 'entity', projectId: e.projectId, text: entityText(e), createdAt: e.createdAt })
+  for (const r of relations)
+    if (r.deletedAt === undefined)
+      docs.push({ docId: `relation:${r.id}`, kind: 'relation', projectId: r.projectId, text: relationRowText(r, byId), createdAt: r.validFrom })
+  return docs
+}
+
+/** The documents of observations in force or expired but not yet purged (none in a database older than their table). */
+async function observationDocs(tx: Transaction): Promise<IndexedDoc[]> {
+  if (!tx.idbtrans.objectStoreNames.contains('observations')) return []
+  return (await tx.table<ObservationDocParts>('observations').toArray()).filter(isSearchableObservation).map(observationDoc)
 }

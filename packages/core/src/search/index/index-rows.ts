@@ -34,8 +34,8 @@ import type { HitKind } from '../types.js'
  *   length of its merged documents, and its segments.
  */
 
-/** Kinds as stored in a posting (two bits). */
-export const KIND_CODES: readonly HitKind[] = ['message', 'fact', 'summary', 'passage']
+/** Kinds as stored in a posting (codes 0–3 in two bits, 4–7 past the largest tf: posting-codec.ts). */
+export const KIND_CODES: readonly HitKind[] = ['message', 'fact', 'summary', 'passage', 'entity', 'relation', 'observation']
 
 /** A document of the index: a segment until merged, then only what replace, remove and ranking need. */
 export interface TextDocRow {
@@ -193,7 +193,10 @@ export interface VectorRow {
   kind: HitKind
   sid?: string
   at: number
-  vector: Float32Array
+  /** The unit vector: int8 components (times `scale`), or as embedded (rows written before int8, or `vectorPrecision: 'float32'`). */
+  vector: Float32Array | Int8Array
+  /** What an int8 component is worth. */
+  scale?: number
 }
 /** A document waiting to be embedded, off the write path. */
 export interface EmbedQueueRow {

@@ -14,6 +14,7 @@ import {
   type TextSegDocsRow,
   type TextSegRow,
 } from './index-rows.js'
+import { packMerged } from './batch-pack.js'
 import { batchOf, expandRows, firstOf, rewriteBatches, settle, type StoredDocRow } from './doc-batches.js'
 import { decodeBlocks, PostingWriter } from './posting-codec.js'
 import { collectSegments } from './segment-collect.js'
@@ -68,6 +69,7 @@ interface Adds {
  * transaction) becomes one new posting segment per project instead
  * (segments.ts): a few rows rather than one per term. `collected`: the postings of `added`
  * collected by the caller ({@link collectSegments}), used when they are all the new segments hold.
+ * `pack`: the merged single rows become batch rows without terms (batch-pack.ts `packMerged`), as the store's merger asks.
  */
 export async function mergeTail(
   t: MergeTables,
@@ -77,6 +79,7 @@ export async function mergeTail(
   record: readonly DeadDoc[] = [],
   segmentAt = Infinity,
   collected?: ReadonlyMap<number, FreshSegment>,
+  pack = false,
 ): Promise<MergeOutcome> {
   const [markRow, corpusRows] = await Promise.all([t.meta.get(MERGED_MARK_KEY), t.textCorpus.toArray()])
   const mark = typeof markRow?.value === 'number' ? markRow.value : 0
@@ -252,7 +255,11 @@ export async function mergeTail(
     if (list) list.push(a.w)
     else blockTerms.set(a.q, [a.w])
   }
+  // The merged single rows of the tail become batch rows without terms (batch-pack.ts `packMerged`); dead rows are dropped below.
+  const packed = pack ? packMerged(storedRows.filter((row) => row.n! <= newMark)) : { puts: [], deletes: [] }
   await Promise.all([
+    packed.deletes.length > 0 ? t.textDocs.bulkDelete(packed.deletes) : undefined,
+    packed.puts.length > 0 ? t.textDocs.bulkPut(packed.puts) : undefined,
     segmentPuts.length > 0 ? t.textSegs!.bulkPut(segmentPuts) : undefined,
     dirPuts.length > 0 ? t.textDirs!.bulkPut(dirPuts) : undefined,
     docsPuts.length > 0 ? t.textSegDocs!.bulkPut(docsPuts) : undefined,

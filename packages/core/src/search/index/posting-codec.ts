@@ -49,7 +49,8 @@ export class PostingWriter {
       this.buf = next
     }
     this.varint(doc - this.last)
-    this.varint(Math.min(tf, MAX_TF) * 4 + kind)
+    // Kinds 0–3 in the low two bits (the first format); kinds 4–7 as a tf above MAX_TF, which no older posting holds.
+    this.varint(kind < 4 ? Math.min(tf, MAX_TF) * 4 + kind : (MAX_TF + 1 + Math.min(tf, MAX_TF)) * 4 + (kind - 4))
     this.varint(len)
     this.last = doc
     this.count++
@@ -118,8 +119,9 @@ export function decodeBlocks(blocks: ReadonlyArray<{ c: number; p: Uint8Array }>
         shift *= 128
       } while (byte & 0x80)
       out.docs[i] = doc
-      out.tfs[i] = Math.floor(tk / 4)
-      out.kinds[i] = tk & 3
+      const tf = Math.floor(tk / 4)
+      out.tfs[i] = tf > MAX_TF ? tf - MAX_TF - 1 : tf
+      out.kinds[i] = tf > MAX_TF ? 4 + (tk & 3) : tk & 3
       out.lens[i] = v
       i++
     }

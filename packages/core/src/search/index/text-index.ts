@@ -41,6 +41,8 @@ export interface IndexTables {
 export interface TextIndexOptions {
   embedder?: Embedder
   analyzer?: Analyzer
+  /** Internal (benchmarks): `'float32'` stores vectors as they come instead of as int8 (default), to measure what int8 costs. */
+  vectorPrecision?: 'int8' | 'float32'
   /** Internal (benchmarks only): `false` gives a store without a full-text index. */
   textIndex?: boolean
   /** Internal (tests, benchmarks): unmerged documents that start a merge at once, writes or not (default 8,192). */
@@ -485,7 +487,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
           if (stopped) return
           let more = false
           await db.transaction('rw', ['textDocs', 'textBlocks', 'textCorpus', 'textSegs', 'textDirs', 'textSegDocs', 'meta'], async (tx) => {
-            const outcome = await mergeTail(t, MERGE_BATCH, [], opts.purgeAt, state.pendingMarkers(), opts.segmentAt ?? SEGMENT_AT)
+            const outcome = await mergeTail(t, MERGE_BATCH, [], opts.purgeAt, state.pendingMarkers(), opts.segmentAt ?? SEGMENT_AT, undefined, true)
             more = outcome.more
             tx.on('complete', () => {
               state.apply({ added: [], killed: [], assigned: [], removedProjects: [], vectorProjects: new Set(), reset: false, merged: outcome })
@@ -512,6 +514,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     state,
     vectors,
     embedder,
+    vectorPrecision: opts.vectorPrecision === 'float32' ? 'float32' : 'int8',
     enabled,
     tables: enabled ? INDEX_TABLES : [],
     onEnqueue: () => {},

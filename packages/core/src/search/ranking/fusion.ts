@@ -1,31 +1,43 @@
 import { compareCandidates, topCandidates, type Candidate } from './bm25.js'
 
-/** Reciprocal rank fusion constant (Cormack et al. 2009). */
-export const RRF_K = 60
-/** Weight of the recency boost, relative to a first place in one list. */
-export const RECENCY_WEIGHT = 0.3
-/** Age at which the recency boost halves (ms): 30 days. */
-export const RECENCY_HALF_LIFE = 30 * 24 * 3600 * 1000
+/**
+ * How hybrid search weighs its two lists, tuned on the recall fixtures' tuning
+ * sets (docs/search-and-context.md): the text list, with every ranking layer
+ * above BM25, keeps its scores; the vector list adds at most `vectorWeight`
+ * of the best text score, for what shares no word with the query.
+ */
+export const HYBRID = {
+  /** The most a vector match adds, as a share of the best text score. */
+  vectorWeight: 0.7,
+  /** Queries of at most this many analyzed terms, with no question word, skip the vector list (keyword lookups). */
+  keywordTerms: 2,
+}
 
 /**
- * Fuses ranked lists with reciprocal rank fusion plus a recency boost that
- * decays with age relative to the newest candidate (not the wall clock, so the
- * same memory ranks the same way tomorrow). Returns the best `k`.
+ * Fuses the text list (BM25 and its ranking layers: scores on one scale) with
+ * the vector list (cosine similarities). Each candidate keeps its text score
+ * and gains `weight × best text score × v`, where v rises linearly from 0 at
+ * the lowest similarity of the vector list to 1 at the highest: the text
+ * scores stay meaningful for what reads them after (adjacent turns, the
+ * context builder's score cliff), and a candidate only the vector list finds
+ * ranks by its similarity alone. Returns the best `k`, best first.
  */
-export function fuseRanked(lists: ReadonlyArray<readonly Candidate[]>, k: number): Candidate[] {
-  const fused = new Map<string, Candidate>()
-  let newest = -Infinity
-  for (const list of lists) {
-    list.forEach((c, rank) => {
-      newest = Math.max(newest, c.at)
-      const add = 1 / (RRF_K + rank + 1)
-      const found = fused.get(c.docId)
-      if (found) found.score += add
-      else fused.set(c.docId, { ...c, score: add })
-    })
+export function fuseScores(text: readonly Candidate[], vector: readonly Candidate[], k: number, weight = HYBRID.vectorWeight): Candidate[] {
+  const fused = new Map<string, Candidate>(text.map((c) => [c.docId, { ...c }]))
+  const best = text.reduce((m, c) => Math.max(m, c.score), 0) || 1
+  let high = -Infinity
+  let low = Infinity
+  for (const c of vector) {
+    high = Math.max(high, c.score)
+    low = Math.min(low, c.score)
   }
-  for (const c of fused.values()) {
-    c.score += (RECENCY_WEIGHT / (RRF_K + 1)) * 2 ** (-(newest - c.at) / RECENCY_HALF_LIFE)
+  const span = high - low
+  for (const c of vector) {
+    const v = span > 0 ? (c.score - low) / span : 1
+    const add = weight * best * v
+    const found = fused.get(c.docId)
+    if (found) found.score += add
+    else fused.set(c.docId, { ...c, score: add })
   }
   return topCandidates(fused.values(), k).sort(compareCandidates)
 }

@@ -5,6 +5,8 @@ import { recordIdOf } from '../index/index-rows.js'
 import type { CachedRecord, QueryCache } from '../cache/query-cache.js'
 import type { Hit, HitKind } from '../types.js'
 import { factText } from '../index/fact-text.js'
+import { knowledgeRecords } from './knowledge-hits.js'
+import { isSearchableObservation, type ObservationDocParts } from '../index/observation-text.js'
 
 /** A query cache and the generation a read fills it with. */
 export interface CacheAt {
@@ -21,7 +23,7 @@ export interface CacheAt {
  * record is read again next time).
  */
 export async function resolveHits(db: EngramDb, projectId: string, candidates: readonly Candidate[], cached?: CacheAt): Promise<Hit[]> {
-  const ids: Record<HitKind, string[]> = { message: [], fact: [], summary: [], passage: [] }
+  const ids: Record<HitKind, string[]> = { message: [], fact: [], summary: [], passage: [], entity: [], relation: [], observation: [] }
   const found = new Map<string, CachedRecord>()
   for (const c of candidates) {
     const hit = cached?.cache.record(c.docId)
@@ -32,7 +34,7 @@ export async function resolveHits(db: EngramDb, projectId: string, candidates: r
     found.set(key, record)
     cached?.cache.keepRecord(key, record, cached.generation)
   }
-  const [messages, facts, summaries, passages] = await Promise.all([
+  const [messages, facts, summaries, passages, observations] = await Promise.all([
     ids.message.length ? db.messages.bulkGet(ids.message) : [],
     // One equality lookup per id (not anyOf's key-ordered cursor): an encrypted store keeps fact ids as keyed hashes.
     ids.fact.length
@@ -40,7 +42,10 @@ export async function resolveHits(db: EngramDb, projectId: string, candidates: r
       : ([] as FactRow[]),
     ids.summary.length ? db.summaries.bulkGet(ids.summary) : [],
     ids.passage.length ? db.passages.bulkGet(ids.passage) : [],
+    ids.observation.length ? db.table<ObservationDocParts, string>('observations').bulkGet(ids.observation) : [],
   ])
+  // Entities and relations: their index text is what a hit shows (search/index/knowledge-text.ts), read from their rows.
+  for (const [key, record] of await knowledgeRecords(db, ids.entity, ids.relation)) keep(key, record)
   for (const m of messages)
     if (m && m.deletedAt === undefined) keep(`message:${m.id}`, { projectId: m.projectId, text: m.content, sessionId: m.sessionId, message: m })
   for (const f of facts) if (f.deletedAt === undefined) keep(`fact:${f.id}`, { projectId: f.projectId, text: factText(f.key, f.value) })
@@ -52,6 +57,9 @@ export async function resolveHits(db: EngramDb, projectId: string, candidates: r
       )
   }
   for (const p of passages) if (p) keep(`passage:${p.id}`, { projectId: p.projectId, text: p.text })
+  // Observations a reflection condensed (or the sweep purged) are not hits, even through a stale posting.
+  for (const o of observations)
+    if (o && isSearchableObservation(o)) keep(`observation:${o.id}`, { projectId: o.projectId, text: o.text, sessionId: o.sessionId })
   const hits: Hit[] = []
   for (const c of candidates) {
     const r = found.get(c.docId)

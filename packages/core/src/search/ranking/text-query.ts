@@ -384,9 +384,13 @@ function firstRowFrom(engine: SearchEngine, n: number): Promise<TextDocRow | und
 async function withSessions(engine: SearchEngine, candidates: Candidate[], filter: PostingFilter): Promise<Candidate[]> {
   const messages = candidates.filter((c) => c.kind === 'message')
   const summaries = candidates.filter((c) => c.kind === 'summary')
-  const [m, s] = await Promise.all([
+  const observations = candidates.filter((c) => c.kind === 'observation')
+  const [m, s, o] = await Promise.all([
     messages.length ? engine.db.messages.bulkGet(messages.map((c) => recordIdOf(c.docId, 'message'))) : [],
     summaries.length ? engine.db.summaries.bulkGet(summaries.map((c) => recordIdOf(c.docId, 'summary'))) : [],
+    observations.length
+      ? engine.db.table<{ sessionId: string }, string>('observations').bulkGet(observations.map((c) => recordIdOf(c.docId, 'observation')))
+      : [],
   ])
   messages.forEach((c, i) => {
     const sid = m[i]?.sessionId
@@ -394,6 +398,10 @@ async function withSessions(engine: SearchEngine, candidates: Candidate[], filte
   })
   summaries.forEach((c, i) => {
     const sid = s[i]?.sessionId
+    if (sid !== undefined) c.sid = sid
+  })
+  observations.forEach((c, i) => {
+    const sid = o[i]?.sessionId
     if (sid !== undefined) c.sid = sid
   })
   return candidates.filter((c) => {

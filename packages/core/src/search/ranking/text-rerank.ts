@@ -7,7 +7,7 @@ import { proximityShare, PROXIMITY_WEIGHT } from './proximity.js'
 import type { SearchEngine } from '../types.js'
 import { textCandidates } from './text-query.js'
 import { mixVariants, variantTerms } from '../analysis/word-variants.js'
-import { queryTimeWindow } from '../analysis/time-expressions.js'
+import { queryTimeWindow, type TimeWindow } from '../analysis/time-expressions.js'
 import { boostTimeWindow, TIME_DEPTH, withoutTimeTerms } from './time-boost.js'
 
 /** Whether derived word forms of the query's words are searched too. */
@@ -29,7 +29,8 @@ export const RERANK_WINDOW = 30
 /**
  * Full-text candidates for the query's analyzed `tokens`, best `depth` first:
  * BM25 from the index (with derived word forms), the time window the query
- * names against `now` (its words taken out of the terms), then a proximity
+ * names against `now` (or the `window` given: an anchored time the caller
+ * resolved; its words taken out of the terms), then a proximity
  * bonus above it. Records it loads are added to `loaded` (by `kind:id`) so
  * the caller need not read them again. Runs inside the caller's read
  * transaction.
@@ -45,8 +46,9 @@ export async function rerankText(
   loaded?: Map<string, Hit>,
   now?: number,
   cached?: CacheAt,
+  window?: TimeWindow,
 ): Promise<Candidate[]> {
-  const when = TIME && now !== undefined ? queryTimeWindow(query, now) : undefined
+  const when = window ?? (TIME && now !== undefined ? queryTimeWindow(query, now) : undefined)
   if (when) {
     tokens = withoutTimeTerms(engine.analyzer, tokens, when)
     query = query.replace(when.text, ' ')

@@ -3,7 +3,9 @@ import type { StoreContext } from '../../store/store-context.js'
 import { kindOf, type EmbedQueueRow, type VectorRow } from '../index/index-rows.js'
 import type { SearchEngine } from '../types.js'
 import { addVectors } from './vector-fill.js'
+import { backfillEmbeddings } from './embed-backfill.js'
 import { normalize } from './vector-topk.js'
+import { encodeVector } from './vector-codec.js'
 
 /** Settings of the background embedder. */
 export interface EmbedQueueOptions {
@@ -20,6 +22,8 @@ export interface EmbedQueueOptions {
 export interface EmbedQueue {
   /** Embeds everything ready now; resolves when the queue holds nothing ready. */
   drain(): Promise<void>
+  /** Resolves once every message and passage stored before this embedder was queued (see embed-backfill.ts). */
+  readonly backfilled: Promise<number>
   stop(): void
 }
 
@@ -96,7 +100,7 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
           projectId: queuedRow.projectId,
           kind: kindOf(queuedRow.docId),
           at: queuedRow.at ?? doc.a,
-          vector: normalize(Float32Array.from(vector)),
+          ...encodeVector(normalize(Float32Array.from(vector)), engine.vectorPrecision),
         }
         if (queuedRow.sid !== undefined) row.sid = queuedRow.sid
         stored.push(row)
@@ -147,5 +151,17 @@ export function startEmbedQueue(ctx: StoreContext, engine: SearchEngine, options
   }
   ctx.onClose.push(stop)
   schedule(0)
-  return { drain, stop }
+  const backfilled = embedder
+    ? backfillEmbeddings(
+        engine,
+        embedder,
+        () => schedule(delayMs),
+        () => stopped,
+      ).catch((error: unknown) => {
+        // A close mid-way leaves the mark pending: the next open resumes.
+        if (!stopped) ctx.status.fail('embedder', error)
+        return 0
+      })
+    : Promise.resolve(0)
+  return { drain, stop, backfilled }
 }

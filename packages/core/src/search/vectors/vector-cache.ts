@@ -31,6 +31,12 @@ export class VectorCache {
     if (epoch === this.epoch) this.projects.set(projectId, pv)
   }
 
+  /** Drops every project's cache (the stored vectors were dropped). */
+  clear(): void {
+    this.projects.clear()
+    this.epoch++
+  }
+
   /** Drops the caches of projects that lost vectors; they reload on the next query. */
   apply(changes: IndexChanges): void {
     if (!changes.reset && changes.vectorProjects.size === 0) return

@@ -1,5 +1,6 @@
 import type { VectorRow } from '../index/index-rows.js'
 import type { ProjectVectors, VectorCache } from './vector-cache.js'
+import { decodeVectorInto } from './vector-codec.js'
 
 /** Builds the cache of a project from its stored rows (kept only if nothing changed since `epoch`). */
 export function loadProjectVectors(cache: VectorCache, projectId: string, dimensions: number, rows: readonly VectorRow[], epoch: number): ProjectVectors {
@@ -39,7 +40,7 @@ function add(pv: ProjectVectors, row: VectorRow): void {
     }
     pv.slots.set(row.docId, slot)
   }
-  pv.data.set(row.vector, slot * pv.dimensions)
+  decodeVectorInto(row, pv.data, slot * pv.dimensions)
   pv.docIds[slot] = row.docId
   pv.kinds[slot] = row.kind
   pv.sids[slot] = row.sid

@@ -65,6 +65,21 @@ describe('vector and hybrid search', () => {
     await again.close()
   })
 
+  it('embeds a query once however often it is searched, and not at all for a short keyword lookup', async () => {
+    const embedder = hashEmbedder()
+    const memory = await openTestMemory({ embedder })
+    await memory.projects.create({ name: 'P', id: 'p1' })
+    await memory.archive.create('p1', 'glacier hiking boots')
+    await waitFor(async () => expect(await memory.search('p1', 'glacier', { mode: 'vector' })).toHaveLength(1))
+    const before = embedder.calls
+    await memory.search('p1', 'where are my glacier boots?')
+    await memory.search('p1', 'where are my glacier boots?', { limit: 50 })
+    expect(embedder.calls).toBe(before + 1)
+    await memory.search('p1', 'glacier boots')
+    expect(embedder.calls).toBe(before + 1)
+    await memory.close()
+  })
+
   it('drops the vector of a removed passage', async () => {
     const memory = await openTestMemory({ embedder: hashEmbedder() })
     await memory.projects.create({ name: 'P', id: 'p1' })
