@@ -4,7 +4,23 @@
  * file. The host's exposed object `satisfies` {@link WorkerContract}; the client
  * imports only types from here.
  */
-import type { SyncProjectDetails, Embedder, Exchange, Extractor, Memory, MemoryOperation, MemoryView, Summarizer, SyncState } from '@engram/core'
+import type {
+  BackgroundExtractor,
+  ExtractionAnswer,
+  ExtractionSettings,
+  ObservationAnswer,
+  ObservationInput,
+  ReflectionInput,
+  SyncProjectDetails,
+  Embedder,
+  Exchange,
+  Extractor,
+  Memory,
+  MemoryOperation,
+  MemoryView,
+  Summarizer,
+  SyncState,
+} from '@engram/core'
 
 /** Sync state of one project. */
 export type SyncStatus = SyncState
@@ -62,8 +78,12 @@ export interface ConnectOptions {
   embedder?: Embedder
   /** Runs in the UI thread; the worker calls it through a proxy. */
   summarizer?: Summarizer
-  /** Runs in the UI thread; the worker calls it through a proxy. */
-  extractor?: Extractor
+  /**
+   * Runs in the UI thread; the worker calls it through a proxy. A {@link BackgroundExtractor}
+   * (`aiExtractor`) makes its model calls here, where the app's model is, and its queue and
+   * writes run in the worker.
+   */
+  extractor?: Extractor | BackgroundExtractor
 }
 
 /** What the client sends to open a store (structured-clonable). */
@@ -80,15 +100,21 @@ export interface OpenRequest {
   /** At-rest encryption of the store (the key is structured-cloned). */
   encryption?: { key: CryptoKey }
   embedderDimensions?: number
+  /** The embedder's model id (stored with the vectors: another model re-embeds). */
+  embedderModel?: string
   summarizer?: boolean
   extractor?: boolean
+  /** The UI thread's extractor runs in the background: its settings, and which of observe / reflect it has. */
+  backgroundExtractor?: { settings?: ExtractionSettings; observe: boolean; reflect: boolean }
 }
 
 /** The app-supplied functions, living in the UI thread, as the worker calls them. */
 export interface ClientPlugins {
   embed(texts: string[]): Promise<Float32Array[]>
   summarize(texts: string[], maxTokens: number): Promise<string>
-  extract(exchange: Exchange, view: MemoryView): Promise<MemoryOperation[]>
+  extract(exchange: Exchange, view: MemoryView): Promise<MemoryOperation[] | ExtractionAnswer>
+  observe(input: ObservationInput, view: MemoryView): Promise<ObservationAnswer>
+  reflect(input: ReflectionInput, view: MemoryView): Promise<ObservationAnswer>
   token(): Promise<string>
 }
 

@@ -33,6 +33,10 @@ const NAMESPACES = [
   'spaces',
   'artifacts',
   'people',
+  'extraction',
+  'observations',
+  'entities',
+  'relations',
 ] as const satisfies readonly (keyof Memory)[]
 /** The top-level functions of `Memory` (besides close). */
 const FUNCTIONS = ['search', 'stats', 'export', 'import', 'persist', 'adopt'] as const satisfies readonly (keyof Memory)[]
@@ -71,8 +75,18 @@ export async function connectMemory(target: MemoryTarget, options: ConnectOption
     ...(options.sync ? { sync: { url: options.sync.url, ...(options.sync.encryption ? { encryption: options.sync.encryption } : {}) } } : {}),
     ...(options.encryption !== undefined ? { encryption: options.encryption } : {}),
     ...(options.embedder ? { embedderDimensions: options.embedder.dimensions } : {}),
+    ...(typeof options.embedder?.model === 'string' ? { embedderModel: options.embedder.model } : {}),
     ...(options.summarizer ? { summarizer: true } : {}),
     ...(options.extractor ? { extractor: true } : {}),
+    ...(typeof options.extractor === 'object'
+      ? {
+          backgroundExtractor: {
+            ...(options.extractor.settings ? { settings: { ...options.extractor.settings } } : {}),
+            observe: typeof options.extractor.observe === 'function',
+            reflect: typeof options.extractor.reflect === 'function',
+          },
+        }
+      : {}),
   }
   let info: OpenedInfo
   try {
@@ -229,12 +243,32 @@ function makePlugins(options: ConnectOptions): (ClientPlugins & Comlink.ProxyMar
     extract: extractor
       ? async (exchange, view) => {
           try {
-            return await extractor(exchange, view as MemoryView)
+            return await (typeof extractor === 'function' ? extractor(exchange, view as MemoryView) : extractor.extract(exchange, view as MemoryView))
           } finally {
             ;(view as unknown as Unsubscribe)[Comlink.releaseProxy]?.()
           }
         }
       : missing('extractor'),
+    observe:
+      typeof extractor === 'object' && extractor.observe
+        ? async (input, view) => {
+            try {
+              return await extractor.observe!(input, view as MemoryView)
+            } finally {
+              ;(view as unknown as Unsubscribe)[Comlink.releaseProxy]?.()
+            }
+          }
+        : missing('observer'),
+    reflect:
+      typeof extractor === 'object' && extractor.reflect
+        ? async (input, view) => {
+            try {
+              return await extractor.reflect!(input, view as MemoryView)
+            } finally {
+              ;(view as unknown as Unsubscribe)[Comlink.releaseProxy]?.()
+            }
+          }
+        : missing('reflector'),
     token: sync ? async () => sync.token() : missing('sync token'),
   })
 }
@@ -270,7 +304,9 @@ function checkConnectOptions(options: ConnectOptions): void {
   }
   if (options.summarizer !== undefined && typeof options.summarizer.summarize !== 'function')
     throw new MemoryError('invalid_input', 'summarizer must have summarize()')
-  if (options.extractor !== undefined && typeof options.extractor !== 'function') throw new MemoryError('invalid_input', 'extractor must be a function')
+  const x = options.extractor
+  if (x !== undefined && typeof x !== 'function' && (typeof x !== 'object' || x === null || typeof x.extract !== 'function'))
+    throw new MemoryError('invalid_input', 'extractor must be a function or { extract(), observe?(), reflect?(), settings? }')
   // encryption is checked in the worker, as openMemory checks it.
   if (options.sync !== undefined && (typeof options.sync.url !== 'string' || typeof options.sync.token !== 'function')) {
     throw new MemoryError('invalid_input', 'sync must be { url: string, token() }')

@@ -1,11 +1,15 @@
 import * as Comlink from 'comlink'
 import {
-  checkEncryptionOption,
   reportError,
   databaseName,
   openMemory,
   type Embedder,
   type Extractor,
+  type BackgroundExtractor,
+  type MemoryView,
+  type MemoryOperation,
+  type ObservationInput,
+  type ReflectionInput,
   type Memory,
   type MemoryOptions,
   type Summarizer,
@@ -61,9 +65,11 @@ export function createHostStores(settings: StoreSettings): HostStores {
       appId: request.appId,
       userId: request.userId,
       ...(request.encryption !== undefined ? { encryption: request.encryption } : {}),
-      ...(request.embedderDimensions ? { embedder: remoteEmbedder(pool, request.embedderDimensions) } : {}),
+      ...(request.embedderDimensions ? { embedder: remoteEmbedder(pool, request.embedderDimensions, request.embedderModel) } : {}),
       ...(request.summarizer ? { summarizer: remoteSummarizer(pool) } : {}),
-      ...(request.extractor ? { extractor: remoteExtractor(pool) } : {}),
+      ...(request.extractor
+        ? { extractor: request.backgroundExtractor ? remoteBackgroundExtractor(pool, request.backgroundExtractor) : remoteExtractor(pool) }
+        : {}),
     })
     const key = databaseName(request.appId, request.userId)
     return {
@@ -80,8 +86,11 @@ export function createHostStores(settings: StoreSettings): HostStores {
 
   return {
     async acquire(request) {
-      // Checked here too: a connection joining an open store does not reach openMemory's check.
-      if (request.encryption !== undefined) checkEncryptionOption(request.encryption)
+      // Checked here too: a connection joining an open store does not reach openMemory's check (the check loads for a connection that passes the option).
+      if (request.encryption !== undefined) {
+        const check: typeof import('./encryption-check.js') = await import('./encryption-check.js')
+        check.checkEncryptionOption(request.encryption)
+      }
       const key = databaseName(request.appId, request.userId)
       let pending = stores.get(key)
       const joining = pending !== undefined
@@ -147,15 +156,28 @@ function leadSync(store: HostStore, { url, encryption }: NonNullable<OpenRequest
   }
 }
 
-function remoteEmbedder(pool: PluginPool, dimensions: number): Embedder {
-  return { dimensions, embed: (texts) => pool.call('embed', texts) }
+function remoteEmbedder(pool: PluginPool, dimensions: number, model: string | undefined): Embedder {
+  const embedder: Embedder = { dimensions, embed: (texts) => pool.call('embed', texts) }
+  if (typeof model === 'string') embedder.model = model
+  return embedder
 }
 
 function remoteSummarizer(pool: PluginPool): Summarizer {
   return { summarize: (texts, maxTokens) => pool.call('summarize', texts, maxTokens) }
 }
 
+/** The UI thread's background extractor: its model calls run there, the queue and the writes here. */
+function remoteBackgroundExtractor(pool: PluginPool, spec: NonNullable<OpenRequest['backgroundExtractor']>): BackgroundExtractor {
+  const view = <V extends object>(v: V) => Comlink.proxy(Object.create(v) as V)
+  return {
+    extract: (exchange, v) => pool.call('extract', exchange, view(v)),
+    ...(spec.observe ? { observe: (input: ObservationInput, v: MemoryView) => pool.call('observe', input, view(v)) } : {}),
+    ...(spec.reflect ? { reflect: (input: ReflectionInput, v: MemoryView) => pool.call('reflect', input, view(v)) } : {}),
+    ...(spec.settings ? { settings: spec.settings } : {}),
+  }
+}
+
 function remoteExtractor(pool: PluginPool): Extractor {
   // The view's methods are called back from the UI thread through their own proxy.
-  return (exchange, view) => pool.call('extract', exchange, Comlink.proxy(Object.create(view) as typeof view))
+  return (exchange, view) => pool.call('extract', exchange, Comlink.proxy(Object.create(view) as typeof view)) as Promise<MemoryOperation[]>
 }

@@ -278,6 +278,12 @@ function serveConnection(
     get turns() {
       return need().turns
     },
+    get extraction() {
+      return need().extraction
+    },
+    get observations() {
+      return need().observations
+    },
     get limitations() {
       return need().limitations
     },
@@ -292,6 +298,12 @@ function serveConnection(
     },
     get people() {
       return need().people
+    },
+    get entities() {
+      return need().entities
+    },
+    get relations() {
+      return need().relations
     },
     changes: {
       async subscribe(filter: ChangeFilter, listener: (batch: Change[]) => void): Promise<Unsubscribe> {
@@ -337,6 +349,8 @@ function pluginNames(request: OpenRequest): PluginName[] {
   if (request.embedderDimensions) names.push('embed')
   if (request.summarizer) names.push('summarize')
   if (request.extractor) names.push('extract')
+  if (request.backgroundExtractor?.observe) names.push('observe')
+  if (request.backgroundExtractor?.reflect) names.push('reflect')
   if (request.sync) names.push('token')
   return names
 }

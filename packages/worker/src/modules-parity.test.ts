@@ -86,6 +86,26 @@ describe.each(opens)('task handles, limitations, patterns %s', (_where, open) =>
     await memory.close()
   })
 
+  it('record entities and relations, read them as of a time, with their error codes', async () => {
+    const memory = await open()
+    const dana = await memory.entities.upsert('user', { name: 'Dana', type: 'person', aliases: ['Dee'] })
+    const acme = await memory.entities.upsert('user', { name: 'Acme', type: 'organisation' })
+    const initech = await memory.entities.upsert('user', { name: 'Initech', type: 'organisation' })
+    await memory.relations.add('user', { subject: dana.id, predicate: 'works_at', object: acme.id, validFrom: 1_000 })
+    await memory.relations.add('user', { subject: dana.id, predicate: 'works_at', object: initech.id, validFrom: 2_000 })
+    expect((await memory.relations.asOf('user', dana.id, 1_500)).map((r) => r.object)).toEqual([acme.id])
+    expect((await memory.relations.current('user', dana.id)).map((r) => r.object)).toEqual([initech.id])
+    expect((await memory.entities.resolve('user', 'dee'))?.id).toBe(dana.id)
+    expect((await memory.relations.around('user', dana.id)).entities.map((e) => e.name)).toEqual(['Dana', 'Initech'])
+    expect(await memory.relations.cardinality('works at')).toBe('one')
+    expect(await codeOf(memory.relations.add('user', { subject: dana.id, predicate: 'works_at', object: acme.id, validFrom: 5, validTo: 1 }))).toBe(
+      'invalid_input',
+    )
+    expect(await codeOf(memory.relations.current('user', 'nobody'))).toBe('not_found')
+    expect(await codeOf(memory.entities.merge('user', dana.id, dana.id))).toBe('invalid_input')
+    await memory.close()
+  })
+
   it('resolve people and adopt another local user, with their error codes', async () => {
     const memory = await open()
     await memory.people.link('chat:1', 'user:1')
