@@ -36,4 +36,18 @@ describe('backgroundWarnings', () => {
     const message = "This device's clock is 10 minutes fast against the relay's"
     expect(backgroundWarnings({ ...healthy, warnings: [{ type: 'clock', message, offsetMs: -600_000, since: 1 }] })).toBe(message)
   })
+
+  it('names the first records of a stamps_ahead warning and the devices that wrote them', () => {
+    const record = (i: number) => ({ projectId: 'p', kind: 'facts', id: `p/k${i}`, name: `k${i}`, hlc: `4070908800000.0000${i}.dev2099`, deviceId: 'dev2099' })
+    const warning = {
+      type: 'stamps_ahead' as const,
+      message: "5 synced records carry stamps far ahead of this device's clock.",
+      count: 5,
+      records: [0, 1, 2, 3, 4].map(record),
+      since: 1,
+    }
+    expect(backgroundWarnings({ ...healthy, warnings: [warning] })).toBe(
+      "5 synced records carry stamps far ahead of this device's clock. Records: facts k0 (device dev2099), facts k1 (device dev2099), facts k2 (device dev2099), and 2 more.",
+    )
+  })
 })

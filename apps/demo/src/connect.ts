@@ -1,6 +1,7 @@
 import type { Memory } from '@engram/core'
 import { connectMemory } from '@engram/worker'
-import { extractMemory } from './agent/extractor.js'
+import { aiExtractor } from '@engram/ai-sdk'
+import { scriptedMemoryModel } from './agent/scripted-memory-model.js'
 
 /** The remote memory the demo talks to: every call crosses into the worker. */
 export type DemoMemory = Memory
@@ -40,7 +41,8 @@ export async function fetchDevToken(userId: string): Promise<string> {
 
 /**
  * Starts the SDK worker and connects to it: memory for `userId`, synced through
- * the relay when there is one, with the rule-based extractor for `turns.end`.
+ * the relay when there is one, with `aiExtractor` on the scripted memory model: after each turn,
+ * the worker's queue runs it in the background and the model call comes back to this page.
  *
  * @throws MemoryError from opening the store (e.g. `quota_exceeded`).
  */
@@ -49,7 +51,7 @@ export async function openDemoMemory(userId: string, device: string, config: Dem
   return await connectMemory(worker, {
     appId,
     userId,
-    extractor: extractMemory,
+    extractor: aiExtractor({ model: scriptedMemoryModel() }),
     ...(config.relayUrl ? { sync: { url: config.relayUrl, token: () => fetchDevToken(userId) } } : {}),
   })
 }

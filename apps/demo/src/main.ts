@@ -8,6 +8,7 @@ import { blocksPanel } from './panels/blocks.js'
 import { chatPanel } from './panels/chat.js'
 import { contextPreview } from './panels/context-preview.js'
 import { factsPanel } from './panels/facts.js'
+import { knowledgePanel } from './panels/knowledge.js'
 import { projectsPanel } from './panels/projects.js'
 import { searchPanel } from './panels/search.js'
 import { sessionsPanel } from './panels/sessions.js'
@@ -108,6 +109,7 @@ async function start(): Promise<void> {
         { class: 'column inspector', id: 'inspector', 'aria-label': 'Memory inspector', role: 'region' },
         factsPanel(app),
         blocksPanel(app),
+        knowledgePanel(app),
         context.element,
         searchPanel(app),
         sessionsPanel(app),

@@ -1,5 +1,5 @@
 import { engramMiddleware } from '@engram/ai-sdk'
-import type { Context, Message } from '@engram/core'
+import type { Context, Memory, Message } from '@engram/core'
 import { generateText, wrapLanguageModel } from 'ai'
 import { scriptedModel } from '../agent/scripted-model.js'
 import type { App } from '../app.js'
@@ -13,8 +13,9 @@ const turnBudget = 400
  * Chat with the scripted agent, the way an app calls a real model: each
  * message is `generateText` on a model wrapped with `engramMiddleware`, which
  * runs `turns.begin` (the context goes into the prompt) and, after the reply,
- * `turns.end` (records the exchange; the extractor turns "remember that …" /
- * "forget …" into fact writes inside the worker).
+ * `turns.end` (records the exchange and queues it; `aiExtractor`, on a scripted
+ * model in this page, turns "remember that …" / "forget …" into fact writes the
+ * worker applies).
  */
 export function chatPanel(app: App): HTMLElement {
   const state = stateLine()
@@ -60,7 +61,8 @@ export function chatPanel(app: App): HTMLElement {
     try {
       const projectId = app.projectId
       const sessionId = await chatSession()
-      const turn: { context?: Context; written: number; failure?: unknown } = { written: 0 }
+      const turn: { context?: Context; written: number; turnId?: string; jobId?: number; failure?: unknown } = { written: 0 }
+      const startedAt = Date.now()
       const middleware = engramMiddleware(app.memory, {
         projectId,
         sessionId,
@@ -68,8 +70,10 @@ export function chatPanel(app: App): HTMLElement {
         onBegin: ({ context }) => {
           turn.context = context
         },
-        onEnd: ({ result }) => {
+        onEnd: ({ turnId, result }) => {
           turn.written = result.written
+          turn.turnId = turnId
+          if (result.jobId !== undefined) turn.jobId = result.jobId
         },
         onError: (error) => {
           turn.failure = error
@@ -79,6 +83,8 @@ export function chatPanel(app: App): HTMLElement {
       const model = wrapLanguageModel({ model: scriptedModel({ context: () => turn.context, facts }), middleware })
       await generateText({ model, prompt, maxRetries: 0 })
       if (turn.failure !== undefined) throw turn.failure
+      // The extractor ran in the background (aiExtractor): wait for its writes to count them.
+      if (turn.jobId !== undefined) turn.written = await extractedWrites(app.memory, sessionId, turn.turnId, startedAt)
       const { context, written } = turn
       if (context) app.preview(context, turnBudget, `Turn context for "${prompt.slice(0, 60)}"`)
       input.value = ''
@@ -132,4 +138,12 @@ export function chatPanel(app: App): HTMLElement {
   app.onMemoryChange(['messages', 'sessions'], refresh)
   app.onSelect(refresh)
   return section('chat', 'Chat with the scripted agent', state.element, transcript, form)
+}
+
+/** How many memory writes the background extraction of a turn made (its journal's `turn.extracted`). */
+async function extractedWrites(memory: Memory, sessionId: string, turnId: string | undefined, since: number): Promise<number> {
+  await memory.extraction.flush()
+  const page = await memory.journal.page(sessionId, { since, limit: 1_000 })
+  const record = page.items.find((r) => r.kind === 'turn.extracted' && ((r.payload as { turns?: string[] }).turns ?? []).includes(turnId ?? ''))
+  return (record?.payload as { operations?: number } | undefined)?.operations ?? 0
 }

@@ -1,6 +1,6 @@
 import type { FactVersion } from '@engram/core'
 import type { App } from '../app.js'
-import { el, formatTime, formatValue, replace } from '../dom.js'
+import { count, el, formatTime, formatValue, replace } from '../dom.js'
 import type { StateLine } from './panel.js'
 
 /**
@@ -47,6 +47,7 @@ export function factHistory(app: App, key: string, state: StateLine, memory: His
           { class: v.deleted ? 'deleted' : '' },
           el('span', { class: 'value' }, v.deleted ? '(deleted)' : formatValue(v.value)),
           el('small', {}, ` v${v.version} · ${formatTime(v.validFrom)} → ${v.validTo === undefined ? 'now' : formatTime(v.validTo)}`),
+          ...(provenance(v) ? [el('small', { class: 'provenance' }, ` · ${provenance(v)}`)] : []),
         ),
       ),
     )
@@ -84,4 +85,12 @@ export function factHistory(app: App, key: string, state: StateLine, memory: His
     load()
   }
   return details
+}
+
+/** Where a version came from, as the history shows it: the tool, the extractor's turn and the messages it read. */
+function provenance(v: FactVersion): string {
+  const s = v.source
+  if (!s) return ''
+  const parts = [s.tool ? `tool ${s.tool}` : '', s.note ?? '', s.messageIds?.length ? count(s.messageIds.length, 'message') : ''].filter((p) => p !== '')
+  return parts.length > 0 ? `from ${parts.join(', ')}` : ''
 }

@@ -3,7 +3,17 @@ import type { App } from '../app.js'
 import { count, el, field, formatTime, replace } from '../dom.js'
 import { section, stateLine } from './panel.js'
 
-const kinds: HitKind[] = ['fact', 'message', 'summary', 'passage']
+/** Every kind search returns, with its label (a kind core adds fails to compile here until it is listed). */
+const KIND_LABELS: Record<HitKind, string> = {
+  fact: 'fact',
+  message: 'message',
+  summary: 'summary',
+  passage: 'passage',
+  observation: 'observation',
+  entity: 'entity',
+  relation: 'relation',
+}
+const kinds = Object.keys(KIND_LABELS) as HitKind[]
 
 /** Full-text (or hybrid) search over the selected project, hits grouped by kind. */
 export function searchPanel(app: App): HTMLElement {
@@ -24,7 +34,7 @@ export function searchPanel(app: App): HTMLElement {
       },
     },
     field('Search memory', query),
-    el('fieldset', { class: 'kinds' }, el('legend', {}, 'Kinds'), ...boxes.map((box, i) => el('label', {}, box, ` ${kinds[i]}`))),
+    el('fieldset', { class: 'kinds' }, el('legend', {}, 'Kinds'), ...boxes.map((box, i) => el('label', {}, box, ` ${KIND_LABELS[kinds[i]!]}`))),
     el('button', { type: 'submit' }, 'Search'),
   )
 
