@@ -15,6 +15,7 @@ export const engramAliases = [
   { find: /^@engram\/worker\/host$/, replacement: src('./packages/worker/src/host-entry.ts') },
   { find: /^@engram\/langgraph$/, replacement: src('./packages/langgraph/src/index.ts') },
   { find: /^@engram\/ai-sdk$/, replacement: src('./packages/ai-sdk/src/index.ts') },
+  { find: /^@engram\/embed-local$/, replacement: src('./packages/embed-local/src/index.ts') },
   { find: /^@engram\/react$/, replacement: src('./packages/react/src/index.ts') },
   { find: /^@engram\/relay$/, replacement: src('./apps/relay/src/index.ts') },
 ]

@@ -12,8 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { build, type Rolldown } from 'vite'
-import { engramAliases } from '../vitest.config.js'
+import { type BundleSize, bundleSize } from './bundle-size.js'
 
 /** What an app imports: each entry is measured as that import alone, so tree-shaking applies. */
 const packages = [
@@ -34,54 +33,6 @@ const packages = [
 const root = join(import.meta.dirname, '..')
 const entryDir = join(root, 'node_modules', '.cache', 'engram-size')
 mkdirSync(entryDir, { recursive: true })
-
-interface BundleSize {
-  min: number
-  gzip: number
-  initialGzip: number
-  chunks: Rolldown.OutputChunk[]
-  initial: ReadonlySet<Rolldown.OutputChunk>
-}
-
-async function bundleSize(entry: string, own: string | undefined): Promise<BundleSize> {
-  const result = await build({
-    configFile: false,
-    logLevel: 'silent',
-    resolve: { alias: engramAliases },
-    build: {
-      write: false,
-      minify: true,
-      lib: { entry, formats: ['es'], fileName: 'bundle' },
-      rolldownOptions: { external: own === undefined ? [] : (id: string) => isExternal(id, entry, own) },
-    },
-  })
-  const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[]
-  const chunks = outputs.flatMap((o) => o.output).filter((c): c is Rolldown.OutputChunk => c.type === 'chunk')
-  const code = chunks.map((c) => c.code).join('\n')
-  // What loads at start: the entry and what it imports statically (dynamic imports load on first use).
-  const byName = new Map(chunks.map((c) => [c.fileName, c]))
-  const initial = new Set<Rolldown.OutputChunk>()
-  const visit = (c: Rolldown.OutputChunk | undefined): void => {
-    if (!c || initial.has(c)) return
-    initial.add(c)
-    for (const name of c.imports) visit(byName.get(name))
-  }
-  for (const c of chunks) if (c.isEntry) visit(c)
-  return {
-    min: code.length,
-    gzip: gzipSync(code).length,
-    initialGzip: gzipSync([...initial].map((c) => c.code).join('\n')).length,
-    chunks,
-    initial,
-  }
-}
-
-/** Own code = the entry and its package's sources; everything else (deps, other @engram packages) is external. */
-function isExternal(id: string, entry: string, own: string): boolean {
-  if (id === entry || id.startsWith('.')) return false
-  if (id.startsWith('@engram/')) return !id.startsWith(`@engram/${own}`)
-  return !id.includes(`/packages/${own}/src/`)
-}
 
 /** `--bytes` prints exact byte counts (to compare two builds, or check a budget such as the UI client's 4,608 bytes). */
 const inBytes = process.argv.includes('--bytes')

@@ -33,6 +33,8 @@ const rules: { pkg: string; forbidden: RegExp }[] = [
   { pkg: 'packages/langgraph/src', forbidden: adapterForbidden('langgraph') },
   { pkg: 'packages/ai-sdk/src', forbidden: adapterForbidden('ai-sdk') },
   { pkg: 'packages/react/src', forbidden: adapterForbidden('react') },
+  // The embedder stands alone: it satisfies core's Embedder by shape and imports no Engram package.
+  { pkg: 'packages/embed-local/src', forbidden: /^(yjs|y-[\w-]+|comlink|@engram\/[\w-]+)(\/|$)/ },
 ]
 
 /** An adapter may import @engram/core only (and its own framework); @engram/worker only as types. */
@@ -97,8 +99,13 @@ describe('core layout', () => {
   const top = (file: string) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : '')
   const show = (e: Edge) => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`
   const kindFolders = new Set<string>(KINDS.map((k) => k.name).filter((name) => name !== 'search'))
-  /** What a kind writes into the search index: the document it hands the index, and a fact's text. */
-  const SEARCH_DOCUMENT_INTERFACE = new Set(['search/index/index-docs.ts', 'search/index/fact-text.ts'])
+  /** What a kind writes into the search index: the document it hands the index, and the texts of facts, entities, relations and observations. */
+  const SEARCH_DOCUMENT_INTERFACE = new Set([
+    'search/index/index-docs.ts',
+    'search/index/fact-text.ts',
+    'search/index/knowledge-text.ts',
+    'search/index/observation-text.ts',
+  ])
 
   it('store/ imports no kind', () => {
     expect(edges.filter((e) => top(e.from) === 'store' && (kindFolders.has(top(e.to)) || top(e.to) === 'search')).map(show)).toEqual([])

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto'
 import { IDBFactory } from 'fake-indexeddb'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { databaseName, openMemory, type Memory } from '@engram/core'
+import { type BackgroundExtractor, databaseName, openMemory, type Memory } from '@engram/core'
 import { createLoopbackNetwork, startSync, type Sync } from '@engram/sync'
 import { rawDump, whereFound } from './support/raw-idb.js'
 
@@ -75,12 +75,25 @@ async function writeCanaries(m: Memory, projectId: string): Promise<string[]> {
   await m.turns.begin(projectId, { sessionId: s3.id, turnId: 't1', prompt: `prompt ${w('turnprompt')}`, budget: 500 })
   await m.turns.partial({ sessionId: s3.id, turnId: 't1', text: w('turnpartial') })
   await m.turns.end({ sessionId: s3.id, turnId: 't1', reply: `reply ${w('turnreply')}` })
+  // Observations: the scenario's observer notes the turn (its text is a canary of its own).
+  c.push(canary('observationtext'))
+  await m.extraction.flush()
   // Limitations, patterns, people, artifacts (name and metadata).
   await m.limitations.store({ title: `Cannot ${w('limitationtitle')}`, description: w('limitationdescription'), plan: w('limitationplan') })
   await m.patterns.observe(projectId, `likes ${w('patterntext')}`)
   await m.people.link(`email:${w('personalias')}`, `user:${w('personcanonical')}`)
   await m.people.markWelcomed(`user:${canary('personcanonical')}`)
   await m.artifacts.put(projectId, { name: `${w('artifactname')}.txt`, mimeType: 'text/plain', data: 'artifact bytes', meta: { note: w('artifactmeta') } })
+  // Entities and relations: names, types, aliases, observations, predicates, literals, provenance.
+  const subject = await m.entities.upsert(projectId, {
+    name: `Ada ${w('entityname')}`,
+    type: w('entitytype'),
+    aliases: [w('entityalias')],
+    observations: [w('entityobservation')],
+  })
+  const object = await m.entities.upsert(projectId, { name: `Org ${w('objectname')}`, type: 'organisation' })
+  await m.relations.add(projectId, { subject: subject.id, predicate: w('relationpredicate'), object: object.id, provenance: { source: w('relationsource') } })
+  await m.relations.add(projectId, { subject: subject.id, predicate: 'likes', value: w('relationliteral') })
   return c
 }
 
@@ -96,6 +109,14 @@ async function readBack(m: Memory, projectId: string): Promise<void> {
   expect((await m.limitations.open()).map((l) => l.title)).toContain(`Cannot ${canary('limitationtitle')}`)
   expect(await m.people.resolve(`email:${canary('personalias')}`)).toBe(`user:${canary('personcanonical')}`)
   expect((await m.lessons.list(projectId, { domain: canary('lessondomain') })).map((l) => l.rule)).toEqual([`always ${canary('lessonrule')}`])
+  const ada = await m.entities.resolve(projectId, canary('entityalias'))
+  expect(ada?.observations).toEqual([canary('entityobservation')])
+  expect((await m.relations.current(projectId, ada!.id)).map((r) => r.value ?? r.predicate).sort()).toEqual(
+    [canary('relationliteral'), canary('relationpredicate')].sort(),
+  )
+  expect((await m.search(projectId, canary('entityobservation'))).map((h) => h.kind)).toContain('entity')
+  const noted = await m.search(projectId, canary('observationtext'), { mode: 'text' })
+  expect(noted.map((h) => [h.kind, h.text])).toEqual([['observation', `noted ${canary('observationtext')}`]])
   const context = await m.context.build(projectId, { query: canary('passagetext'), budget: 4000 })
   expect(context.text).toContain(canary('passagetext'))
 }
@@ -105,7 +126,13 @@ async function scenario(options: { encrypted: boolean; e2e?: boolean }) {
   const key = await newKey()
   // An embedder, so that queued texts and stored vectors are on disk too.
   const embedder = { dimensions: 4, embed: async (texts: string[]) => texts.map((t) => Float32Array.from([t.length, 1, 2, 3])) }
-  const memory = await openMemory({ appId: 'at-rest', userId: user, embedder, indexedDB, ...(options.encrypted ? { encryption: { key } } : {}) })
+  // An observer, so that observations (and their search postings) are on disk too.
+  const extractor: BackgroundExtractor = {
+    extract: async () => [],
+    observe: async () => ({ observations: [{ text: `noted ${canary('observationtext')}`, priority: 'high' }] }),
+    settings: { observeTokens: 1 },
+  }
+  const memory = await openMemory({ appId: 'at-rest', userId: user, embedder, extractor, indexedDB, ...(options.encrypted ? { encryption: { key } } : {}) })
   cleanups.push(() => memory.close())
   // Conversations sync too: each session is a document of its own, stored like the project's.
   await memory.projects.create({ id: 'p', name: 'P', sync: { enabled: true, messages: true } })

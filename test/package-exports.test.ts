@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
  */
 const root = join(import.meta.dirname, '..')
 
-const packages = ['core', 'sync', 'worker', 'langgraph', 'ai-sdk', 'react']
+const packages = ['core', 'sync', 'worker', 'langgraph', 'ai-sdk', 'react', 'embed-local']
 
 function runNode(code: string, type: 'module' | 'commonjs' = 'module'): string {
   return execFileSync(process.execPath, [`--input-type=${type}`, '-e', code], { cwd: root, encoding: 'utf8', timeout: 30_000 })
@@ -91,6 +91,16 @@ describe('package exports (built dist)', () => {
       console.log(JSON.stringify([typeof langgraph.EngramSaver, typeof langgraph.EngramStore, typeof aiSdk.memoryTools, typeof aiSdk.engramMiddleware, typeof react.MemoryProvider, typeof react.useSearch]))
     `)
     expect(JSON.parse(out.trim())).toEqual(['function', 'function', 'function', 'function', 'function', 'function'])
+  })
+
+  it('@engram/embed-local loads by name and embeds from the weights package, offline', () => {
+    const out = runNode(`
+      import { localEmbedder } from '@engram/embed-local'
+      const embedder = localEmbedder()
+      const [v] = await embedder.embed(['hello from a plain Node script'])
+      console.log(JSON.stringify([embedder.model, embedder.dimensions, v.length]))
+    `)
+    expect(JSON.parse(out.trim())).toEqual(['universal-sentence-encoder-lite-en/energetic-ai-0.2.0', 512, 512])
   })
 
   it('every package is MIT with its LICENSE, says which Node it needs, and ships no tests', () => {

@@ -3,7 +3,7 @@ import * as ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const PACKAGES = ['core', 'sync', 'worker', 'langgraph', 'ai-sdk', 'react'] as const
+const PACKAGES = ['core', 'sync', 'worker', 'langgraph', 'ai-sdk', 'react', 'embed-local'] as const
 
 /**
  * Every type named in a public signature of a package must be exported by the
@@ -60,6 +60,6 @@ function unexportedTypes(): Record<string, string[]> {
 
 describe('public types', () => {
   it('every type used in a public signature of @engram/core, /sync, /worker and the adapters is exported by its package', () => {
-    expect(unexportedTypes()).toEqual({ core: [], sync: [], worker: [], langgraph: [], 'ai-sdk': [], react: [] })
+    expect(unexportedTypes()).toEqual({ core: [], sync: [], worker: [], langgraph: [], 'ai-sdk': [], react: [], 'embed-local': [] })
   })
 })

@@ -11,6 +11,7 @@ import { generateConversations, type ConversationFixture } from '../fixtures/con
 import { generateLongChats } from '../fixtures/long-chats.js'
 import { generateDialogues } from '../fixtures/dialogues.js'
 import { BUDGETS, evaluateRecall, loadFixture, type RecallReport } from '../fixtures/recall-harness.js'
+import { localEmbedder } from '@engram/embed-local'
 import { printRows } from './stats.js'
 
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`
@@ -58,15 +59,55 @@ export const LONG_CHAT_SETS = [
   ['long chats (held out, seed 300, 400 sessions)', () => generateLongChats(300, 400)],
 ] as const
 
+/** Prints text-only beside hybrid with the shipped embedder, per set and per question kind. */
+function printHybrid(name: string, text: RecallReport, hybrid: RecallReport, loadMs: number): void {
+  printRows(
+    `Hybrid with @engram/embed-local — ${name} (${text.questions} questions; loading the set and embedding its turns took ${(loadMs / 1000).toFixed(0)} s in Node)`,
+    ['measurement', 'text only', 'hybrid', 'MiniSearch / greedy fill', 'hybrid ÷ baseline', 'text only ÷ baseline'],
+    [
+      [
+        'search recall@10',
+        pct(text.recallAt10),
+        pct(hybrid.recallAt10),
+        pct(text.miniRecallAt10),
+        ratio(hybrid.recallAt10, text.miniRecallAt10),
+        ratio(text.recallAt10, text.miniRecallAt10),
+      ],
+      ...BUDGETS.map((b) => [
+        `evidence in context.build at ${b.toLocaleString('en')} tokens`,
+        pct(text.inContext[b]!),
+        pct(hybrid.inContext[b]!),
+        pct(text.greedyInContext[b]!),
+        ratio(hybrid.inContext[b]!, text.greedyInContext[b]!),
+        ratio(text.inContext[b]!, text.greedyInContext[b]!),
+      ]),
+    ],
+  )
+  const kinds = Object.keys(text.byKind)
+  if (kinds.length > 1)
+    printRows(
+      `By question kind, text only → hybrid — ${name}`,
+      ['kind', 'questions', 'recall@10', 'in context 4k'],
+      kinds.map((kind) => {
+        const t = text.byKind[kind]!
+        const h = hybrid.byKind[kind]!
+        return [kind, String(t.questions), `${t.recallAt10} → ${h.recallAt10}`, `${t.inContext[4000] ?? 0} → ${h.inContext[4000] ?? 0}`]
+      }),
+    )
+}
+
 /**
  * Runs every fixture and prints their tables (`RECALL_SETS=long` runs the
- * long chat sets only, `RECALL_SETS=templates` the others).
+ * long chat sets only, `RECALL_SETS=templates` the others, `RECALL_SETS=changed` the
+ * changed-fact questions only). Each set runs text only, then again with the
+ * shipped embedder (`RECALL_EMBEDDER=none` skips that: embedding the turns
+ * takes minutes in Node).
  */
 export async function runRecallBench(): Promise<void> {
   const only = process.env.RECALL_SETS
   const sets: (readonly [string, () => ConversationFixture])[] = [
-    ...(only === 'templates' ? [] : LONG_CHAT_SETS),
-    ...(only === 'long'
+    ...(only === 'templates' || only === 'changed' ? [] : LONG_CHAT_SETS),
+    ...(only === 'long' || only === 'changed'
       ? []
       : ([
           ['dialogues (tuning set, seed 11, 40 sessions)', () => generateDialogues(11, 40)],
@@ -76,9 +117,37 @@ export async function runRecallBench(): Promise<void> {
           ['dialogues (held out seed 23, 300 sessions)', () => generateDialogues(23, 300)],
         ] as const)),
   ]
+  const embedder = process.env.RECALL_EMBEDDER === 'none' ? undefined : localEmbedder()
   for (const [name, make] of sets) {
     const loaded = await loadFixture(make())
-    printRecall(name, await evaluateRecall(loaded))
+    const text = await evaluateRecall(loaded)
+    printRecall(name, text)
     await loaded.memory.close()
+    if (!embedder) continue
+    const started = performance.now()
+    const withVectors = await loadFixture(make(), undefined, { embedder })
+    const loadMs = performance.now() - started
+    const hybrid = await evaluateRecall(withVectors, { mode: 'hybrid' })
+    printHybrid(name, text, hybrid, loadMs)
+    await withVectors.memory.close()
+    if (name !== LONG_CHAT_SETS[0][0]) continue
+    // What int8 storage costs: the tuning set again with vectors kept as float32.
+    const exact = await loadFixture(make(), undefined, { embedder, vectorPrecision: 'float32' })
+    const f32 = await evaluateRecall(exact, { mode: 'hybrid' })
+    await exact.memory.close()
+    printRows(
+      `int8 vectors beside float32 — ${name}, hybrid`,
+      ['measurement', 'int8 (stored)', 'float32', 'difference'],
+      [
+        ['search recall@10', pct(hybrid.recallAt10), pct(f32.recallAt10), `${((hybrid.recallAt10 - f32.recallAt10) * 100).toFixed(1)} points`],
+        ...BUDGETS.map((b) => [
+          `evidence in context at ${b.toLocaleString('en')} tokens`,
+          pct(hybrid.inContext[b]!),
+          pct(f32.inContext[b]!),
+          `${((hybrid.inContext[b]! - f32.inContext[b]!) * 100).toFixed(1)} points`,
+        ]),
+      ],
+    )
   }
+  if (only === undefined || only === 'changed') await (await import('./recall-changed-facts.js')).runChangedFactsBench()
 }

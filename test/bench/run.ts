@@ -15,13 +15,18 @@ const suites: Record<string, () => Promise<void>> = {
   messages: async () => (await import('./messages-sync.js')).runMessagesSyncBench(),
   worker: async () => (await import('./worker.js')).runWorkerBench(),
   browser: async () => (await import('./browser.js')).runBrowserBench(),
+  embed: async () => (await import('./embed.js')).runEmbedBench(),
+  'agent-path': async () => (await import('./agent-path.js')).runAgentPathBench(),
   relay: async () => (await import('./relay-load.js')).runRelayBench(),
+  extraction: async () => (await import('./extraction.js')).runExtractionBench(),
+  knowledge: async () => (await import('./knowledge.js')).runKnowledgeBench(),
 }
 
 const wanted = process.argv.slice(2)
 for (const name of wanted) if (!(name in suites)) throw new Error(`Unknown bench suite ${name}; known: ${Object.keys(suites).join(', ')}`)
-// The browser suite takes minutes; it runs when asked for by name.
-const selected = wanted.length > 0 ? wanted : Object.keys(suites).filter((name) => name !== 'browser')
+// The browser suites take minutes (and the embedder's, in Node too); they run when asked for by name.
+const BY_NAME_ONLY = new Set(['browser', 'knowledge', 'embed', 'agent-path'])
+const selected = wanted.length > 0 ? wanted : Object.keys(suites).filter((name) => !BY_NAME_ONLY.has(name))
 
 console.log(`# Engram benchmarks — ${new Date().toISOString()} — node ${process.version}, ${cpus().length} cores`)
 for (const name of selected) {

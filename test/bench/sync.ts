@@ -4,7 +4,9 @@
  * a fact write on one store to its row in another store's Dexie through the
  * real relay on loopback — beside a bare Yjs update between two stock
  * y-websocket clients through the same relay, measured in the same run —
- * and the same latency with end-to-end encryption on (AES-GCM per value).
+ * and the same latency with end-to-end encryption on (AES-GCM per value);
+ * then the transports (sync-mux.ts: sockets per device, a fresh device's
+ * eager load, the multiplexed socket's latency beside a room's own socket).
  *
  * Run alone: `npm run bench -- sync`
  */
@@ -275,6 +277,7 @@ export async function runSyncBench(): Promise<void> {
   } finally {
     await relay.stop()
   }
+  if (process.env.SYNC_BENCH_TRANSPORT !== '0') await (await import('./sync-mux.js')).runSyncTransportBench()
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runSyncBench()

@@ -316,6 +316,13 @@ describe('demo: two devices of one user, syncing through the relay', () => {
     expect(await chat.locator('.transcript .role-assistant').last().textContent()).toContain('Noted: your favourite colour is teal.')
     await a.waitForFact('favourite_colour', 'teal')
     await b.waitForFact('favourite_colour', 'teal', 5_000)
+    // The inspector's history shows where the extractor's write came from: its turn and the messages it read.
+    const factsPanel = a.page.locator('#facts')
+    await factsPanel.locator('tr[data-key="favourite_colour"] summary').click()
+    await expect
+      .poll(() => factsPanel.locator('tr[data-key="favourite_colour"] .history li .provenance').allTextContents())
+      .toEqual([expect.stringMatching(/from turn:.+, 2 messages/)])
+    await factsPanel.locator('tr[data-key="favourite_colour"] summary').click()
     await say(`Remember that the payload is ${hostile}`)
     await say('What is my favourite colour?')
     await expect.poll(() => chat.locator('.transcript .role-assistant').last().textContent()).toContain('teal')

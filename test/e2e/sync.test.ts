@@ -56,6 +56,10 @@ describe('sync between two Chromium devices through the relay', () => {
     })
     const elapsed = Date.now() - t0
     expect(elapsed).toBeLessThan(2_000)
+    // Each browser holds one socket to the relay, its multiplexed one.
+    const metrics = await (await fetch(`${relay.url.replace('ws://', 'http://')}/metrics`)).text()
+    expect(metrics).toMatch(/^engram_relay_mux_connections 2$/m)
+    expect(metrics).toMatch(/^engram_relay_connections 2$/m)
   })
 
   it('reports offline on B within a few seconds of the browser going offline', async () => {

@@ -12,7 +12,16 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../
 /** The test pages' sources. */
 export const pagesRoot = join(repoRoot, 'test/e2e/pages')
 
-const SOURCE_DIRS = ['packages/core/src', 'packages/sync/src', 'packages/worker/src', 'packages/langgraph/src', 'test/e2e/pages']
+const SOURCE_DIRS = [
+  'packages/core/src',
+  'packages/sync/src',
+  'packages/worker/src',
+  'packages/langgraph/src',
+  'packages/ai-sdk/src',
+  'packages/embed-local/src',
+  'test/support',
+  'test/e2e/pages',
+]
 
 async function sourceHash(): Promise<string> {
   const hash = createHash('sha256')
