@@ -68,6 +68,13 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
   }
 }
 
+/**
+ * Sockets the relay accepted between two readings of its metrics: a counter, so sockets of an
+ * earlier measurement that close meanwhile do not count (the open-connections gauge went negative).
+ */
+const socketsOpened = (before: Map<string, number>, after: Map<string, number>): number =>
+  (after.get('engram_relay_connections_opened_total') ?? 0) - (before.get('engram_relay_connections_opened_total') ?? 0)
+
 /** Sockets the relay holds for one device with 20 projects × 10 sessions synced (all eager). */
 async function measureSockets(relay: TestRelay, transport: Transport): Promise<{ sockets: number; ms: number; refused: number }> {
   const userId = `sockets-${transport}-${Date.now()}`
@@ -86,7 +93,7 @@ async function measureSockets(relay: TestRelay, transport: Transport): Promise<{
   for (const id of projects) await sync.whenSynced(id)
   const ms = performance.now() - t0
   const m = await metricsOf(relay)
-  const sockets = (m.get('engram_relay_connections') ?? 0) - (before.get('engram_relay_connections') ?? 0)
+  const sockets = socketsOpened(before, m)
   const refusedOf = (x: Map<string, number>) => [...x].filter(([k]) => k.includes('_refused_total{')).reduce((n, [, v]) => n + v, 0)
   await sync.close()
   await memory.close()
@@ -137,7 +144,7 @@ async function measureFresh(
   await memory.close()
   return {
     ms,
-    sockets: (m.get('engram_relay_connections') ?? 0) - (before.get('engram_relay_connections') ?? 0),
+    sockets: socketsOpened(before, m),
     documents: m.get('engram_relay_user_documents_peak') ?? 0,
   }
 }
