@@ -48,8 +48,9 @@ const OPTIONS = [
   'retryDelayMs',
   'observeTokens',
   'reflectTokens',
+  'turnHoldMs',
 ]
-const SETTINGS = ['dailyTokenBudget', 'batchTokens', 'maxAttempts', 'retryDelayMs', 'observeTokens', 'reflectTokens'] as const
+const SETTINGS = ['dailyTokenBudget', 'batchTokens', 'maxAttempts', 'retryDelayMs', 'observeTokens', 'reflectTokens', 'turnHoldMs'] as const
 
 /** A key as compared: case, spaces, underscores and dashes do not make another key. */
 const normalKey = (key: string) =>

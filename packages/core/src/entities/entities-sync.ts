@@ -6,9 +6,10 @@ import { storeEntityRow } from './entities.js'
 import { checkEntitySize, checkList, checkName, checkObservation, checkType, MAX_ALIASES, MAX_OBSERVATIONS } from './entity-input.js'
 import { canonicalId } from './entity-resolve.js'
 import { rederiveSubject } from '../relations/relation-store.js'
+import { checkProvenance } from '../relations/relation-input.js'
 import { entityId, type EntityRow, entityTable, nameKey, nameKeysOf } from './entity-rows.js'
 
-const FIELDS = ['id', 'projectId', 'type', 'name', 'aliases', 'observations', 'createdAt', 'updatedAt', 'mergedInto', 'deletedAt', 'hlc'] as const
+const FIELDS = ['id', 'projectId', 'type', 'name', 'aliases', 'observations', 'createdAt', 'updatedAt', 'mergedInto', 'deletedAt', 'hlc', 'provenance'] as const
 
 /**
  * Entities as sync mirrors them: one record per entity, id `entityId(projectId, type, first
@@ -51,6 +52,8 @@ export const syncedEntities: SyncedKind<EntityRow> = {
       if (row.mergedInto === row.id) throw invalidInput('An entity cannot be merged into itself')
     }
     if (r.deletedAt !== undefined) row.deletedAt = checkTime('entity.deletedAt', r.deletedAt)
+    const provenance = checkProvenance('entity.provenance', r.provenance)
+    if (provenance) row.provenance = provenance
     return row
   },
   async apply(ctx, w, row) {

@@ -11,6 +11,7 @@ import {
   checkObservation,
   checkType,
   type EntityInput,
+  joinProvenance,
   MAX_ALIASES,
   MAX_OBSERVATIONS,
 } from './entity-input.js'
@@ -135,6 +136,8 @@ export function createEntities(ctx: StoreContext): Omit<EntitiesApi, keyof Entit
         if (found && aliases.length === found.aliases.length && observations.length === found.observations.length) return toEntity(found)
         const row: EntityRow = { ...base, aliases, observations, nameKeys: nameKeysOf(projectId, base.name, aliases), updatedAt: now, hlc: w.hlc(stored?.hlc) }
         delete row.deletedAt
+        const provenance = joinProvenance(found?.provenance, e.provenance)
+        if (provenance) row.provenance = provenance
         await storeEntityRow(ctx, w, row)
         return toEntity(row)
       })
@@ -252,7 +255,7 @@ export function createEntities(ctx: StoreContext): Omit<EntitiesApi, keyof Entit
 }
 
 /** The live entity of the input's type that one of its aliases names, if any. */
-async function firstAliasMatch(ctx: StoreContext, projectId: string, e: Required<EntityInput>): Promise<EntityRow | undefined> {
+async function firstAliasMatch(ctx: StoreContext, projectId: string, e: Pick<Required<EntityInput>, 'aliases' | 'type'>): Promise<EntityRow | undefined> {
   for (const alias of e.aliases) {
     const found = await resolveName(ctx, projectId, alias, e.type)
     if (found) return found
