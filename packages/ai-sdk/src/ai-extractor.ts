@@ -10,6 +10,7 @@ import {
   type ObservationDraft,
 } from '@engram/core'
 import { extractionSchema, type ModelObservation, type ModelOperation, observationsSchema } from './extraction-schema.js'
+import { toKnowledgeOperation } from './knowledge-operations.js'
 import {
   EXTRACTION_SYSTEM,
   extractionPrompt,
@@ -98,8 +99,10 @@ export function toOperations(ops: readonly ModelOperation[], existingKeys: reado
         return { op: 'block.append', label: op.label, text: op.text, reason: op.reason }
       case 'replace_block':
         return { op: 'block.replace', label: op.label, oldText: op.old_text, newText: op.new_text, reason: op.reason }
-      default:
+      case 'add_passage':
         return { op: 'passage.create', text: op.text, ...(op.tags?.length ? { tags: op.tags } : {}), ...expiry(op.expiresAt), reason: op.reason }
+      default:
+        return toKnowledgeOperation(op)
     }
   })
 }
