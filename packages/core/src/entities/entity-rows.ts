@@ -1,6 +1,7 @@
 import { entityText } from '../search/index/knowledge-text.js'
 import type { IndexedDoc, StoreContext } from '../store/store-context.js'
 import type { Provenance } from '../relations/relation-rows.js'
+import type { ObservationSet } from './observation-set.js'
 
 /** A named thing of a type, per project: its aliases and free-text observations. */
 export interface Entity {
@@ -22,8 +23,8 @@ export interface Entity {
   provenance?: Provenance
 }
 
-/** An entity as stored: its name keys (indexed), its clock stamp and its tombstone. */
-export interface EntityRow extends Entity {
+/** An entity as stored: its name keys (indexed), its clock stamp, its tombstone, and the stamps its observations merge by. */
+export interface EntityRow extends Entity, Omit<ObservationSet, 'observations'> {
   /** `${projectId}\u0001${name key}` of its name and every alias. */
   nameKeys: string[]
   hlc: string
