@@ -48,6 +48,8 @@ function answer(intent: Intent, input: AgentInput): string {
             .slice(0, 10)
             .map((f) => `${f.key} = ${formatValue(f.value)}`)
             .join('; ')}${input.facts.length > 10 ? ' …' : ''}.`
+    case 'relate':
+      return `Noted: ${intent.subject} ${intent.predicate === 'works_at' ? 'works at' : 'lives in'} ${intent.object} (see the knowledge panel).`
     case 'chat':
       return ''
   }
