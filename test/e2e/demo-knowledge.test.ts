@@ -75,6 +75,11 @@ describe('demo: the knowledge graph with a time slider', () => {
       await chat.getByLabel('Message', { exact: true }).press('Enter')
       await expect.poll(() => chat.locator('.transcript .role-assistant').count(), { timeout: 10_000 }).toBe(before + 1)
     }
+    // The slider back at "now" (the test before moved it into the past).
+    await panel.getByLabel('As of').evaluate((input) => {
+      ;(input as HTMLInputElement).value = '100'
+      input.dispatchEvent(new Event('input', { bubbles: true }))
+    })
     await say('Sam works at Globex.')
     expect(await chat.locator('.transcript .role-assistant').last().textContent()).toContain('Noted: Sam works at Globex')
     // The background extractor's job writes Sam (a person), Globex and the relation; the panel follows the change feed.
