@@ -105,7 +105,7 @@ export async function prepareKnowledge(memory: Memory): Promise<void> {
   await Promise.all([memory.relations.cardinality('related_to'), memory.entities.list('user', { limit: 1 }).catch(() => [])])
 }
 
-/** The entity a name resolves to (any type first, so the model's other word for a type finds it too). */
+/** The entity a name resolves to: of the given type first, then of any type (the model's other word for a type still finds it). */
 async function resolveRef(memory: Memory, projectId: string, name: string, type?: string): Promise<Entity | undefined> {
   return (type === undefined ? undefined : await memory.entities.resolve(projectId, name, { type })) ?? memory.entities.resolve(projectId, name)
 }
