@@ -65,4 +65,31 @@ describe('demo: the knowledge graph with a time slider', () => {
     expect(demo.errors).toEqual([])
     expect(demo.consoleErrors).toEqual([])
   })
+
+  it('forms entities and relations from the chat: the extractor relates "Sam works at Globex", and a later job closes it', async () => {
+    const chat = demo.page.locator('#chat')
+    const panel = demo.page.locator('#knowledge')
+    const say = async (text: string): Promise<void> => {
+      const before = await chat.locator('.transcript .role-assistant').count()
+      await chat.getByLabel('Message', { exact: true }).fill(text)
+      await chat.getByLabel('Message', { exact: true }).press('Enter')
+      await expect.poll(() => chat.locator('.transcript .role-assistant').count(), { timeout: 10_000 }).toBe(before + 1)
+    }
+    // The slider back at "now" (the test before moved it into the past).
+    await panel.getByLabel('As of').evaluate((input) => {
+      ;(input as HTMLInputElement).value = '100'
+      input.dispatchEvent(new Event('input', { bubbles: true }))
+    })
+    await say('Sam works at Globex.')
+    expect(await chat.locator('.transcript .role-assistant').last().textContent()).toContain('Noted: Sam works at Globex')
+    // The background extractor's job writes Sam (a person), Globex and the relation; the panel follows the change feed.
+    const sam = async () => (await panel.getByLabel('Entity', { exact: true }).locator('option').allTextContents()).includes('Sam (person)')
+    await expect.poll(sam, { timeout: 15_000 }).toBe(true)
+    await panel.getByLabel('Entity', { exact: true }).selectOption({ label: 'Sam (person)' })
+    await expect.poll(() => panel.locator('ul.relations li span').allTextContents(), { timeout: 10_000 }).toEqual(['Sam works_at Globex'])
+    await say('Sam now works at Hooli.')
+    await expect.poll(() => panel.locator('ul.relations li span').allTextContents(), { timeout: 15_000 }).toEqual(['Sam works_at Hooli'])
+    expect(demo.errors).toEqual([])
+    expect(demo.consoleErrors).toEqual([])
+  })
 })

@@ -10,6 +10,7 @@ import {
   type ObservationDraft,
 } from '@engram/core'
 import { extractionSchema, type ModelObservation, type ModelOperation, observationsSchema } from './extraction-schema.js'
+import { toKnowledgeOperation } from './knowledge-operations.js'
 import {
   EXTRACTION_SYSTEM,
   extractionPrompt,
@@ -48,8 +49,9 @@ const OPTIONS = [
   'retryDelayMs',
   'observeTokens',
   'reflectTokens',
+  'turnHoldMs',
 ]
-const SETTINGS = ['dailyTokenBudget', 'batchTokens', 'maxAttempts', 'retryDelayMs', 'observeTokens', 'reflectTokens'] as const
+const SETTINGS = ['dailyTokenBudget', 'batchTokens', 'maxAttempts', 'retryDelayMs', 'observeTokens', 'reflectTokens', 'turnHoldMs'] as const
 
 /** A key as compared: case, spaces, underscores and dashes do not make another key. */
 const normalKey = (key: string) =>
@@ -97,8 +99,10 @@ export function toOperations(ops: readonly ModelOperation[], existingKeys: reado
         return { op: 'block.append', label: op.label, text: op.text, reason: op.reason }
       case 'replace_block':
         return { op: 'block.replace', label: op.label, oldText: op.old_text, newText: op.new_text, reason: op.reason }
-      default:
+      case 'add_passage':
         return { op: 'passage.create', text: op.text, ...(op.tags?.length ? { tags: op.tags } : {}), ...expiry(op.expiresAt), reason: op.reason }
+      default:
+        return toKnowledgeOperation(op)
     }
   })
 }

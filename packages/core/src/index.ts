@@ -26,6 +26,7 @@ export type {
   SyncState,
   Unsubscribe,
   ExtractionQueueStatus,
+  ExtractionRejection,
 } from './store/status.js'
 export { MAX_LISTED_STAMPS_AHEAD, type ClockWarning, type StampsAheadWarning, type StampAheadRecord } from './store/status.js'
 export type { SyncApi, SyncEngine, SyncStateDetails, SyncProjectDetails, SyncRecordProblem } from './replication/sync-api.js'
@@ -91,7 +92,7 @@ export type {
   Exchange,
   MemoryView,
 } from './runtime/turns.js'
-export type { ExchangeTurn } from './runtime/turn-extraction.js'
+export type { ExchangeTurn, KnowledgeOperation } from './runtime/turn-extraction.js'
 export { escapeMemoryText } from './context/escape.js'
 export type {
   BackgroundExtractor,

@@ -48,4 +48,17 @@ describe('intents and the scripted agent', () => {
     expect(scriptedReply({ prompt: 'What is my home city?', context: emptyContext, facts })).toBe('Your home city is Lisbon (fact "home_city").')
     expect(scriptedReply({ prompt: 'What is my shoe size?', context: emptyContext, facts })).toContain("don't know")
   })
+
+  it('relates a named person to where they work or live; "I" and "my …" are not names', () => {
+    expect(extractMemory(exchange('Dana now works at Initech. Sam lives in Porto!'))).toEqual([
+      { op: 'entity.upsert', name: 'Dana', type: 'person' },
+      { op: 'relation.add', subject: 'Dana', predicate: 'works_at', object: 'Initech', objectType: 'organisation' },
+      { op: 'entity.upsert', name: 'Sam', type: 'person' },
+      { op: 'relation.add', subject: 'Sam', predicate: 'lives_in', object: 'Porto', objectType: 'place' },
+    ])
+    expect(extractMemory(exchange('I work at Acme. My sister works at Acme. Remember that my city is Porto'))).toEqual([
+      { op: 'fact.set', key: 'city', value: 'Porto', confidence: 0.9, tags: ['chat'] },
+    ])
+    expect(scriptedReply({ prompt: 'Dana works at Acme.', context: emptyContext, facts: [] })).toBe('Noted: Dana works at Acme (see the knowledge panel).')
+  })
 })

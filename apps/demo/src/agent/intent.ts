@@ -9,6 +9,7 @@ export type Intent =
   | { kind: 'forget'; key: string; subject: string }
   | { kind: 'ask'; key: string; subject: string }
   | { kind: 'list' }
+  | { kind: 'relate'; subject: string; predicate: 'works_at' | 'lives_in'; object: string; objectType: 'organisation' | 'place' }
   | { kind: 'chat' }
 
 const rememberIs = /^(?:please\s+)?remember(?:\s+that)?\s+(.+?)\s+(?:is|are|=|was|were)\s+(.+)$/is
@@ -16,6 +17,9 @@ const rememberNote = /^(?:please\s+)?remember(?:\s+that)?\s+(.+)$/is
 const forget = /^(?:please\s+)?forget(?:\s+(?:about|that))?\s+(.+)$/is
 const ask = /^(?:what(?:'s|\s+is|\s+are)|who(?:'s|\s+is)|do\s+you\s+(?:know|remember))\s+(.+?)\??$/is
 const list = /^what\s+do\s+you\s+(?:know|remember)(?:\s+about\s+me)?\s*\??$/is
+/** "Dana works at Acme", "Dana now lives in Porto": a named person (capitalised, not "I" or "my …") and a place or employer. */
+const relate = /^(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)\s+(?:now\s+)?(works\s+at|lives\s+in)\s+(\p{Lu}[^.!?]*?)\s*[.!]*$/u
+const NOT_A_NAME = /^(?:i|my|our|your|the|we|you|he|she|they|it)$/i
 
 /**
  * A fact key from a subject: lower case, leading "my"/"the" dropped, words
@@ -65,5 +69,10 @@ export function parseIntent(sentence: string): Intent {
   }
   m = ask.exec(text)
   if (m?.[1]) return { kind: 'ask', key: keyOf(m[1]), subject: m[1].trim() }
+  m = relate.exec(text)
+  if (m?.[1] && m[2] && m[3] && !NOT_A_NAME.test(m[1].split(/\s+/)[0]!)) {
+    const works = /^works/i.test(m[2])
+    return { kind: 'relate', subject: m[1], predicate: works ? 'works_at' : 'lives_in', object: m[3].trim(), objectType: works ? 'organisation' : 'place' }
+  }
   return { kind: 'chat' }
 }

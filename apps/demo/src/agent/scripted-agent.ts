@@ -22,7 +22,7 @@ export function scriptedReply(input: AgentInput): string {
   return (
     `I'm a scripted agent, not a model. A real one would get ${count(input.context.tokens, 'token')} of context` +
     (sections.length > 0 ? ` from ${sections.join(', ')}` : ' (memory is empty so far)') +
-    '. Try "Remember that my favourite colour is teal", "What is my favourite colour?" or "Forget my favourite colour".'
+    '. Try "Remember that my favourite colour is teal", "What is my favourite colour?", "Forget my favourite colour" or "Dana works at Acme".'
   )
 }
 
@@ -48,6 +48,8 @@ function answer(intent: Intent, input: AgentInput): string {
             .slice(0, 10)
             .map((f) => `${f.key} = ${formatValue(f.value)}`)
             .join('; ')}${input.facts.length > 10 ? ' …' : ''}.`
+    case 'relate':
+      return `Noted: ${intent.subject} ${intent.predicate === 'works_at' ? 'works at' : 'lives in'} ${intent.object} (see the knowledge panel).`
     case 'chat':
       return ''
   }

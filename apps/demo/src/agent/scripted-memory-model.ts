@@ -16,6 +16,18 @@ function userLines(prompt: string): string[] {
   })
 }
 
+/** The name of an entity the prompt's memory lists that `name` names (case ignored), if any. */
+function knownName(prompt: string, name: string): string | undefined {
+  const memory = prompt.slice(0, Math.max(0, prompt.indexOf('<exchange>')))
+  const at = memory.indexOf('\nentities:\n')
+  if (at < 0) return undefined
+  for (const line of memory.slice(at).split('\n')) {
+    const listed = /^- (.+?) \(/.exec(line)?.[1]
+    if (listed && unescapeEntities(listed).toLowerCase() === name.toLowerCase()) return unescapeEntities(listed)
+  }
+  return undefined
+}
+
 /** What the scripted memory model answers: the demo's sentence rules as extraction operations, or observations. */
 function answer(system: string, prompt: string): unknown {
   if (system.startsWith('You compress'))
@@ -32,6 +44,21 @@ function answer(system: string, prompt: string): unknown {
       if (intent.kind === 'remember')
         operations.push({ type: 'add_fact', key: intent.key, value: intent.value, confidence: 0.9, tags: ['chat'], reason: 'the user asked to remember it' })
       else if (intent.kind === 'forget') operations.push({ type: 'delete_fact', key: intent.key, reason: 'the user asked to forget it' })
+      else if (intent.kind === 'relate') {
+        // The subject by the name the prompt listed when it is already known, so the model reuses it.
+        const subject = knownName(prompt, intent.subject) ?? intent.subject
+        operations.push(
+          { type: 'upsert_entity', name: subject, entity_type: 'person', reason: 'the user talks about them' },
+          {
+            type: 'add_relation',
+            subject,
+            predicate: intent.predicate,
+            object: knownName(prompt, intent.object) ?? intent.object,
+            object_type: intent.objectType,
+            reason: `the user said where ${subject} ${intent.predicate === 'works_at' ? 'works' : 'lives'}`,
+          },
+        )
+      }
     }
   }
   return { operations }
@@ -40,7 +67,8 @@ function answer(system: string, prompt: string): unknown {
 /**
  * The demo's stand-in for the model `aiExtractor` calls after each turn, in the AI SDK's language
  * model spec: it reads the extraction prompt (the exchange, escaped) and answers with the demo's
- * sentence rules — "remember that X is Y" adds a fact, "forget X" deletes it — as the structured
+ * sentence rules — "remember that X is Y" adds a fact, "forget X" deletes it, "Dana works at Acme"
+ * relates two entities (a later "Dana now works at Initech" closes the first) — as the structured
  * JSON a real model returns. An app passes its real model instead; nothing else changes.
  */
 export function scriptedMemoryModel(): LanguageModel {

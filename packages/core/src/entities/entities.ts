@@ -11,10 +11,12 @@ import {
   checkObservation,
   checkType,
   type EntityInput,
+  joinProvenance,
   MAX_ALIASES,
   MAX_OBSERVATIONS,
 } from './entity-input.js'
 import { canonicalEntity, resolveName } from './entity-resolve.js'
+import { editObservations } from './observation-set.js'
 import { type Entity, entityDoc, entityId, type EntityRow, entityTable, nameKey, nameKeysOf, toEntity } from './entity-rows.js'
 
 export type { Entity, EntityInput }
@@ -133,8 +135,20 @@ export function createEntities(ctx: StoreContext): Omit<EntitiesApi, keyof Entit
         const observations = [...base.observations, ...e.observations.filter((o) => !base.observations.includes(o))]
         checkEntitySize(aliases, observations)
         if (found && aliases.length === found.aliases.length && observations.length === found.observations.length) return toEntity(found)
-        const row: EntityRow = { ...base, aliases, observations, nameKeys: nameKeysOf(projectId, base.name, aliases), updatedAt: now, hlc: w.hlc(stored?.hlc) }
+        const hlc = w.hlc(stored?.hlc)
+        // A deleted entity named again starts afresh: its old observations stay removed (tombstones), so no device brings them back.
+        const prior = found ?? { observations: [], observationTombstones: stored ? editObservations(stored, [], hlc).observationTombstones : [], hlc }
+        const row: EntityRow = {
+          ...base,
+          aliases,
+          ...editObservations(prior, observations, hlc),
+          nameKeys: nameKeysOf(projectId, base.name, aliases),
+          updatedAt: now,
+          hlc,
+        }
         delete row.deletedAt
+        const provenance = joinProvenance(found?.provenance, e.provenance)
+        if (provenance) row.provenance = provenance
         await storeEntityRow(ctx, w, row)
         return toEntity(row)
       })
@@ -231,7 +245,8 @@ export function createEntities(ctx: StoreContext): Omit<EntitiesApi, keyof Entit
         if (added.length === 0) return undefined
         const next = [...row.observations, ...added]
         checkEntitySize(row.aliases, next)
-        return { ...row, observations: next, updatedAt: ctx.now(), hlc: w.hlc(row.hlc) }
+        const hlc = w.hlc(row.hlc)
+        return { ...row, ...editObservations(row, next, hlc), updatedAt: ctx.now(), hlc }
       })
       return added
     },
@@ -244,7 +259,17 @@ export function createEntities(ctx: StoreContext): Omit<EntitiesApi, keyof Entit
       await update(projectId, id, (row, w) => {
         removed = list.filter((o) => row.observations.includes(o))
         if (removed.length === 0) return undefined
-        return { ...row, observations: row.observations.filter((o) => !removed.includes(o)), updatedAt: ctx.now(), hlc: w.hlc(row.hlc) }
+        const hlc = w.hlc(row.hlc)
+        return {
+          ...row,
+          ...editObservations(
+            row,
+            row.observations.filter((o) => !removed.includes(o)),
+            hlc,
+          ),
+          updatedAt: ctx.now(),
+          hlc,
+        }
       })
       return removed
     },
@@ -252,7 +277,7 @@ export function createEntities(ctx: StoreContext): Omit<EntitiesApi, keyof Entit
 }
 
 /** The live entity of the input's type that one of its aliases names, if any. */
-async function firstAliasMatch(ctx: StoreContext, projectId: string, e: Required<EntityInput>): Promise<EntityRow | undefined> {
+async function firstAliasMatch(ctx: StoreContext, projectId: string, e: Pick<Required<EntityInput>, 'aliases' | 'type'>): Promise<EntityRow | undefined> {
   for (const alias of e.aliases) {
     const found = await resolveName(ctx, projectId, alias, e.type)
     if (found) return found

@@ -1,6 +1,8 @@
 import { invalidInput, MemoryError } from '../store/errors.js'
 import { checkOptions, checkString, checkWellFormed, describe } from '../store/validate.js'
 import { nameKey } from './entity-rows.js'
+import { checkProvenance } from '../relations/relation-input.js'
+import type { Provenance } from '../relations/relation-rows.js'
 
 /** Longest entity name or alias (characters). */
 export const MAX_ENTITY_NAME = 200
@@ -20,6 +22,8 @@ export interface EntityInput {
   type: string
   aliases?: string[]
   observations?: string[]
+  /** Where what this write adds was learned (message ids, source); its message ids join the entity's. */
+  provenance?: Provenance
 }
 
 /** Checks a name or alias: a trimmed, well-formed string with letters or digits. @throws MemoryError `invalid_input`, `limit_exceeded`. */
@@ -48,14 +52,26 @@ export function checkObservation(field: string, value: unknown): string {
 }
 
 /** Checks the input of `entities.upsert`. @throws MemoryError `invalid_input`, `limit_exceeded`. */
-export function checkEntityInput(input: unknown): Required<EntityInput> {
+export function checkEntityInput(input: unknown): Required<Omit<EntityInput, 'provenance'>> & Pick<EntityInput, 'provenance'> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalidInput(`entity must be an object { name, type }, got ${describe(input)}`)
-  const o = checkOptions('entity', input as EntityInput, ['name', 'type', 'aliases', 'observations'])
+  const o = checkOptions('entity', input as EntityInput, ['name', 'type', 'aliases', 'observations', 'provenance'])
   const name = checkName('entity.name', o.name)
   const type = checkType('entity.type', o.type)
   const aliases = checkList('entity.aliases', o.aliases, MAX_ALIASES, checkName).filter((a) => nameKey(a) !== nameKey(name))
   const observations = checkList('entity.observations', o.observations, MAX_OBSERVATIONS, checkObservation)
-  return { name, type, aliases, observations }
+  const provenance = checkProvenance('entity.provenance', o.provenance)
+  return { name, type, aliases, observations, ...(provenance ? { provenance } : {}) }
+}
+
+/** Most message ids an entity's provenance keeps (the most recent). */
+export const MAX_ENTITY_PROVENANCE = 100
+
+/** An entity's provenance after a write that learned `added`: message ids joined (the most recent kept), the latest source. */
+export function joinProvenance(stored: Provenance | undefined, added: Provenance | undefined): Provenance | undefined {
+  if (!added) return stored
+  const ids = [...new Set([...(stored?.messageIds ?? []), ...(added.messageIds ?? [])])].slice(-MAX_ENTITY_PROVENANCE)
+  const source = added.source ?? stored?.source
+  return { ...(ids.length > 0 ? { messageIds: ids } : {}), ...(source === undefined ? {} : { source }) }
 }
 
 /** Refuses an entity that would hold more aliases or observations than the limits. @throws MemoryError `limit_exceeded`. */

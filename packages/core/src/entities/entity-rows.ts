@@ -1,5 +1,7 @@
 import { entityText } from '../search/index/knowledge-text.js'
 import type { IndexedDoc, StoreContext } from '../store/store-context.js'
+import type { Provenance } from '../relations/relation-rows.js'
+import type { ObservationSet } from './observation-set.js'
 
 /** A named thing of a type, per project: its aliases and free-text observations. */
 export interface Entity {
@@ -17,10 +19,12 @@ export interface Entity {
   updatedAt: number
   /** Set when it was merged into another entity: lookups by its names lead there. */
   mergedInto?: string
+  /** Where it was learned: the message ids of the writes that made or added to it (the latest 100), and the latest source. */
+  provenance?: Provenance
 }
 
-/** An entity as stored: its name keys (indexed), its clock stamp and its tombstone. */
-export interface EntityRow extends Entity {
+/** An entity as stored: its name keys (indexed), its clock stamp, its tombstone, and the stamps its observations merge by. */
+export interface EntityRow extends Entity, Omit<ObservationSet, 'observations'> {
   /** `${projectId}\u0001${name key}` of its name and every alias. */
   nameKeys: string[]
   hlc: string
@@ -72,6 +76,11 @@ export function toEntity(row: EntityRow): Entity {
     updatedAt: row.updatedAt,
   }
   if (row.mergedInto !== undefined) out.mergedInto = row.mergedInto
+  if (row.provenance !== undefined) {
+    out.provenance = {}
+    if (row.provenance.messageIds) out.provenance.messageIds = [...row.provenance.messageIds]
+    if (row.provenance.source !== undefined) out.provenance.source = row.provenance.source
+  }
   return out
 }
 

@@ -1,14 +1,16 @@
 import type { Memory } from '../compose/memory.js'
 import { MemoryError } from '../store/errors.js'
 import { mapError } from '../store/map-error.js'
+import type { ExtractionRejection } from '../store/status.js'
 import { reportError } from '../store/report-error.js'
 import type { StoreContext } from '../store/store-context.js'
 import { read, write } from '../store/write.js'
 import { appendEntry } from '../runtime/journal.js'
-import { applyOperation, checkOperations, memoryView, type Exchange, type MemoryOperation } from '../runtime/turn-extraction.js'
+import { applyOperation, checkOperations, memoryView, prepareOperations, type Exchange, type MemoryOperation } from '../runtime/turn-extraction.js'
 import { type ExtractionJobRow, jobsTable, nextUtcDay, spendTable, utcDay } from './extraction-jobs.js'
 import type { BackgroundExtractor, ExtractionAnswer, ModelUsage } from './extraction-types.js'
 import { observationWork, runObservationJob } from './observation-jobs.js'
+import type { TurnHolds } from './turn-holds.js'
 
 /** `memory.extraction`: the background extraction queue. */
 export interface ExtractionApi {
@@ -29,7 +31,14 @@ export interface ExtractionApi {
 }
 
 /** Defaults of {@link ExtractionSettings}. */
-export const EXTRACTION_DEFAULTS = { batchTokens: 4_000, maxAttempts: 5, retryDelayMs: 1_000, observeTokens: 30_000, reflectTokens: 40_000 } as const
+export const EXTRACTION_DEFAULTS = {
+  batchTokens: 4_000,
+  maxAttempts: 5,
+  retryDelayMs: 1_000,
+  observeTokens: 30_000,
+  reflectTokens: 40_000,
+  turnHoldMs: 5_000,
+} as const
 
 /** A queue's runner (one per store). */
 export interface ExtractionQueue extends Omit<ExtractionApi, 'sweep'> {
@@ -49,7 +58,7 @@ const REJECTED = new Set(['invalid_input', 'limit_exceeded', 'not_found', 'read_
  * job is retried with backoff, and an answer is applied in one transaction that also removes its
  * jobs — a job whose answer was applied never runs again; one that crashed before runs again.
  */
-export function createExtractionQueue(ctx: StoreContext, memory: Memory, extractor: BackgroundExtractor): ExtractionQueue {
+export function createExtractionQueue(ctx: StoreContext, memory: Memory, extractor: BackgroundExtractor, holds?: TurnHolds): ExtractionQueue {
   const s = { ...EXTRACTION_DEFAULTS, ...(extractor.settings ?? {}) }
   const view = memoryView(memory)
   const allTables = () => ctx.db.tables.map((t) => t.name)
@@ -58,6 +67,7 @@ export function createExtractionQueue(ctx: StoreContext, memory: Memory, extract
   let timer: ReturnType<typeof setTimeout> | undefined
   let closed = false
   const held = new Map<string, number>()
+  let rejection: ExtractionRejection | undefined
   ctx.onClose.push(() => {
     closed = true
     if (timer !== undefined) clearTimeout(timer)
@@ -99,7 +109,12 @@ export function createExtractionQueue(ctx: StoreContext, memory: Memory, extract
     )
     const now = ctx.now()
     const budget = [...held].find(([, until]) => until > now)
-    ctx.status.setQueue({ backlog: pending, failed, ...(budget ? { budget: { projectId: budget[0], until: budget[1] } } : {}) })
+    ctx.status.setQueue({
+      backlog: pending,
+      failed,
+      ...(budget ? { budget: { projectId: budget[0], until: budget[1] } } : {}),
+      ...(rejection ? { rejected: rejection } : {}),
+    })
     return { pending, failed }
   }
 
@@ -191,12 +206,13 @@ export function createExtractionQueue(ctx: StoreContext, memory: Memory, extract
     if (typeof answer !== 'object' || answer === null)
       throw new MemoryError('invalid_input', 'extract() must answer { operations, usage? } or a list of operations')
     const operations = checkOperations(answer.operations)
+    await prepareOperations(memory, operations)
     const last = batch[batch.length - 1]!
     await write(ctx, allTables(), async (w) => {
       // Another runner (a second tab on this database) may have applied it meanwhile: then write nothing.
       const still = await jobsTable(ctx).bulkGet(batch.map((j) => j.seq!))
       if (still.some((j) => j === undefined)) return
-      const rejected: { index: number; code: string; message: string }[] = []
+      const rejected: { index: number; op: string; code: string; message: string }[] = []
       let written = 0
       for (const [index, op] of operations.entries()) {
         try {
@@ -210,7 +226,7 @@ export function createExtractionQueue(ctx: StoreContext, memory: Memory, extract
         } catch (error) {
           const e = mapError(error)
           if (!REJECTED.has(e.code)) throw error
-          rejected.push({ index, code: e.code, message: e.message })
+          rejected.push({ index, op: String(op.op), code: e.code, message: e.message })
         }
       }
       await spend(last, answer.usage)
@@ -230,6 +246,7 @@ export function createExtractionQueue(ctx: StoreContext, memory: Memory, extract
           ...(rejected.length > 0 ? { rejected } : {}),
         },
       })
+      if (rejected.length > 0) rejection = { projectId: last.projectId, sessionId: last.sessionId, turnId: last.turnId!, at: ctx.now(), operations: rejected }
     })
   }
 
@@ -254,6 +271,9 @@ export function createExtractionQueue(ctx: StoreContext, memory: Memory, extract
   async function runOne(job: ExtractionJobRow): Promise<void> {
     const now = ctx.now()
     if (await overBudget(job.projectId, now)) return
+    // A turn of the project in flight holds the job (bounded), so it reads no half-written turn.
+    await holds?.whenIdle(job.projectId, s.turnHoldMs)
+    if (closed) return
     try {
       if (job.kind === 'extract') await runExtract(await batchOf(job))
       else await runObservationJob(ctx, extractor, job, view, (usage) => spend(job, usage))

@@ -71,6 +71,12 @@ export interface ExtractionSettings {
   observeTokens?: number
   /** Observation tokens of a session that start a reflection (default 40,000). */
   reflectTokens?: number
+  /**
+   * How long a turn in flight (begun, its reply not yet recorded) holds the project's jobs, at
+   * most, in ms (default 5,000): a job never reads a half-written turn, and a turn never ended
+   * holds nothing past this.
+   */
+  turnHoldMs?: number
 }
 
 /**

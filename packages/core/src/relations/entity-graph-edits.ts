@@ -5,6 +5,7 @@ import { type EntityRow, entityTable, nameKey, nameKeysOf, toEntity } from '../e
 import { invalidInput } from '../store/errors.js'
 import { linkPerson, resolvePerson } from '../people/person-links.js'
 import { USER_PROJECT } from '../store/store-context.js'
+import { editObservations } from '../entities/observation-set.js'
 import type { StoreContext } from '../store/store-context.js'
 import { checkId } from '../store/validate.js'
 import { type WriteScope, write } from '../store/write.js'
@@ -30,7 +31,15 @@ export function createEntityGraphEdits(ctx: StoreContext): EntityGraphEdits {
         for (const a of [from.name, ...from.aliases]) if (!names.has(nameKey(a)) && names.add(nameKey(a))) aliases.push(a)
         const observations = [...into.observations, ...from.observations.filter((o) => !into.observations.includes(o))]
         checkEntitySize(aliases, observations)
-        const merged: EntityRow = { ...into, aliases, observations, nameKeys: nameKeysOf(projectId, into.name, aliases), updatedAt: now, hlc: w.hlc(into.hlc) }
+        const hlc = w.hlc(into.hlc)
+        const merged: EntityRow = {
+          ...into,
+          aliases,
+          ...editObservations(into, observations, hlc),
+          nameKeys: nameKeysOf(projectId, into.name, aliases),
+          updatedAt: now,
+          hlc,
+        }
         const pointer: EntityRow = { ...from, mergedInto: into.id, updatedAt: now, hlc: w.hlc(from.hlc) }
         await storeEntityRow(ctx, w, merged)
         await storeEntityRow(ctx, w, pointer)

@@ -27,6 +27,25 @@ export async function storeRelationRow(ctx: StoreContext, w: WriteScope, row: Re
   w.change('relations', row.deletedAt === undefined ? 'put' : 'delete', row.id, row.projectId)
 }
 
+/**
+ * Indexes again the live relations an entity is the subject or object of, with its name: a
+ * relation that arrived before its entity (sync order) was indexed with the bare id. The rows
+ * stay as they are; their change is recorded because what search shows of them changed.
+ */
+export async function reindexRelationsOf(ctx: StoreContext, w: WriteScope, entityId: string): Promise<number> {
+  const [asSubject, asObject] = await Promise.all([
+    relationTable(ctx).where('subjectId').equals(entityId).toArray(),
+    relationTable(ctx).where('objectId').equals(entityId).toArray(),
+  ])
+  const rows = new Map([...asSubject, ...asObject].filter((r) => r.deletedAt === undefined).map((r) => [r.id, r]))
+  for (const row of rows.values()) {
+    const [subject, object] = await Promise.all([nameOf(ctx, row.subjectId), nameOf(ctx, row.objectId)])
+    await ctx.index.put(w, relationDoc(row, subject!, object))
+    w.change('relations', 'put', row.id, row.projectId)
+  }
+  return rows.size
+}
+
 /** The rows of every id standing for one canonical subject. */
 export async function rowsOfSubject(ctx: StoreContext, subject: string): Promise<RelationRow[]> {
   const ids = await mergedIds(ctx, subject)

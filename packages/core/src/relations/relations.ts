@@ -9,8 +9,9 @@ import { checkId, checkLimit, checkNumber, checkOneOf, checkOptions, checkTime, 
 import { read, type WriteScope, write } from '../store/write.js'
 import { cardinalityOf, type Cardinality, predicateKey } from './predicates.js'
 import { type Direction, holdingAt, readingOrder, relationsOf, walkAround } from './relation-graph.js'
-import { type CheckedRelation, checkPredicate, checkRelationInput, checkWindow, type RelationInput } from './relation-input.js'
-import { holdsAt, type Relation, type RelationRow, relationTable, toRelation } from './relation-rows.js'
+import { type CheckedRelation, checkPredicate, checkProvenance, checkRelationInput, checkWindow, type RelationInput } from './relation-input.js'
+import { holdsAt, type Provenance, type Relation, type RelationRow, relationTable, toRelation } from './relation-rows.js'
+import { joinProvenance } from '../entities/entity-input.js'
 import { rederiveSubject, relationTables, rowsOfSubject, storeRelationRow } from './relation-store.js'
 import { chainOrder } from './relation-windows.js'
 
@@ -68,8 +69,12 @@ export interface RelationsApi {
   addMany(projectId: string, inputs: RelationInput[]): Promise<Relation[]>
   /** The relation stored under `id`, or undefined. @throws MemoryError `invalid_input`. */
   get(projectId: string, id: string): Promise<Relation | undefined>
-  /** Ends a relation at `at` (default now). @throws MemoryError `invalid_input` (`at` before its validFrom), `not_found`. */
-  end(projectId: string, id: string, at?: number): Promise<Relation>
+  /**
+   * Ends a relation at `at` (default now); `options.provenance` says where the end was learned
+   * (its message ids join the relation's).
+   * @throws MemoryError `invalid_input` (`at` before its validFrom, a bad provenance), `not_found`.
+   */
+  end(projectId: string, id: string, at?: number, options?: { provenance?: Provenance }): Promise<Relation>
   /** Deletes a relation (a tombstone, so it syncs): under a single-valued predicate the one before it is closed by the one after, or reopens. @returns false when there was none. @throws MemoryError `invalid_input`. */
   delete(projectId: string, id: string): Promise<boolean>
   /** The relations of an entity true now. @throws MemoryError `invalid_input`, `not_found` (unknown entity). */
@@ -214,10 +219,11 @@ export function createRelations(ctx: StoreContext): RelationsApi {
       return row && row.projectId === projectId && row.deletedAt === undefined ? toRelation(row) : undefined
     },
 
-    async end(projectId, id, at) {
+    async end(projectId, id, at, options) {
       checkId('projectId', projectId)
       checkId('id', id)
       const t = at === undefined ? undefined : checkTime('at', at)
+      const provenance = checkProvenance('options.provenance', checkOptions('options', options, ['provenance']).provenance)
       return write(ctx, tables(), async (w) => {
         const row = await relationTable(ctx).get(id)
         if (!row || row.projectId !== projectId || row.deletedAt !== undefined)
@@ -226,6 +232,8 @@ export function createRelations(ctx: StoreContext): RelationsApi {
         checkWindow(row.validFrom, end)
         if (row.statedTo === end) return toRelation(row)
         const next: RelationRow = { ...row, statedTo: end, updatedAt: ctx.now(), hlc: w.hlc(row.hlc) }
+        const joined = joinProvenance(row.provenance, provenance)
+        if (joined) next.provenance = joined
         await storeRelationRow(ctx, w, next)
         return toRelation(next)
       })

@@ -10,6 +10,7 @@ import { DEFAULT_COORDINATOR_LIMITS } from './turn-coordinator.js'
 import { createExtractionQueue, type ExtractionApi } from '../extraction/extraction-queue.js'
 import type { BackgroundExtractor } from '../extraction/extraction-types.js'
 import { startExpirySweep } from '../extraction/expiry-sweep.js'
+import { createTurnHolds } from '../extraction/turn-holds.js'
 import { createObservations, type ObservationsApi } from '../observations/observations.js'
 
 /** The runtime module's namespaces. */
@@ -35,7 +36,9 @@ const IDLE = { flush: async () => ({ pending: 0, failed: 0 }), retry: async () =
 export function createRuntime(ctx: StoreContext, memory: Memory, extractor?: Extractor | BackgroundExtractor, pricing?: PricingTable): RuntimeApis {
   const usage = createUsage(ctx, pricing)
   // The queue writes usage through the namespace this runtime makes (memory.usage may still be loading).
-  const queue = isBackground(extractor) ? createExtractionQueue(ctx, { ...memory, usage } as Memory, extractor) : undefined
+  const holds = isBackground(extractor) ? createTurnHolds() : undefined
+  if (holds) ctx.onClose.push(() => holds.clear())
+  const queue = isBackground(extractor) ? createExtractionQueue(ctx, { ...memory, usage } as Memory, extractor, holds) : undefined
   queue?.kick()
   const expiry = startExpirySweep(ctx, memory)
   const idle = {
@@ -54,7 +57,7 @@ export function createRuntime(ctx: StoreContext, memory: Memory, extractor?: Ext
     tasks: createTasks(ctx),
     usage,
     lessons: createLessons(ctx),
-    turns: createTurns(ctx, memory, isBackground(extractor) ? undefined : extractor, DEFAULT_COORDINATOR_LIMITS, queue),
+    turns: createTurns(ctx, memory, isBackground(extractor) ? undefined : extractor, DEFAULT_COORDINATOR_LIMITS, queue, holds),
     extraction: { ...(queue ? { flush: queue.flush, retry: queue.retry } : idle), sweep: expiry.sweep },
     observations: createObservations(ctx),
   }

@@ -5,7 +5,7 @@ import { freshHandle } from './task-handle.js'
 /** The agent runtime: its journal, runs and checkpoints, tasks, usage, lessons and outcomes, and turns. */
 export const runtimeKind = defineKind({
   name: 'runtime',
-  uses: ['projects', 'sessions', 'facts', 'blocks', 'extraction', 'observations'],
+  uses: ['projects', 'sessions', 'facts', 'blocks', 'extraction', 'observations', 'entities', 'relations'],
   tables: {
     journal: { 1: '[sessionId+seq], [sessionId+idempotencyKey], [sessionId+kind+seq], [sessionId+resumeToken+seq]' },
     journalSessions: { 1: 'sessionId, last, first' },

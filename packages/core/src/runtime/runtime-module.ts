@@ -92,7 +92,7 @@ export function runtimeModule(
   }
 }
 
-const SETTINGS = ['dailyTokenBudget', 'batchTokens', 'maxAttempts', 'retryDelayMs', 'observeTokens', 'reflectTokens'] as const
+const SETTINGS = ['dailyTokenBudget', 'batchTokens', 'maxAttempts', 'retryDelayMs', 'observeTokens', 'reflectTokens', 'turnHoldMs'] as const
 
 /** Checks an extractor option: a function, or `{ extract, observe?, reflect?, settings? }`. @throws MemoryError `invalid_input`. */
 export function checkExtractor(extractor: unknown): void {

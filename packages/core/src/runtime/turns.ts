@@ -11,9 +11,10 @@ import type { SessionRow } from '../store/rows.js'
 import { type WriteScope, read, readOne, write } from '../store/write.js'
 import { appendEntry } from './journal.js'
 import { createTurnCoordinator, DEFAULT_COORDINATOR_LIMITS, type CoordinatorLimits } from './turn-coordinator.js'
-import { applyOperation, checkOperations, memoryView, type Extractor, type MemoryOperation } from './turn-extraction.js'
+import { applyOperation, checkOperations, memoryView, prepareOperations, type Extractor, type MemoryOperation } from './turn-extraction.js'
 import { enqueueTurn } from '../extraction/extraction-jobs.js'
 import type { ExtractionQueue } from '../extraction/extraction-queue.js'
+import type { TurnHolds } from '../extraction/turn-holds.js'
 
 export type { Exchange, Extractor, MemoryOperation, MemoryView } from './turn-extraction.js'
 
@@ -67,10 +68,16 @@ interface TurnRow {
   extractionError?: { code: string; message: string }
   /** The user message of the prompt, in a conversation session. */
   promptMessageId?: string
+  /** The assistant message of the reply, in a conversation session. */
+  replyMessageId?: string
   jobId?: number
 }
 
 const MAX_TEXT = 1_000_000
+
+/** The conversation messages of a turn (its prompt and reply), the provenance of what its extraction writes. */
+const messageIdsOf = (row: Pick<TurnRow, 'promptMessageId' | 'replyMessageId'>): string[] =>
+  [row.promptMessageId, row.replyMessageId].filter((id): id is string => id !== undefined)
 
 /** The agent-turn lifecycle. Journal records go to the journal session `sessionId`. */
 export interface TurnsApi {
@@ -106,6 +113,7 @@ export function createTurns(
   extractor?: Extractor,
   limits: CoordinatorLimits = DEFAULT_COORDINATOR_LIMITS,
   queue?: ExtractionQueue,
+  holds?: TurnHolds,
 ): TurnsApi {
   const turns = (): Table<TurnRow, [string, string]> => ctx.db.table<TurnRow, [string, string]>('turns')
   const allTables = () => ctx.db.tables.map((t) => t.name)
@@ -151,15 +159,25 @@ export function createTurns(
 
   async function extract(row: TurnRow): Promise<TurnEndResult> {
     let operations: MemoryOperation[]
+    // Provenance of everything the extractor writes: the turn's prompt and reply messages.
+    const messageIds = messageIdsOf(row)
     try {
-      const exchange = { projectId: row.projectId, sessionId: row.sessionId, turnId: row.turnId, prompt: row.prompt, reply: row.reply ?? '' }
+      const exchange = {
+        projectId: row.projectId,
+        sessionId: row.sessionId,
+        turnId: row.turnId,
+        prompt: row.prompt,
+        reply: row.reply ?? '',
+        ...(messageIds.length > 0 ? { messageIds } : {}),
+      }
       operations = checkOperations(await extractor!(exchange, memoryView(memory)))
+      await prepareOperations(memory, operations)
     } catch (error) {
       return reportFailure(row, error)
     }
     try {
       return await write(ctx, allTables(), async (w) => {
-        for (const op of operations) await applyOperation(memory, op, row)
+        for (const op of operations) await applyOperation(memory, op, { ...row, messageIds })
         await turns().put({ ...row, written: operations.length, updatedAt: ctx.now() })
         await appendEntry(ctx, w, row.sessionId, { kind: 'turn.extracted', payload: { turnId: row.turnId, operations: operations.length } })
         ctx.status.recover('extractor')
@@ -178,36 +196,49 @@ export function createTurns(
       const turnId = checkId('turnId', t.turnId)
       const prompt = checkString('prompt', t.prompt, { nonEmpty: true, maxLength: MAX_TEXT })
       const budget = checkNumber('budget', t.budget, { min: 1, integer: true })
-      const begun = await coordinator.run(
-        `begin\u0001${sessionId}\u0001${turnId}`,
-        async (): Promise<TurnRow> => {
-          const stored = await readOne(ctx, () => turns().get([sessionId, turnId]))
-          if (stored) return stored
-          const session = await conversation(sessionId)
-          if (session && session.projectId !== projectId)
-            throw invalidInput(`Session ${JSON.stringify(sessionId)} belongs to project ${JSON.stringify(session.projectId)}, not ${JSON.stringify(projectId)}`)
-          if (session) assertActive(session as SessionRow)
-          // Checks only: open turns are reconciled in the transaction that records the new one,
-          // so a begin that fails (closed session, failing retrieval) leaves them as they were.
-          await read(ctx, ['projects'], () => requireProject(ctx, projectId))
-          // Retrieval may call the embedder: it runs between transactions, never inside one.
-          const context = await memory.context.build(projectId, { ...(session ? { sessionId } : {}), query: prompt, budget })
-          return write(ctx, allTables(), async (w) => {
-            const raced = await turns().get([sessionId, turnId])
-            if (raced) return raced
-            await reconcile(w, sessionId, turnId)
-            const now = ctx.now()
-            const row: TurnRow = { sessionId, turnId, projectId, prompt, budget, status: 'open', context, createdAt: now, updatedAt: now }
-            if (session) row.promptMessageId = (await memory.messages.append(sessionId, { role: 'user', content: prompt, meta: { turnId } })).id
-            await turns().add(row)
-            await appendEntry(ctx, w, sessionId, { kind: 'turn.begin', payload: { turnId, projectId, prompt, contextTokens: context.tokens } })
-            return row
-          })
-          // Settled begins are not reused: the stored turn answers a repeat (one read, no retrieval),
-          // and a turn removed since (import replace) is begun again instead of served from memory.
-        },
-        { reuse: false },
-      )
+      // From here until its reply is recorded the turn holds the project's extraction jobs.
+      const holdKey = `${sessionId}\u0001${turnId}`
+      holds?.hold(projectId, holdKey)
+      const begun = await coordinator
+        .run(
+          `begin\u0001${sessionId}\u0001${turnId}`,
+          async (): Promise<TurnRow> => {
+            const stored = await readOne(ctx, () => turns().get([sessionId, turnId]))
+            if (stored) return stored
+            const session = await conversation(sessionId)
+            if (session && session.projectId !== projectId)
+              throw invalidInput(
+                `Session ${JSON.stringify(sessionId)} belongs to project ${JSON.stringify(session.projectId)}, not ${JSON.stringify(projectId)}`,
+              )
+            if (session) assertActive(session as SessionRow)
+            // Checks only: open turns are reconciled in the transaction that records the new one,
+            // so a begin that fails (closed session, failing retrieval) leaves them as they were.
+            await read(ctx, ['projects'], () => requireProject(ctx, projectId))
+            // Retrieval may call the embedder: it runs between transactions, never inside one.
+            const context = await memory.context.build(projectId, { ...(session ? { sessionId } : {}), query: prompt, budget })
+            return write(ctx, allTables(), async (w) => {
+              const raced = await turns().get([sessionId, turnId])
+              if (raced) return raced
+              await reconcile(w, sessionId, turnId)
+              const now = ctx.now()
+              const row: TurnRow = { sessionId, turnId, projectId, prompt, budget, status: 'open', context, createdAt: now, updatedAt: now }
+              if (session) row.promptMessageId = (await memory.messages.append(sessionId, { role: 'user', content: prompt, meta: { turnId } })).id
+              await turns().add(row)
+              await appendEntry(ctx, w, sessionId, { kind: 'turn.begin', payload: { turnId, projectId, prompt, contextTokens: context.tokens } })
+              return row
+            })
+            // Settled begins are not reused: the stored turn answers a repeat (one read, no retrieval),
+            // and a turn removed since (import replace) is begun again instead of served from memory.
+          },
+          { reuse: false },
+        )
+        .catch((error: unknown) => {
+          holds?.release(projectId, holdKey)
+          throw error
+        })
+      if (begun.status !== 'open' || begun.projectId !== projectId) holds?.release(projectId, holdKey)
+      // The session's earlier open turns were reconciled as interrupted: they hold nothing.
+      else holds?.releaseOthers(projectId, `${sessionId}\u0001`, holdKey)
       return sameTurn(begun, projectId, prompt)
     },
 
@@ -243,15 +274,17 @@ export function createTurns(
             session && reply.length > 0
               ? await memory.messages.append(sessionId, { role: 'assistant', content: reply, meta: interrupted ? { turnId, interrupted } : { turnId } })
               : undefined
+          if (replyMessage) next.replyMessageId = replyMessage.id
           // A background extractor: the turn and its job commit together; the model runs after.
           if (queue !== undefined && !interrupted) {
-            const messageIds = [row.promptMessageId, replyMessage?.id].filter((id): id is string => id !== undefined)
+            const messageIds = messageIdsOf(next)
             next.jobId = await enqueueTurn(ctx, { projectId: row.projectId, sessionId, turnId, prompt: row.prompt, reply, messageIds })
           }
           await turns().put(next)
           return { row: next, done: false }
         })
         const { row } = recorded
+        holds?.release(row.projectId, `${sessionId}\u0001${turnId}`)
         if (row.jobId !== undefined) {
           if (!recorded.done) queue!.kick()
           return { written: row.written ?? 0, jobId: row.jobId }

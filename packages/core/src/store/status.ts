@@ -90,6 +90,22 @@ export interface ExtractionQueueStatus {
   failed: number
   /** Set while a project's daily token budget holds the queue: until when (epoch ms, the next UTC day). */
   budget?: { projectId: string; until: number }
+  /**
+   * The last job whose answer held operations memory refused (they were skipped whole, the
+   * others applied; the journal's `turn.extracted` record lists them too).
+   */
+  rejected?: ExtractionRejection
+}
+
+/** Operations of one extraction job that memory refused, as `extractor.queue.rejected` shows them. */
+export interface ExtractionRejection {
+  projectId: string
+  sessionId: string
+  turnId: string
+  /** When the job was applied (epoch ms). */
+  at: number
+  /** Each refused operation: its place in the answer, its `op`, and why. */
+  operations: { index: number; op: string; code: string; message: string }[]
 }
 
 /** Everything that runs in the background of a store, in one place. */
@@ -203,7 +219,8 @@ export function createStatusHub(now: () => number, assertOpen: () => void): Stat
         queue.backlog === next.backlog &&
         queue.failed === next.failed &&
         queue.budget?.until === next.budget?.until &&
-        queue.budget?.projectId === next.budget?.projectId
+        queue.budget?.projectId === next.budget?.projectId &&
+        queue.rejected === next.rejected
       )
         return
       queue = next
