@@ -66,13 +66,14 @@ function loadSegmentDocs(engine: SearchEngine, q: number): void {
   const missing = refs.filter((ref) => !state.segDocs.has(`${q}:${ref.g}`))
   const needCount = refs.length > 0 && !state.verified.has(q)
   if ((missing.length === 0 && !needCount) || state.docsLoading.has(q)) return
+  // Taken before the load is marked as running: a search from memory (cache/memory-only.ts) refuses them here.
+  const { db, t } = engine
   state.docsLoading.add(q)
   const done = () => state.docsLoading.delete(q)
   const run = () => {
     const { blockEpoch, epoch } = state
-    const t = engine.t
     Dexie.ignoreTransaction(() =>
-      engine.db.transaction('r', ['textSegDocs', 'textDocs'], () =>
+      db.transaction('r', ['textSegDocs', 'textDocs'], () =>
         Promise.all([
           missing.length > 0 ? t.textSegDocs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
           needCount ? countDocRows(t.textDocs, q) : undefined,
