@@ -10,23 +10,32 @@ import type { WriteNotice } from './foreign-writes.js'
  * cached before. Each test waits for the notice it expects, never for time.
  */
 
-/** A store on `indexedDB` whose notices received can be awaited, one at a time. */
-async function connect(indexedDB: IDBFactory, userId: string): Promise<{ memory: Memory; notice: () => Promise<WriteNotice> }> {
+/** A store on `indexedDB` whose notices received can be awaited: the next one naming a project and kind (merges and others skipped). */
+async function connect(
+  indexedDB: IDBFactory,
+  userId: string,
+): Promise<{ memory: Memory; notice: (projectId: string, kind: string) => Promise<WriteNotice>; received: WriteNotice[] }> {
   const queue: WriteNotice[] = []
+  const received: WriteNotice[] = []
   let wake: (() => void) | undefined
   const memory = await openTestMemory({
     indexedDB,
     userId,
     onForeignWrite: (n: WriteNotice) => {
       queue.push(n)
+      received.push(n)
       wake?.()
     },
   } as Record<string, unknown>)
   return {
     memory,
-    async notice() {
-      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve))
-      return queue.shift()!
+    received,
+    async notice(projectId, kind) {
+      for (;;) {
+        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve))
+        const next = queue.shift()!
+        if (next.projects[projectId]?.includes(kind as never)) return next
+      }
     },
   }
 }
@@ -46,11 +55,11 @@ describe('writes of another connection to the same database', () => {
     expect(await b.memory.search('p1', 'lighthouse')).toEqual([])
 
     await a.memory.messages.append(session.id, { role: 'assistant', content: 'the lighthouse keeper waved' })
-    expect((await b.notice()).projects.p1).toContain('messages')
+    await b.notice('p1', 'messages')
     expect((await b.memory.search('p1', 'lighthouse keeper'))[0]?.text).toBe('the lighthouse keeper waved')
     // And the other way round.
     await b.memory.messages.append(session.id, { role: 'user', content: 'a violin bow of pernambuco' })
-    await a.notice()
+    await a.notice('p1', 'messages')
     expect((await a.memory.search('p1', 'pernambuco'))[0]?.text).toBe('a violin bow of pernambuco')
     a.memory.close()
     b.memory.close()
@@ -64,7 +73,7 @@ describe('writes of another connection to the same database', () => {
     const b = await connect(indexedDB, 'two-tabs-facts')
     expect((await b.memory.context.build('p1', { budget: 500 })).text).toContain('vim')
     await a.memory.facts.set('p1', 'editor', 'helix')
-    await b.notice()
+    await b.notice('p1', 'facts')
     const text = (await b.memory.context.build('p1', { budget: 500 })).text
     expect(text).toContain('helix')
     expect(text).not.toContain('vim')
@@ -80,7 +89,8 @@ describe('writes of another connection to the same database', () => {
     // A marker through `other`'s own factory: a notice from `one` would have come before it.
     const peer = await connect(other.memory.indexedDB as IDBFactory, 'two-factories')
     await peer.memory.facts.set('user', 'marker', 1)
-    expect((await other.notice()).projects.user).toEqual(['facts'])
+    expect((await other.notice('user', 'facts')).projects).toEqual({ user: ['facts'] })
+    expect(other.received.filter((n) => n.projects.user?.includes('messages'))).toEqual([])
     for (const m of [one, other, peer]) m.memory.close()
   })
 })
