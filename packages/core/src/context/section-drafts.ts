@@ -8,6 +8,7 @@ import type { Tokenizer } from '../store/token-estimate.js'
 import { escapeMemoryText, formatTime } from './escape.js'
 import type { Draft, DraftItem } from './fit-budget.js'
 import { type KnowledgeGathered, knowledgeItems } from './knowledge-section.js'
+import { factLine } from './fact-lines.js'
 
 /** What the drafts are made from, fetched once per build. */
 export interface Gathered {
@@ -29,8 +30,6 @@ export interface Gathered {
   /** The entities the query names and their relations (knowledge-section.ts). */
   knowledge?: KnowledgeGathered
 }
-
-const valueText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
 
 /** Cuts `line` so it counts at most `max` tokens (binary search on its length). */
 export function clampLine(line: string, max: number, tokenizer: Tokenizer): string {
@@ -64,8 +63,7 @@ function factDrafts(g: Gathered, tokenizer: Tokenizer, maxItemTokens: number, ow
   )
   // Each fact's rank looked up once, not once per comparison, and its line counted once when it fits.
   const factItems = shown.map((f, i) => {
-    const line = `- ${owner(f.projectId)}${escapeMemoryText(f.key)}: ${escapeMemoryText(valueText(f.value))}`
-    const tokens = tokenizer.count(line)
+    const { line, tokens } = factLine(f, owner(f.projectId), tokenizer)
     const it: DraftItem = tokens <= maxItemTokens ? { line, tokens, order: i } : item(clampLine(line, maxItemTokens, tokenizer), i, tokenizer)
     return { f, rank: rank.get(`${f.projectId}\u0001${f.id}`) ?? Infinity, it }
   })

@@ -48,11 +48,12 @@ export function foreignWritesOf(ctx: StoreContext): ForeignWrites | undefined {
  * `BroadcastChannel` (other tabs and workers); one on a factory passed to `openMemory` talks to
  * the stores opened on that same factory object (as two tabs on one fake-indexeddb would). Where
  * neither exists (no `BroadcastChannel`), nothing is posted or received. `onNotice` (tests) is
- * called after a notice was handled.
+ * called after a notice was handled. A store whose composition has no search module starts them
+ * when its first context is built (context/facts-view.ts).
  */
-export function startForeignWrites(ctx: StoreContext, engine: SearchEngine | undefined, onNotice?: (notice: WriteNotice) => void): void {
+export function startForeignWrites(ctx: StoreContext, engine: SearchEngine | undefined, onNotice?: (notice: WriteNotice) => void): ForeignWrites | undefined {
   const port = portOf(ctx)
-  if (!port) return
+  if (!port) return undefined
   const listeners = new Set<(notice: WriteNotice) => void>()
   const stopFeed = ctx.feed.subscribe({}, (batch) => {
     const projects: Record<string, ChangeKind[]> = {}
@@ -72,17 +73,19 @@ export function startForeignWrites(ctx: StoreContext, engine: SearchEngine | und
     for (const listener of [...listeners]) listener(data)
     onNotice?.(data)
   }
-  started.set(ctx, {
+  const foreign: ForeignWrites = {
     subscribe(listener) {
       listeners.add(listener)
       return () => void listeners.delete(listener)
     },
-  })
+  }
+  started.set(ctx, foreign)
   ctx.onClose.push(() => {
     stopFeed()
     listeners.clear()
     port.close()
   })
+  return foreign
 }
 
 /** Stores opened on one factory object passed to `openMemory`, by database name. */
