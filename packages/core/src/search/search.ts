@@ -11,7 +11,7 @@ import { inWindow, TIME_WEIGHT } from './ranking/time-boost.js'
 import { searchEngineOf, type SearchEngine } from './index/text-index.js'
 import { normalize, topK } from './vectors/vector-topk.js'
 import { loadProjectVectors } from './vectors/vector-fill.js'
-import { rerankText, resolveRanked } from './ranking/text-rerank.js'
+import { type CandidateMemo, rerankText, resolveRanked } from './ranking/text-rerank.js'
 import { withAdjacentTurns } from './ranking/adjacent-turns.js'
 import { rankInTiers } from './ranking/ranking-tiers.js'
 import type { CacheAt } from './ranking/hit-text.js'
@@ -98,6 +98,8 @@ export function createSearch(ctx: StoreContext): SearchFn {
     if (mode !== 'vector' && terms.length > 0 && !engine.state.ready) await engine.ready()
     // Before the transaction: a change emitted from here on keeps this query's reads out of the cache.
     const cached = beginCachedRead(ctx)
+    // BM25 lists a ranking from memory computed before it needed a read: the transaction's ranking reuses them.
+    const bm25: CandidateMemo = new Map()
     /** The best `cap` hits of a ranking at that depth (ranking-tiers.ts), read through `source`. */
     const rankAt = async (cap: number, { db, engine: e, searchable: isSearchable }: RankSource): Promise<Hit[]> => {
       const loaded = new Map<string, Hit>()
@@ -105,7 +107,7 @@ export function createSearch(ctx: StoreContext): SearchFn {
       // The project check and the candidates' reads go at once (a search of an unknown project wastes its reads).
       const [searchable, text, vector] = await Promise.all([
         isSearchable(),
-        mode !== 'vector' && terms.length > 0 ? rerankText(db, e, projectId, query, terms, filter, depth, loaded, now, cached, window) : undefined,
+        mode !== 'vector' && terms.length > 0 ? rerankText(db, e, projectId, query, terms, filter, depth, loaded, now, cached, window, bm25) : undefined,
         queryVector
           ? vectorCandidates(e, projectId, queryVector, filter, when ? Math.max(depth, 300) : depth).then((list) => (when ? boostVectors(list, when) : list))
           : undefined,
