@@ -1,7 +1,7 @@
 import type { StoredDocRow } from './doc-batches.js'
 import { Dexie } from 'dexie'
 import { maxKey } from '../../store/keys.js'
-import type { SegmentRef } from './index-rows.js'
+import type { SegmentRef, TextSegDocsRow } from './index-rows.js'
 import { inTermOrder } from './merger.js'
 import { decodeBlocks, type PostingList } from './posting-codec.js'
 import { docIn, readDir } from './segment-dirs.js'
@@ -66,20 +66,27 @@ function loadSegmentDocs(engine: SearchEngine, q: number): void {
   const missing = refs.filter((ref) => !state.segDocs.has(`${q}:${ref.g}`))
   const needCount = refs.length > 0 && !state.verified.has(q)
   if ((missing.length === 0 && !needCount) || state.docsLoading.has(q)) return
-  // Taken before the load is marked as running: a search from memory (cache/memory-only.ts) refuses them here.
-  const { db, t } = engine
   state.docsLoading.add(q)
   const done = () => state.docsLoading.delete(q)
   const run = () => {
     const { blockEpoch, epoch } = state
-    Dexie.ignoreTransaction(() =>
-      db.transaction('r', ['textSegDocs', 'textDocs'], () =>
-        Promise.all([
-          missing.length > 0 ? t.textSegDocs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
-          needCount ? countDocRows(t.textDocs, q) : undefined,
-        ]),
-      ),
-    )
+    const t = engine.t
+    let loading: Promise<[(TextSegDocsRow | undefined)[], number | undefined]>
+    try {
+      loading = Dexie.ignoreTransaction(() =>
+        engine.db.transaction('r', ['textSegDocs', 'textDocs'], () =>
+          Promise.all([
+            missing.length > 0 ? t.textSegDocs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
+            needCount ? countDocRows(t.textDocs, q) : undefined,
+          ]),
+        ),
+      )
+    } catch (error) {
+      // Refused at once (a search from memory, cache/memory-only.ts, reads nothing): not left marked as loading.
+      done()
+      throw error
+    }
+    loading
       .then(([rows, count]) => {
         if (count !== undefined && state.epoch === epoch) state.verified.set(q, count === state.expectedRows(q))
         if (state.blockEpoch !== blockEpoch) return
