@@ -68,6 +68,9 @@ describe('searching from memory', () => {
     for (const q of QUERIES) after.push(await memory.search('p1', q, { limit: 20 }))
     expect(transactions).toBe(0)
     expect(after).toEqual(before)
+    // A word the project never held: the directories say so, nothing is read.
+    expect(await memory.search('p1', 'zeppelin')).toEqual([])
+    expect(transactions).toBe(0)
     await memory.close()
   })
 

@@ -20,7 +20,13 @@ export async function readMergedList(engine: SearchEngine, q: number, w: string)
   const blockTerms = state.blockTerms.get(q)
   const [blocks, parts] = await Promise.all([
     !blockTerms || blockTerms.has(w) ? engine.t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, maxKey()]).toArray() : [],
-    segmentLists(engine.t.textSegs, q, segmentsOf(engine, q), w, (g) => state.dirs.get(`${q}:${g}`)),
+    segmentLists(
+      () => engine.t.textSegs,
+      q,
+      segmentsOf(engine, q),
+      w,
+      (g) => state.dirs.get(`${q}:${g}`),
+    ),
   ])
   const list = decodeBlocks(inTermOrder(blocks))
   return parts.length === 0 ? list : (mergeLists([list, ...parts]) ?? list)
