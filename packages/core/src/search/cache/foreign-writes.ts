@@ -55,16 +55,32 @@ export function startForeignWrites(ctx: StoreContext, engine: SearchEngine | und
   const port = portOf(ctx)
   if (!port) return undefined
   const listeners = new Set<(notice: WriteNotice) => void>()
-  const stopFeed = ctx.feed.subscribe({}, (batch) => {
-    const projects: Record<string, ChangeKind[]> = {}
-    for (const c of batch) {
-      if (!NOTICED.has(c.kind)) continue
-      const kinds = (projects[c.projectId] ??= [])
-      if (!kinds.includes(c.kind)) kinds.push(c.kind)
+  // One notice per task, after the writes of that task: posting is off the write's own path, and a burst posts once.
+  let pending: WriteNotice | undefined
+  let closed = false
+  const post = (add: (notice: WriteNotice) => void) => {
+    if (!pending) {
+      const notice: WriteNotice = { projects: {} }
+      pending = notice
+      setTimeout(() => {
+        pending = undefined
+        // Closed meanwhile: the close posted it.
+        if (!closed) port.postMessage(notice)
+      }, 0)
     }
-    if (Object.keys(projects).length > 0) port.postMessage({ projects })
+    add(pending)
+  }
+  const stopFeed = ctx.feed.subscribe({}, (batch) => {
+    if (!batch.some((c) => NOTICED.has(c.kind))) return
+    post(({ projects }) => {
+      for (const c of batch) {
+        if (!NOTICED.has(c.kind)) continue
+        const kinds = (projects[c.projectId] ??= [])
+        if (!kinds.includes(c.kind)) kinds.push(c.kind)
+      }
+    })
   })
-  if (engine) engine.onMerged = () => port.postMessage({ projects: {}, merged: true })
+  if (engine) engine.onMerged = () => post((notice) => void (notice.merged = true))
   port.onmessage = ({ data }) => {
     if (engine) {
       engine.state.clear()
@@ -83,6 +99,9 @@ export function startForeignWrites(ctx: StoreContext, engine: SearchEngine | und
   ctx.onClose.push(() => {
     stopFeed()
     listeners.clear()
+    // A write just before the close is still told (a closed channel refuses to post).
+    if (pending) port.postMessage(pending)
+    closed = true
     port.close()
   })
   return foreign
