@@ -43,7 +43,18 @@ export interface MemoryOptions extends BaseMemoryOptions {
 }
 
 /** Options for tests and benchmarks only (search internals); accepted, not documented for apps. */
-const INTERNAL_OPTIONS = ['textIndex', 'mergeAt', 'mergeDelayMs', 'purgeAt', 'inlineMergeAt', 'segmentAt', 'onMerge', 'onWarm', 'vectorPrecision'] as const
+const INTERNAL_OPTIONS = [
+  'textIndex',
+  'mergeAt',
+  'mergeDelayMs',
+  'purgeAt',
+  'inlineMergeAt',
+  'segmentAt',
+  'onMerge',
+  'onWarm',
+  'onForeignWrite',
+  'vectorPrecision',
+] as const
 const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extractor', 'pricing', 'maxArtifactBytes', 'predicates', ...INTERNAL_OPTIONS] as const
 
 /**

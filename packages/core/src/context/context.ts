@@ -10,6 +10,8 @@ import { deepenRecall, neighbourSeeds, recallDepth } from './recall-plan.js'
 import { neighbourTurns } from './neighbour-turns.js'
 import { clampLine, draftSections, type Gathered } from './section-drafts.js'
 import { gatherKnowledge } from './knowledge-section.js'
+import { factsViewOf } from './facts-view.js'
+import { factCost } from './fact-lines.js'
 
 /** A section of a built context. */
 export type SectionName = 'blocks' | 'facts' | 'knowledge' | 'recalled' | 'summaries' | 'observations' | 'recent' | 'lessons' | 'limitations' | 'patterns'
@@ -171,7 +173,8 @@ async function gather(
   const searching = search !== undefined && query !== undefined && query.trim() !== '' && (has('recalled') || has('facts'))
   const now = ctx.now()
   // Expired facts leave the context at once; the sweep purges them later.
-  const allFacts = async (id: string) => (await f!.list(id, { limit: MAX_FACTS })).items.filter((x) => x.expiresAt === undefined || x.expiresAt > now)
+  const view = f ? factsViewOf(ctx, async (id) => (await f.list(id, { limit: MAX_FACTS })).items) : undefined
+  const allFacts = async (id: string) => (await view!.facts(id)).filter((x) => x.expiresAt === undefined || x.expiresAt > now)
   const depth = recallDepth(budget)
   const [
     blocks,
@@ -211,7 +214,7 @@ async function gather(
   const count = (text: string) => tokenizer.count(text) + 4
   const others =
     [...blocks, ...userBlocks].reduce((n, x) => n + count(x.value), 0) +
-    [...facts, ...userFacts].reduce((n, x) => n + count(JSON.stringify(x.value)) + count(x.key), 0) +
+    [...facts, ...userFacts].reduce((n, x) => n + factCost(x, tokenizer), 0) +
     recent.reduce((n, x) => n + count(x.content), 0) +
     lessons.reduce((n, x) => n + count(x.rule), 0) +
     (projectSummary ? count(projectSummary.text) : 0) +

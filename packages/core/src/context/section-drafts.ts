@@ -8,6 +8,7 @@ import type { Tokenizer } from '../store/token-estimate.js'
 import { escapeMemoryText, formatTime } from './escape.js'
 import type { Draft, DraftItem } from './fit-budget.js'
 import { type KnowledgeGathered, knowledgeItems } from './knowledge-section.js'
+import { factDrafts } from './fact-drafts.js'
 
 /** What the drafts are made from, fetched once per build. */
 export interface Gathered {
@@ -30,8 +31,6 @@ export interface Gathered {
   knowledge?: KnowledgeGathered
 }
 
-const valueText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
-
 /** Cuts `line` so it counts at most `max` tokens (binary search on its length). */
 export function clampLine(line: string, max: number, tokenizer: Tokenizer): string {
   if (tokenizer.count(line) <= max) return line
@@ -51,26 +50,16 @@ function item(line: string, order: number, tokenizer: Tokenizer, key?: string): 
   return out
 }
 
-/** The fact items of a build's gathered memory, by the limit they were drafted with: a build drafts twice, and a project may hold thousands of facts. */
+/** The fact items of a build's gathered memory, by the limit they were drafted with: a build drafts twice. */
 const draftedFacts = new WeakMap<Gathered, { max: number; items: DraftItem[] }>()
 
-/** Facts: shown by key (stable), kept by relevance to the query, then newest. Drafted once per build (fitting never changes an item). */
-function factDrafts(g: Gathered, tokenizer: Tokenizer, maxItemTokens: number, owner: (projectId: string) => string): DraftItem[] {
+/** Facts: shown by key (stable), kept by relevance to the query, then newest (fact-drafts.ts). Drafted once per build (fitting never changes an item). */
+function factItemsOf(g: Gathered, tokenizer: Tokenizer, maxItemTokens: number, owner: (projectId: string) => string): DraftItem[] {
   const known = draftedFacts.get(g)
   if (known && known.max === maxItemTokens) return known.items
-  const rank = new Map(g.hits.filter((h) => h.kind === 'fact').map((h, i) => [`${h.projectId}\u0001${h.id}`, i]))
-  const shown = [...g.facts].sort(
-    (a, b) => (a.projectId === b.projectId ? 0 : a.projectId === USER_PROJECT ? -1 : 1) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  const items = factDrafts(g.projectId, g.facts, g.hits, tokenizer, maxItemTokens, owner, (line, order) =>
+    item(clampLine(line, maxItemTokens, tokenizer), order, tokenizer),
   )
-  // Each fact's rank looked up once, not once per comparison, and its line counted once when it fits.
-  const factItems = shown.map((f, i) => {
-    const line = `- ${owner(f.projectId)}${escapeMemoryText(f.key)}: ${escapeMemoryText(valueText(f.value))}`
-    const tokens = tokenizer.count(line)
-    const it: DraftItem = tokens <= maxItemTokens ? { line, tokens, order: i } : item(clampLine(line, maxItemTokens, tokenizer), i, tokenizer)
-    return { f, rank: rank.get(`${f.projectId}\u0001${f.id}`) ?? Infinity, it }
-  })
-  factItems.sort((a, b) => a.rank - b.rank || b.f.updatedAt - a.f.updatedAt || a.it.order - b.it.order)
-  const items = factItems.map((x) => x.it)
   draftedFacts.set(g, { max: maxItemTokens, items })
   return items
 }
@@ -86,7 +75,7 @@ export function draftSections(g: Gathered, tokenizer: Tokenizer, maxItemTokens: 
   // Blocks: user's first, then the project's, each by label.
   const blocks = g.blocks.map((b, i) => item(clamp(`- ${owner(b.projectId)}${escapeMemoryText(b.label)}: ${escapeMemoryText(b.value)}`), i, tokenizer))
 
-  const factItems = factDrafts(g, tokenizer, maxItemTokens, owner)
+  const factItems = factItemsOf(g, tokenizer, maxItemTokens, owner)
 
   // Recalled: hits (and neighbours of strong ones) minus what other sections show.
   const hidden = new Set([...shownInRecent, ...g.summaries.map((s) => `summary:${s.id}`), ...g.observations.map((o) => `observation:${o.id}`)])

@@ -7,6 +7,7 @@ import type { Analyzer } from './analysis/analyzer.js'
 import type { SearchFn } from './search.js'
 import { englishAnalyzer } from './analysis/analyzer.js'
 import { createTextIndex, INDEX_TABLES, searchEngineOf } from './index/text-index.js'
+import { startForeignWrites, type WriteNotice } from './cache/foreign-writes.js'
 import { keyedAnalyzer } from '../encryption/slot.js'
 import type { Embedder } from '../store/store-context.js'
 
@@ -36,6 +37,7 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
     'segmentAt',
     'onMerge',
     'onWarm',
+    'onForeignWrite',
     'vectorPrecision',
   ] as (keyof SearchModuleOptions)[])
   if (analyzer !== undefined && typeof analyzer?.terms !== 'function')
@@ -69,6 +71,8 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
       // Background merges stop with the store, whether or not it was ever searched.
       const engine = searchEngineOf(ctx.index)
       if (engine) ctx.onClose.push(() => engine.stop())
+      // Other connections' writes drop what this one holds in memory (foreign-writes.ts).
+      startForeignWrites(ctx, engine, (options as { onForeignWrite?: (notice: WriteNotice) => void }).onForeignWrite)
       const load = loadOnUse('search', () => import('./search.js'))
       let search: SearchFn | undefined
       const searchOf = async (): Promise<SearchFn> => {

@@ -11,11 +11,12 @@ import { inWindow, TIME_WEIGHT } from './ranking/time-boost.js'
 import { searchEngineOf, type SearchEngine } from './index/text-index.js'
 import { normalize, topK } from './vectors/vector-topk.js'
 import { loadProjectVectors } from './vectors/vector-fill.js'
-import { rerankText, resolveRanked } from './ranking/text-rerank.js'
+import { type CandidateMemo, rerankText, resolveRanked } from './ranking/text-rerank.js'
 import { withAdjacentTurns } from './ranking/adjacent-turns.js'
 import { rankInTiers } from './ranking/ranking-tiers.js'
 import type { CacheAt } from './ranking/hit-text.js'
 import { beginCachedRead } from './cache/query-cache.js'
+import { rankFromMemory, type RankSource } from './cache/memory-only.js'
 import { loadOnUse } from '../store/load-on-use.js'
 import type { Hit, HitKind, SearchFn } from './types.js'
 
@@ -97,29 +98,32 @@ export function createSearch(ctx: StoreContext): SearchFn {
     if (mode !== 'vector' && terms.length > 0 && !engine.state.ready) await engine.ready()
     // Before the transaction: a change emitted from here on keeps this query's reads out of the cache.
     const cached = beginCachedRead(ctx)
-    /** The best `cap` hits of a ranking at that depth (ranking-tiers.ts). */
-    const rankAt = async (cap: number): Promise<Hit[]> => {
+    // BM25 lists a ranking from memory computed before it needed a read: the transaction's ranking reuses them.
+    const bm25: CandidateMemo = new Map()
+    /** The best `cap` hits of a ranking at that depth (ranking-tiers.ts), read through `source`. */
+    const rankAt = async (cap: number, { db, engine: e, searchable: isSearchable }: RankSource): Promise<Hit[]> => {
       const loaded = new Map<string, Hit>()
       const depth = mode === 'text' ? cap + 10 : Math.max(50, cap * 3)
       // The project check and the candidates' reads go at once (a search of an unknown project wastes its reads).
       const [searchable, text, vector] = await Promise.all([
-        projectSearchable(ctx, projectId, cached),
-        mode !== 'vector' && terms.length > 0 ? rerankText(ctx.db, engine, projectId, query, terms, filter, depth, loaded, now, cached, window) : undefined,
+        isSearchable(),
+        mode !== 'vector' && terms.length > 0 ? rerankText(db, e, projectId, query, terms, filter, depth, loaded, now, cached, window, bm25) : undefined,
         queryVector
-          ? vectorCandidates(engine, projectId, queryVector, filter, when ? Math.max(depth, 300) : depth).then((list) =>
-              when ? boostVectors(list, when) : list,
-            )
+          ? vectorCandidates(e, projectId, queryVector, filter, when ? Math.max(depth, 300) : depth).then((list) => (when ? boostVectors(list, when) : list))
           : undefined,
       ])
       if (!searchable) return []
       if (!text && !vector) return []
       const ranked = text && vector ? fuseScores(text, vector, depth) : (text ?? vector)!
-      const hits = await resolveRanked(ctx.db, projectId, ranked, loaded, cached)
-      if (ADJACENT && (!kinds || kinds.has('message'))) return withAdjacentTurns(ctx.db, projectId, hits, cap, cached)
+      const hits = await resolveRanked(db, projectId, ranked, loaded, cached)
+      if (ADJACENT && (!kinds || kinds.has('message'))) return withAdjacentTurns(db, projectId, hits, cap, cached)
       return hits.slice(0, cap)
     }
-    // A tier a transaction (an async function, so Dexie follows its awaits as part of it).
-    const hits = await rankInTiers(limit, (cap) => read(ctx, SEARCH_TABLES, async () => await rankAt(cap)))
+    const fromStore: RankSource = { db: ctx.db, engine, searchable: () => projectSearchable(ctx, projectId, cached) }
+    // From memory when every read it needs is cached (memory-only.ts); else each tier a transaction (an async function, so Dexie follows its awaits as part of it).
+    const hits =
+      (await rankFromMemory(engine, projectId, cached, (source) => rankInTiers(limit, (cap) => rankAt(cap, source)))) ??
+      (await rankInTiers(limit, (cap) => read(ctx, SEARCH_TABLES, async () => await rankAt(cap, fromStore))))
     if (engine.state.ready) warmSmallProject(ctx, engine, projectId, cached)
     return withoutExpired(ctx, hits)
   }

@@ -60,6 +60,8 @@ export interface SearchEngine extends TextIndex {
   stop(): void
   /** Called after a transaction that queued documents for embedding commits. */
   onEnqueue: () => void
+  /** Called after a merge of the tail into posting blocks commits. */
+  onMerged: () => void
   /** Called when a warm of a project's messages has ended (tests). */
   readonly onWarm: ((projectId: string) => void) | undefined
 }

@@ -3,6 +3,7 @@ import type { MessageRow } from '../../store/rows.js'
 import type { StoreContext } from '../../store/store-context.js'
 import type { HitKind } from '../types.js'
 import { searchEngineOf } from '../index/text-index.js'
+import { foreignWritesOf } from './foreign-writes.js'
 
 /** A record behind a hit, as queries show it (a message keeps its whole row: its turns are read around it). */
 export interface CachedRecord {
@@ -183,8 +184,11 @@ export function queryCacheOf(ctx: StoreContext): QueryCache {
     cache = created
     caches.set(ctx, created)
     const unsubscribe = ctx.feed.subscribe({}, (batch) => created.invalidate(batch))
+    // Another connection's write: its records and windows may be stale, and the index state it was read with reloads.
+    const unsubscribeForeign = foreignWritesOf(ctx)?.subscribe(() => created.clear())
     ctx.onClose.push(() => {
       unsubscribe()
+      unsubscribeForeign?.()
       created.clear()
     })
   }

@@ -1,7 +1,7 @@
 import type { StoredDocRow } from './doc-batches.js'
 import { Dexie } from 'dexie'
 import { maxKey } from '../../store/keys.js'
-import type { SegmentRef } from './index-rows.js'
+import type { SegmentRef, TextSegDocsRow } from './index-rows.js'
 import { inTermOrder } from './merger.js'
 import { decodeBlocks, type PostingList } from './posting-codec.js'
 import { docIn, readDir } from './segment-dirs.js'
@@ -20,7 +20,13 @@ export async function readMergedList(engine: SearchEngine, q: number, w: string)
   const blockTerms = state.blockTerms.get(q)
   const [blocks, parts] = await Promise.all([
     !blockTerms || blockTerms.has(w) ? engine.t.textBlocks.where('[q+w+b]').between([q, w, Dexie.minKey], [q, w, maxKey()]).toArray() : [],
-    segmentLists(engine.t.textSegs, q, segmentsOf(engine, q), w, (g) => state.dirs.get(`${q}:${g}`)),
+    segmentLists(
+      () => engine.t.textSegs,
+      q,
+      segmentsOf(engine, q),
+      w,
+      (g) => state.dirs.get(`${q}:${g}`),
+    ),
   ])
   const list = decodeBlocks(inTermOrder(blocks))
   return parts.length === 0 ? list : (mergeLists([list, ...parts]) ?? list)
@@ -71,14 +77,22 @@ function loadSegmentDocs(engine: SearchEngine, q: number): void {
   const run = () => {
     const { blockEpoch, epoch } = state
     const t = engine.t
-    Dexie.ignoreTransaction(() =>
-      engine.db.transaction('r', ['textSegDocs', 'textDocs'], () =>
-        Promise.all([
-          missing.length > 0 ? t.textSegDocs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
-          needCount ? countDocRows(t.textDocs, q) : undefined,
-        ]),
-      ),
-    )
+    let loading: Promise<[(TextSegDocsRow | undefined)[], number | undefined]>
+    try {
+      loading = Dexie.ignoreTransaction(() =>
+        engine.db.transaction('r', ['textSegDocs', 'textDocs'], () =>
+          Promise.all([
+            missing.length > 0 ? t.textSegDocs.bulkGet(missing.map((ref) => [q, ref.g] as [number, number])) : [],
+            needCount ? countDocRows(t.textDocs, q) : undefined,
+          ]),
+        ),
+      )
+    } catch (error) {
+      // Refused at once (a search from memory, cache/memory-only.ts, reads nothing): not left marked as loading.
+      done()
+      throw error
+    }
+    loading
       .then(([rows, count]) => {
         if (count !== undefined && state.epoch === epoch) state.verified.set(q, count === state.expectedRows(q))
         if (state.blockEpoch !== blockEpoch) return

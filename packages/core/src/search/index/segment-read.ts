@@ -14,30 +14,34 @@ import type { SegmentTable } from './segments.js'
  * directories) by one key-range read, and a second for the further rows of a frequent term.
  */
 export async function segmentLists(
-  table: SegmentTable,
+  tableOf: SegmentTable | (() => SegmentTable),
   q: number,
   refs: readonly SegmentRef[],
   term: string,
   dirOf: (g: number) => SegmentDir | null | undefined = () => undefined,
 ): Promise<PostingList[]> {
   if (refs.length === 0) return []
+  // Taken only when a row must be read: a term a directory shows absent needs no table (a search from memory has none).
+  const table = () => (typeof tableOf === 'function' ? tableOf() : tableOf)
   const reads = refs.map((ref): Promise<PostingList | undefined> | undefined => {
     const dir = dirOf(ref.g)
     if (dir) {
       const place = termPlace(dir, q, ref.g, term)
       if (!place) return undefined
-      if (place.split) return partsOf(table, q, ref.g, term, 0)
-      return table.get(place.key).then((row) => (row ? termAt(row, place.i) : undefined))
+      if (place.split) return partsOf(table(), q, ref.g, term, 0)
+      return table()
+        .get(place.key)
+        .then((row) => (row ? termAt(row, place.i) : undefined))
     }
     // The row holding a term is the last one of its segment whose first term is not above it.
-    return table
+    return table()
       .where('[q+g+w]')
       .between([q, ref.g, Dexie.minKey], [q, ref.g, term], true, true)
       .last()
       .then((row) => {
         const list = row ? termInRow(row, term) : undefined
         // A row of the term alone may be the first of several.
-        return list && row!.t === term ? partsOf(table, q, ref.g, term, 1).then((rest) => concatParts([list, ...(rest ? [rest] : [])])) : list
+        return list && row!.t === term ? partsOf(table(), q, ref.g, term, 1).then((rest) => concatParts([list, ...(rest ? [rest] : [])])) : list
       })
   })
   return (await Promise.all(reads)).filter((list): list is PostingList => list !== undefined)

@@ -492,6 +492,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
             tx.on('complete', () => {
               state.apply({ added: [], killed: [], assigned: [], removedProjects: [], vectorProjects: new Set(), reset: false, merged: outcome })
               unmergedSinceOpen = 0
+              engine.onMerged()
               opts.onMerge?.({ merged: outcome.merged.length, purged: outcome.purged.length })
             })
           })
@@ -518,6 +519,7 @@ export function createTextIndex(db: EngramDb, options: Readonly<Record<string, u
     enabled,
     tables: enabled ? INDEX_TABLES : [],
     onEnqueue: () => {},
+    onMerged: () => {},
     onWarm: opts.onWarm,
 
     ready() {

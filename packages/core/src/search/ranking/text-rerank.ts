@@ -33,7 +33,8 @@ export const RERANK_WINDOW = 30
  * resolved; its words taken out of the terms), then a proximity
  * bonus above it. Records it loads are added to `loaded` (by `kind:id`) so
  * the caller need not read them again. Runs inside the caller's read
- * transaction.
+ * transaction. With a `memo`, BM25 lists ranked before (by a search from memory that
+ * then needed a read) are reused while the index state is unchanged.
  */
 export async function rerankText(
   db: EngramDb,
@@ -47,6 +48,7 @@ export async function rerankText(
   now?: number,
   cached?: CacheAt,
   window?: TimeWindow,
+  memo?: CandidateMemo,
 ): Promise<Candidate[]> {
   const when = window ?? (TIME && now !== undefined ? queryTimeWindow(query, now) : undefined)
   if (when) {
@@ -58,8 +60,8 @@ export async function rerankText(
   const variants = VARIANTS ? variantTerms(engine.analyzer, query, new Set(tokens)) : []
   // Both queries at once: their block and row reads share the round trips.
   const [exact, derived] = await Promise.all([
-    textCandidates(engine, projectId, tokens, filter, deep),
-    variants.length > 0 ? textCandidates(engine, projectId, variants, filter, deep) : undefined,
+    candidatesOf(engine, projectId, tokens, filter, deep, memo),
+    variants.length > 0 ? candidatesOf(engine, projectId, variants, filter, deep, memo) : undefined,
   ])
   let ranked = derived ? topCandidates(mixVariants(exact, derived), deep) : exact
   if (when) ranked = boostTimeWindow(ranked, when)
@@ -76,6 +78,27 @@ export async function rerankText(
     ranked = [...boosted.sort(compareCandidates), ...ranked.slice(RERANK_WINDOW)]
   }
   return ranked.slice(0, Math.max(depth, RERANK_WINDOW))
+}
+
+/** BM25 candidates one search ranked, by depth and terms, with the index state they were ranked on. */
+export type CandidateMemo = Map<string, { epoch: number; blockEpoch: number; list: Candidate[] }>
+
+/** The BM25 candidates of `tokens` (textCandidates), from `memo` when the same list was ranked on the same index state. */
+async function candidatesOf(
+  engine: SearchEngine,
+  projectId: string,
+  tokens: readonly string[],
+  filter: PostingFilter,
+  depth: number,
+  memo: CandidateMemo | undefined,
+): Promise<Candidate[]> {
+  const key = `${depth}\u0001${tokens.join('\u0001')}`
+  const { epoch, blockEpoch } = engine.state
+  const known = memo?.get(key)
+  if (known && known.epoch === epoch && known.blockEpoch === blockEpoch) return known.list
+  const list = await textCandidates(engine, projectId, tokens, filter, depth)
+  if (engine.state.epoch === epoch && engine.state.blockEpoch === blockEpoch) memo?.set(key, { epoch, blockEpoch, list })
+  return list
 }
 
 /** Loads the records of ranked candidates, reusing those already `loaded`; hits in rank order with the final scores. */
