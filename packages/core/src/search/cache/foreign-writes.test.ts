@@ -1,44 +1,14 @@
 import { IDBFactory } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
-import type { Memory } from '@engram/core'
-import { openTestMemory } from '../../../../../test/support/memory.js'
-import type { WriteNotice } from './foreign-writes.js'
+import { connectWithNotices as connect } from '../../../../../test/support/write-notices.js'
 
 /*
  * Two connections to one database (two tabs' workers): what one writes, the other's search and
  * context see once its notice arrived (foreign-writes.ts), though the other had searched and
- * cached before. Each test waits for the notice it expects, never for time.
+ * cached before. Each test waits for the notice it expects, never for time. That a store on
+ * another factory hears nothing is in test/write-notice-factories.test.ts (the `globals`
+ * project runs this file again with one factory for every store).
  */
-
-/** A store on `indexedDB` whose notices received can be awaited: the next one naming a project and kind (merges and others skipped). */
-async function connect(
-  indexedDB: IDBFactory,
-  userId: string,
-): Promise<{ memory: Memory & { indexedDB: IDBFactory }; notice: (projectId: string, kind: string) => Promise<WriteNotice>; received: WriteNotice[] }> {
-  const queue: WriteNotice[] = []
-  const received: WriteNotice[] = []
-  let wake: (() => void) | undefined
-  const memory = await openTestMemory({
-    indexedDB,
-    userId,
-    onForeignWrite: (n: WriteNotice) => {
-      queue.push(n)
-      received.push(n)
-      wake?.()
-    },
-  } as Record<string, unknown>)
-  return {
-    memory,
-    received,
-    async notice(projectId, kind) {
-      for (;;) {
-        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve))
-        const next = queue.shift()!
-        if (next.projects[projectId]?.includes(kind as never)) return next
-      }
-    },
-  }
-}
 
 const TOPICS = ['kayak', 'violin', 'glacier', 'saffron']
 
@@ -79,19 +49,5 @@ describe('writes of another connection to the same database', () => {
     expect(text).not.toContain('vim')
     a.memory.close()
     b.memory.close()
-  })
-
-  // On the global IndexedDB (the `globals` project) every store shares one factory: there is no other to hear nothing from.
-  it.skipIf(process.env.ENGRAM_TEST_GLOBALS === '1')('a store on another factory with the same name hears nothing', async () => {
-    const one = await connect(new IDBFactory(), 'two-factories')
-    const other = await connect(new IDBFactory(), 'two-factories')
-    const session = (await one.memory.sessions.create('user')).id
-    await one.memory.messages.append(session, { role: 'user', content: 'first' })
-    // A marker through `other`'s own factory: a notice from `one` would have come before it.
-    const peer = await connect(other.memory.indexedDB, 'two-factories')
-    await peer.memory.facts.set('user', 'marker', 1)
-    expect((await other.notice('user', 'facts')).projects).toEqual({ user: ['facts'] })
-    expect(other.received.filter((n) => n.projects.user?.includes('messages'))).toEqual([])
-    for (const m of [one, other, peer]) m.memory.close()
   })
 })
