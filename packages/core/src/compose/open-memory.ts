@@ -14,7 +14,7 @@ import { artifactsModule } from '../artifacts/artifacts-module.js'
 import { peopleModule } from '../people/people-module.js'
 import { knowledgeModule } from '../relations/knowledge-module.js'
 import type { Cardinality } from '../relations/predicates.js'
-import { searchModule } from '../search/search-module.js'
+import { SEARCH_INTERNAL_OPTIONS, searchModule } from '../search/search-module.js'
 import type { Extractor } from '../runtime/turns.js'
 import type { BackgroundExtractor } from '../extraction/extraction-types.js'
 import type { PricingTable } from '../runtime/usage.js'
@@ -42,20 +42,17 @@ export interface MemoryOptions extends BaseMemoryOptions {
   predicates?: Record<string, Cardinality>
 }
 
-/** Options for tests and benchmarks only (search internals); accepted, not documented for apps. */
-const INTERNAL_OPTIONS = [
-  'textIndex',
-  'mergeAt',
-  'mergeDelayMs',
-  'purgeAt',
-  'inlineMergeAt',
-  'segmentAt',
-  'onMerge',
-  'onWarm',
-  'onForeignWrite',
-  'vectorPrecision',
+const OPTIONS = [
+  ...BASE_OPTIONS,
+  'embedder',
+  'analyzer',
+  'summarizer',
+  'extractor',
+  'pricing',
+  'maxArtifactBytes',
+  'predicates',
+  ...SEARCH_INTERNAL_OPTIONS,
 ] as const
-const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extractor', 'pricing', 'maxArtifactBytes', 'predicates', ...INTERNAL_OPTIONS] as const
 
 /**
  * Opens (creating on first use) the memory store of one app and user, with
@@ -74,11 +71,11 @@ const OPTIONS = [...BASE_OPTIONS, 'embedder', 'analyzer', 'summarizer', 'extract
  */
 export async function openMemory(options: MemoryOptions): Promise<Memory> {
   const opts = checkOptions('options', options, OPTIONS as unknown as (keyof MemoryOptions)[]) as MemoryOptions &
-    Record<(typeof INTERNAL_OPTIONS)[number], unknown>
+    Record<(typeof SEARCH_INTERNAL_OPTIONS)[number], unknown>
   const search = {
     ...(opts.embedder ? { embedder: opts.embedder } : {}),
     ...(opts.analyzer ? { analyzer: opts.analyzer } : {}),
-    ...Object.fromEntries(INTERNAL_OPTIONS.filter((k) => opts[k] !== undefined).map((k) => [k, opts[k]])),
+    ...Object.fromEntries(SEARCH_INTERNAL_OPTIONS.filter((k) => opts[k] !== undefined).map((k) => [k, opts[k]])),
   }
   const modules = [
     factsModule(),

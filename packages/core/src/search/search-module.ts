@@ -19,6 +19,20 @@ export interface SearchModuleOptions {
   analyzer?: Analyzer
 }
 
+/** Options for tests and benchmarks only (search internals); accepted, not documented for apps. */
+export const SEARCH_INTERNAL_OPTIONS = [
+  'textIndex',
+  'mergeAt',
+  'mergeDelayMs',
+  'purgeAt',
+  'inlineMergeAt',
+  'segmentAt',
+  'onMerge',
+  'onWarm',
+  'onForeignWrite',
+  'vectorPrecision',
+] as const
+
 /**
  * Full-text search (BM25 kept in IndexedDB) over every indexed kind of the
  * store's other modules, plus vectors and hybrid ranking with an embedder.
@@ -29,16 +43,7 @@ export function searchModule(options: SearchModuleOptions = {}): MemoryModule<'s
   const { embedder: e, analyzer } = checkOptions('searchModule options', options, [
     'embedder',
     'analyzer',
-    'textIndex',
-    'mergeAt',
-    'mergeDelayMs',
-    'purgeAt',
-    'inlineMergeAt',
-    'segmentAt',
-    'onMerge',
-    'onWarm',
-    'onForeignWrite',
-    'vectorPrecision',
+    ...SEARCH_INTERNAL_OPTIONS,
   ] as (keyof SearchModuleOptions)[])
   if (analyzer !== undefined && typeof analyzer?.terms !== 'function')
     throw new MemoryError('invalid_input', 'analyzer must have terms(text), e.g. createAnalyzer({ … })')

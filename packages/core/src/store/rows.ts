@@ -169,7 +169,6 @@ export interface MetaRow {
   value: Json
 }
 
-/** The Dexie database behind one memory store. Tables are typed per row. */
 /** The meta row that asks the search module to rebuild its index (set by an upgrade or a rekey). */
 export const INDEX_REBUILD_KEY = 'textIndexRebuild'
 /** The tables a full rebuild of the text index reads and writes (its sources, its own tables and meta). */
