@@ -7,7 +7,7 @@
  * a compaction replaced only on a later flush. So a throwaway database is
  * created and deleted before (its compaction flushes the write buffer, so the
  * deleted rows are in tables the next compaction reaches) and after (its
- * flush lets LevelDB remove the replaced files). What the OS does with the
+ * flushes let LevelDB remove the replaced files). Erases run one at a time. What the OS does with the
  * freed disk blocks is beyond reach (docs/encryption.md). Other engines
  * (Firefox's SQLite, fake-indexeddb) are only deleted from.
  */
@@ -39,9 +39,22 @@ async function throwaway(factory: IDBFactory): Promise<void> {
  * rows leave the profile's files, not only the API. Not for apps: `@engram/sync` erases
  * the stored documents it re-seals with it.
  */
-export async function eraseDatabases(factory: IDBFactory, names: readonly string[]): Promise<void> {
-  if (names.length === 0) return
-  await throwaway(factory)
-  for (const name of names) await deleteDatabase(factory, name)
-  await throwaway(factory)
+export function eraseDatabases(factory: IDBFactory, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return Promise.resolve()
+  const run = erasing.then(async () => {
+    await throwaway(factory)
+    for (const name of names) await deleteDatabase(factory, name)
+    // Twice: the first flush may come while the delete's compaction still runs (seen on a loaded
+    // machine: one row's index entries stayed in the files); the second removes what it replaced.
+    await throwaway(factory)
+    await throwaway(factory)
+  })
+  erasing = run.catch(() => {})
+  return run
 }
+
+/**
+ * Erases of this context, one after the other: a store's move and sync's re-seal erase at the
+ * same time, and one's flush between another's delete and its compaction would leave rows behind.
+ */
+let erasing: Promise<void> = Promise.resolve()
