@@ -3,6 +3,7 @@ import { IDBKeyRange } from 'fake-indexeddb'
 import { describe, expect, it } from 'vitest'
 import { openTestMemory } from '../../../../../test/support/memory.js'
 import type { StoredDocRow } from './doc-batches.js'
+import { MERGED_MARK_KEY } from './index-rows.js'
 
 type Store = Awaited<ReturnType<typeof openTestMemory>>
 
@@ -32,16 +33,15 @@ describe('messages appended one by one, once merged', () => {
       if (i % 10 === 9) await memory.facts.set('p1', `fact${i}`, `garden fact ${i}`)
     }
     await settled
-    // Let every merge the writes started finish.
-    for (;;) {
-      const next = new Promise<boolean>((resolve) => {
-        merged = () => resolve(true)
-        setTimeout(() => resolve(false), 300)
-      })
-      if (!(await next)) break
-    }
-
+    // Every merge the writes started has finished once the merged mark reaches the last document row.
     const raw = await rawTables(memory)
+    const mergedAll = async () => {
+      const mark = ((await raw.table('meta').get(MERGED_MARK_KEY)) as { value?: number } | undefined)?.value ?? 0
+      const last = ((await raw.table('textDocs').orderBy(':id').last()) as { n?: number } | undefined)?.n ?? 0
+      return mark >= last
+    }
+    while (!(await mergedAll())) await new Promise<void>((resolve) => (merged = resolve))
+
     const rows = (await raw.table('textDocs').toArray()) as StoredDocRow[]
     // (Ids are keyed hashes in an encrypted store: the rows are told apart by shape.)
     const batches = rows.filter((r) => 'm' in r)
